@@ -1,0 +1,164 @@
+// Acquire+release pairs per second, each worker on its own key, against one throwaway
+// redis-server: (a) the pack via EVALSHA, (b) raw SET NX PX + DEL (the unsafe floor),
+// (c) npm redlock on the same single instance. Prints a table; not a test.
+//   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32]
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type Redis from 'ioredis';
+import Redlock from 'redlock';
+import { LockScripts } from '../shared/runtime';
+import { startRedis, type RedisServer } from '../test/harness/redis';
+
+const TTL = 10_000;
+
+interface Variant {
+  name: string;
+  /** Commands the server runs for one pair, to read their cost from INFO commandstats. */
+  commands: string[];
+  /** Returns one acquire+release on `key`; throws if the lock was not taken. */
+  makePair(redis: Redis): (key: string) => Promise<void>;
+}
+
+const token = () => `bench#${randomBytes(8).toString('hex')}`;
+
+const VARIANTS: Variant[] = [
+  {
+    name: 'pack (EVALSHA)',
+    commands: ['evalsha'],
+    makePair(redis) {
+      const locks = new LockScripts(redis);
+      return async (key) => {
+        const owner = token();
+        if ((await locks.acquire(key, owner, TTL)) === 0) throw new Error(`${key} not acquired`);
+        if (!(await locks.release(key, owner))) throw new Error(`${key} not released`);
+      };
+    },
+  },
+  {
+    name: 'SET NX PX + DEL',
+    commands: ['set', 'del'],
+    makePair(redis) {
+      return async (key) => {
+        if ((await redis.set(key, token(), 'PX', TTL, 'NX')) !== 'OK') throw new Error(`${key} not acquired`);
+        await redis.del(key);
+      };
+    },
+  },
+  {
+    name: 'redlock',
+    commands: ['evalsha'],
+    makePair(redis) {
+      // redlock's types name ioredis 4; the client API it uses is the same.
+      const redlock = new Redlock([redis as never], { retryCount: 0 });
+      return async (key) => {
+        const lock = await redlock.acquire([key], TTL);
+        await lock.release();
+      };
+    },
+  },
+];
+
+interface Rig {
+  variant: Variant;
+  clients: Redis[];
+  pairs: ((key: string) => Promise<void>)[];
+  pairsDone: number;
+  seconds: number;
+  cpuMicros: number;
+  serverMicros: number;
+}
+
+async function rig(server: RedisServer, variant: Variant, concurrency: number): Promise<Rig> {
+  const clients = Array.from({ length: concurrency }, () => server.client());
+  const pairs = clients.map((client) => variant.makePair(client));
+  // Warm-up: connections, script cache, JIT.
+  await Promise.all(pairs.map(async (pair, i) => { for (let n = 0; n < 200; n++) await pair(`bench:lock:${i}`); }));
+  return { variant, clients, pairs, pairsDone: 0, seconds: 0, cpuMicros: 0, serverMicros: 0 };
+}
+
+/** Runs every worker of `rig` for `seconds`, adding to its totals. */
+async function slice(rig: Rig, seconds: number): Promise<void> {
+  const admin = rig.clients[0];
+  await admin.config('RESETSTAT');
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const counts = await Promise.all(
+    rig.pairs.map(async (pair, i) => {
+      let n = 0;
+      for (const key = `bench:lock:${i}`; performance.now() < deadline; n++) await pair(key);
+      return n;
+    }),
+  );
+  rig.seconds += (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  rig.cpuMicros += cpu.user + cpu.system;
+  rig.pairsDone += counts.reduce((sum, n) => sum + n, 0);
+  const stats = await admin.info('commandstats');
+  for (const command of rig.variant.commands) {
+    rig.serverMicros += Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=(\\d+)`).exec(stats)?.[1] ?? 0);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '8' },
+      concurrency: { type: 'string', default: '1,8,32' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const levels = values.concurrency.split(',').map(Number);
+
+  const server = await startRedis();
+  try {
+    const probe = server.client();
+    const version = /redis_version:(\S+)/.exec(await probe.info('server'))?.[1];
+    probe.disconnect();
+    console.log(`redis-server ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell\n`);
+    const header = ['conc', ...VARIANTS.map((v) => v.name), '(a)/(b)', '(a)/(c)'];
+    const rows: string[][] = [];
+    const detail: string[] = [];
+    let targetsMet = true;
+    for (const concurrency of levels) {
+      const rigs: Rig[] = [];
+      for (const variant of VARIANTS) rigs.push(await rig(server, variant, concurrency));
+      // Short slices, interleaved in rotating order, so drift on a shared machine hits all alike.
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < rigs.length; k++) await slice(rigs[(k + round) % rigs.length], seconds);
+      }
+      for (const { clients } of rigs) for (const client of clients) client.disconnect();
+      const cells = rigs.map((r) => ({
+        pairsPerSecond: r.pairsDone / r.seconds,
+        clientCpuUsPerPair: r.cpuMicros / r.pairsDone,
+        serverUsPerPair: r.serverMicros / r.pairsDone,
+      }));
+      const [pack, raw, redlock] = cells.map((c) => c.pairsPerSecond);
+      targetsMet &&= pack >= 0.9 * raw && pack > redlock;
+      rows.push([String(concurrency), ...cells.map((c) => c.pairsPerSecond.toFixed(0)), (pack / raw).toFixed(2), (pack / redlock).toFixed(2)]);
+      for (const [i, variant] of VARIANTS.entries()) {
+        detail.push(
+          `conc ${String(concurrency).padStart(2)}  ${variant.name.padEnd(16)} client CPU ${cells[i].clientCpuUsPerPair.toFixed(1).padStart(6)} us/pair   server ${cells[i].serverUsPerPair.toFixed(1).padStart(5)} us/pair`,
+        );
+      }
+    }
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(' | ')} |`;
+    console.log('acquire+release pairs per second');
+    console.log(line(header));
+    console.log(`|${widths.map((w) => '-'.repeat(w + 1) + ':').join('|')}|`);
+    for (const row of rows) console.log(line(row));
+    console.log('\nwhere the time goes (client CPU from process.cpuUsage, server from INFO commandstats)');
+    for (const row of detail) console.log(row);
+    console.log(`\ntargets (a) >= 0.9x (b) and (a) > (c) at every concurrency: ${targetsMet ? 'met' : 'MISSED'}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,140 @@
+// The script pack: reads scripts-lua/*.lua and their headers into typed descriptors.
+// The Lua text lives only in scripts-lua/; everything else (runtime, views, snippets,
+// language server) gets it from here.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const SCRIPT_NAMES = ['acquire', 'release', 'extend'] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+/** `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits. */
+export const ARG_FORMATS = ['token', 'ms'] as const;
+export type ArgFormat = (typeof ARG_FORMATS)[number];
+
+export interface KeySpec {
+  name: string;
+  required: boolean;
+  meaning: string;
+}
+
+export interface ArgSpec {
+  name: string;
+  format: ArgFormat;
+  meaning: string;
+}
+
+export interface ReplySpec {
+  value: string;
+  meaning: string;
+}
+
+export interface ErrorSpec {
+  prefix: string;
+  meaning: string;
+}
+
+export interface ScriptDescriptor {
+  name: string;
+  summary: string;
+  /** The whole file, header included: exactly what SCRIPT LOAD receives. */
+  source: string;
+  /** SHA1 of `source`, as SCRIPT LOAD returns it and EVALSHA takes it. */
+  sha1: string;
+  path: string;
+  keys: KeySpec[];
+  args: ArgSpec[];
+  replies: ReplySpec[];
+  errors: ErrorSpec[];
+}
+
+export type Pack = Record<ScriptName, ScriptDescriptor>;
+
+export class PackError extends Error {
+  override name = 'PackError';
+}
+
+// `-- @tag rest`; the header is the leading run of `--` comment lines.
+const TAG_LINE = /^-- @(\w+)\s+(.*)$/;
+
+/** Parses one script's header. `path` is used for the name check and in messages. */
+export function parseScript(path: string, source: string): ScriptDescriptor {
+  const descriptor: ScriptDescriptor = {
+    name: '',
+    summary: '',
+    source,
+    sha1: createHash('sha1').update(source).digest('hex'),
+    path,
+    keys: [],
+    args: [],
+    replies: [],
+    errors: [],
+  };
+  const lines = source.split('\n');
+  for (let i = 0; i < lines.length && lines[i].startsWith('--'); i++) {
+    const where = `${path}:${i + 1}`;
+    const tag = TAG_LINE.exec(lines[i].trimEnd());
+    if (!tag) throw new PackError(`${where}: header line must read '-- @tag value', got '${lines[i]}'`);
+    const [, name, rest] = tag;
+    const [first = '', second = ''] = rest.split(/\s+/, 2);
+    const afterFirst = rest.slice(first.length).trim();
+    const afterSecond = afterFirst.slice(second.length).trim();
+    switch (name) {
+      case 'script':
+        descriptor.name = rest.trim();
+        break;
+      case 'summary':
+        descriptor.summary = rest.trim();
+        break;
+      case 'key':
+        if (second !== 'required' && second !== 'optional') {
+          throw new PackError(`${where}: @key ${first} must be 'required' or 'optional', got '${second}'`);
+        }
+        if (second === 'required' && descriptor.keys.some((k) => !k.required)) {
+          throw new PackError(`${where}: required key ${first} follows an optional key`);
+        }
+        descriptor.keys.push({ name: first, required: second === 'required', meaning: afterSecond });
+        break;
+      case 'arg':
+        if (!(ARG_FORMATS as readonly string[]).includes(second)) {
+          throw new PackError(`${where}: @arg ${first} has format '${second}'; use one of ${ARG_FORMATS.join(', ')}`);
+        }
+        descriptor.args.push({ name: first, format: second as ArgFormat, meaning: afterSecond });
+        break;
+      case 'reply':
+        descriptor.replies.push({ value: first, meaning: afterFirst });
+        break;
+      case 'error':
+        descriptor.errors.push({ prefix: first, meaning: afterFirst });
+        break;
+      default:
+        throw new PackError(`${where}: unknown header tag @${name}`);
+    }
+  }
+  const fileName = path.split(/[\\/]/).pop()!.replace(/\.lua$/, '');
+  if (descriptor.name !== fileName) {
+    throw new PackError(`${path}: @script is '${descriptor.name}' but the file is ${fileName}.lua`);
+  }
+  for (const field of ['summary', 'keys', 'replies'] as const) {
+    if (descriptor[field].length === 0) throw new PackError(`${path}: header has no @${field.replace(/s$/, '')}`);
+  }
+  return descriptor;
+}
+
+/** Finds scripts-lua/ above `from`: the same code runs from sources, tests and bundles. */
+export function defaultPackDir(from: string = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'scripts-lua');
+    if (existsSync(join(candidate, `${SCRIPT_NAMES[0]}.lua`))) return candidate;
+    if (dirname(dir) === dir) throw new PackError(`no scripts-lua/ folder found above ${from}`);
+  }
+}
+
+export function loadPack(dir: string = defaultPackDir()): Pack {
+  const pack = {} as Pack;
+  for (const name of SCRIPT_NAMES) {
+    const path = join(dir, `${name}.lua`);
+    pack[name] = parseScript(path, readFileSync(path, 'utf8'));
+  }
+  return pack;
+}

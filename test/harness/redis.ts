@@ -1,0 +1,280 @@
+// Throwaway redis-server processes for tests and benchmarks: free loopback ports, a temp
+// dir each, no persistence, and always stopped (by the caller, or at process exit at worst).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+
+const HOST = '127.0.0.1';
+const INSTALL_HINT = 'sudo apt-get install -y redis-server redis-tools';
+
+export interface Environment {
+  path: string;
+  isRoot: boolean;
+}
+
+function which(command: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this dir
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Returns the path of redis-server. When it is missing and we are root with apt-get, installs
+ * Debian's redis-server and redis-tools; otherwise fails naming the command to run.
+ */
+export function findRedisServer(
+  env: Environment = { path: process.env.PATH ?? '', isRoot: process.getuid?.() === 0 },
+): string {
+  const found = which('redis-server', env.path);
+  if (found) return found;
+  const aptGet = which('apt-get', env.path);
+  if (!env.isRoot || !aptGet) {
+    throw new Error(`redis-server is not on PATH; the tests start their own. Install it with: ${INSTALL_HINT}`);
+  }
+  const install = () =>
+    execFileSync(aptGet, ['install', '-y', '-qq', 'redis-server', 'redis-tools'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  try {
+    install();
+  } catch {
+    execFileSync(aptGet, ['update', '-qq'], { stdio: 'inherit' });
+    install();
+  }
+  const installed = which('redis-server', env.path);
+  if (!installed) throw new Error(`apt-get installed redis-server but it is not on PATH; try: ${INSTALL_HINT}`);
+  return installed;
+}
+
+/** A free loopback port (never 6379); with `busPort`, port + 10000 is free too (Cluster bus). */
+async function freePort(busPort = false): Promise<number> {
+  const probe = (port: number) =>
+    new Promise<number | undefined>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(undefined));
+      server.listen(port, HOST, () => {
+        const { port: bound } = server.address() as { port: number };
+        server.close(() => resolve(bound));
+      });
+    });
+  for (;;) {
+    const port = await probe(0);
+    if (port === undefined || port === 6379) continue;
+    if (!busPort) return port;
+    if (port + 10000 <= 65535 && (await probe(port + 10000)) !== undefined) return port;
+  }
+}
+
+// Live servers and their temp dirs, for the exit hook.
+const running = new Map<ChildProcess, string>();
+let exitHooked = false;
+function track(child: ChildProcess, dir: string): void {
+  running.set(child, dir);
+  child.once('exit', () => running.delete(child));
+  if (exitHooked) return;
+  exitHooked = true;
+  // Last resort when a test file crashes or is interrupted before its own cleanup ran.
+  process.once('exit', () => {
+    for (const [child, dir] of running) {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+  }
+}
+
+export interface StartOptions {
+  /** requirepass; clients from `client()` use it. */
+  password?: string;
+  /** Extra redis-server arguments, e.g. ['--cluster-enabled', 'yes']. */
+  args?: string[];
+}
+
+export class RedisServer {
+  private child?: ChildProcess;
+
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    private readonly options: StartOptions,
+  ) {}
+
+  static async start(options: StartOptions = {}, busPort = false): Promise<RedisServer> {
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(await freePort(busPort), mkdtempSync(join(tmpdir(), 'locksmith-redis-')), options);
+      try {
+        await server.spawn();
+        return server;
+      } catch (error) {
+        rmSync(server.dir, { recursive: true, force: true });
+        // Another process may take the port between the probe and the bind: try a new one.
+        if (attempt === 3 || !/Address already in use/.test(String(error))) throw error;
+      }
+    }
+  }
+
+  readonly host = HOST;
+
+  get url(): string {
+    const auth = this.options.password ? `:${encodeURIComponent(this.options.password)}@` : '';
+    return `redis://${auth}${HOST}:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** A new ioredis client; the caller quits it. */
+  client(options: RedisOptions = {}): Redis {
+    return new Redis({ host: HOST, port: this.port, password: this.options.password, lazyConnect: false, ...options });
+  }
+
+  /** Stops and starts redis-server on the same port: data and the script cache are gone. */
+  async restart(): Promise<void> {
+    await this.kill();
+    await this.spawn();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private spawn(): Promise<void> {
+    const args = [
+      '--port', String(this.port),
+      '--bind', HOST,
+      '--dir', this.dir,
+      '--save', '',
+      '--appendonly', 'no',
+      '--daemonize', 'no',
+      '--logfile', '',
+      ...(this.options.password ? ['--requirepass', this.options.password] : []),
+      ...(this.options.args ?? []),
+    ];
+    const child = spawn(findRedisServer(), args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    track(child, this.dir);
+    return new Promise((resolve, reject) => {
+      let output = '';
+      const onData = (chunk: Buffer) => {
+        output += chunk;
+        if (output.includes('Ready to accept connections')) {
+          child.stdout!.off('data', onData);
+          child.stdout!.resume();
+          child.off('exit', onExit);
+          resolve();
+        }
+      };
+      const onExit = (code: number | null) =>
+        reject(new Error(`redis-server on port ${this.port} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+      child.once('exit', onExit);
+    });
+  }
+
+  private async kill(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export function startRedis(options: StartOptions = {}): Promise<RedisServer> {
+  return RedisServer.start(options);
+}
+
+export interface ClusterOptions {
+  /** Replicas per master (0 or 1). */
+  replicas?: number;
+}
+
+export class RedisCluster {
+  private constructor(
+    readonly masters: RedisServer[],
+    readonly replicas: RedisServer[],
+  ) {}
+
+  static async start({ replicas = 0 }: ClusterOptions = {}): Promise<RedisCluster> {
+    const args = [
+      '--cluster-enabled', 'yes',
+      '--cluster-config-file', 'nodes.conf',
+      '--cluster-node-timeout', '2000',
+      // Replicas sync at once instead of after the default 5 s diskless-sync delay.
+      '--repl-diskless-sync-delay', '0',
+    ];
+    const count = 3 * (1 + replicas);
+    const nodes = await Promise.all(Array.from({ length: count }, () => RedisServer.start({ args }, true)));
+    try {
+      // redis-cli assigns the first three nodes as masters and the rest as their replicas.
+      findRedisServer();
+      const redisCli = which('redis-cli', process.env.PATH ?? '');
+      if (!redisCli) throw new Error(`redis-cli is not on PATH; install it with: ${INSTALL_HINT}`);
+      const addresses = nodes.map((node) => `${HOST}:${node.port}`);
+      execFileSync(redisCli, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], {
+        stdio: 'pipe',
+      });
+      const cluster = new RedisCluster(nodes.slice(0, 3), nodes.slice(3));
+      await cluster.waitUntilReady();
+      return cluster;
+    } catch (error) {
+      await Promise.all(nodes.map((node) => node.stop()));
+      throw error;
+    }
+  }
+
+  get nodes(): RedisServer[] {
+    return [...this.masters, ...this.replicas];
+  }
+
+  /** A new ioredis Cluster client seeded with every node; the caller quits it. */
+  client(): Cluster {
+    return new Cluster(this.nodes.map((node) => ({ host: HOST, port: node.port })));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.stop()));
+  }
+
+  private async waitUntilReady(): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    for (const node of this.nodes) {
+      const client = node.client();
+      try {
+        for (;;) {
+          const info = (await client.cluster('INFO')) as string;
+          const role = (await client.role())[0];
+          const synced = role === 'master' || /master_link_status:up/.test(await client.info('replication'));
+          if (info.includes('cluster_state:ok') && synced) break;
+          if (Date.now() > deadline) throw new Error(`cluster node ${node.port} not ready:\n${info}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } finally {
+        client.disconnect();
+      }
+    }
+  }
+}
+
+export function startCluster(options: ClusterOptions = {}): Promise<RedisCluster> {
+  return RedisCluster.start(options);
+}

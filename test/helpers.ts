@@ -1,0 +1,35 @@
+// Shared test plumbing: one throwaway Redis per test file, stopped after it whatever happens.
+import { after, before } from 'node:test';
+import type Redis from 'ioredis';
+import { LockScripts } from '../shared/runtime';
+import { startRedis, type RedisServer, type StartOptions } from './harness/redis';
+
+export interface RedisFixture {
+  server: RedisServer;
+  redis: Redis;
+  locks: LockScripts;
+}
+
+/** Starts a Redis before the file's tests and stops it after them; read the fields inside tests. */
+export function useRedis(options: StartOptions = {}): RedisFixture {
+  const fixture = {} as RedisFixture;
+  before(async () => {
+    // DEBUG DIGEST lets tests prove that a call wrote nothing, TTLs included.
+    const args = ['--enable-debug-command', 'local', ...(options.args ?? [])];
+    fixture.server = await startRedis({ ...options, args });
+    fixture.redis = fixture.server.client();
+    fixture.locks = new LockScripts(fixture.redis);
+  });
+  after(async () => {
+    fixture.redis?.disconnect();
+    await fixture.server?.stop();
+  });
+  return fixture;
+}
+
+/** A digest of the whole dataset, values and expiry times included. */
+export async function digest(redis: Redis): Promise<string> {
+  return (await redis.call('DEBUG', 'DIGEST')) as string;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

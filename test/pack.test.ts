@@ -1,0 +1,117 @@
+// The pack module: headers parsed into descriptors, malformed headers rejected, luacheck clean.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { defaultPackDir, loadPack, PackError, parseScript, SCRIPT_NAMES } from '../shared/pack';
+
+const ROOT = join(__dirname, '..');
+
+describe('loadPack', () => {
+  const pack = loadPack();
+
+  test('finds scripts-lua/ from the sources', () => {
+    assert.equal(defaultPackDir(), join(ROOT, 'scripts-lua'));
+  });
+
+  test('every .lua file in scripts-lua/ is in the pack', () => {
+    const files = readdirSync(join(ROOT, 'scripts-lua')).filter((file) => file.endsWith('.lua'));
+    assert.deepEqual(files.map((file) => file.replace(/\.lua$/, '')).sort(), [...SCRIPT_NAMES].sort());
+  });
+
+  test('the headers state the contract: KEYS and ARGV with name and format', () => {
+    const shape = (name: (typeof SCRIPT_NAMES)[number]) => ({
+      keys: pack[name].keys.map((key) => `${key.name}:${key.required ? 'required' : 'optional'}`),
+      args: pack[name].args.map((arg) => `${arg.name}:${arg.format}`),
+    });
+    assert.deepEqual(shape('acquire'), { keys: ['lock:required', 'fence:optional'], args: ['token:token', 'ttl_ms:ms'] });
+    assert.deepEqual(shape('release'), { keys: ['lock:required'], args: ['token:token'] });
+    assert.deepEqual(shape('extend'), { keys: ['lock:required'], args: ['token:token', 'ttl_ms:ms'] });
+  });
+
+  test('every script documents reply 0 as "not held", and its errors', () => {
+    for (const name of SCRIPT_NAMES) {
+      const zero = pack[name].replies.find((reply) => reply.value === '0');
+      assert.ok(zero, `${name} documents reply 0`);
+      assert.ok(pack[name].errors.some((error) => error.prefix === 'ERR'), `${name} documents ERR`);
+      assert.ok(pack[name].summary.length > 20);
+      for (const spec of [...pack[name].keys, ...pack[name].args, ...pack[name].replies]) {
+        assert.ok(spec.meaning.length > 5, `${name}: every entry has a meaning`);
+      }
+    }
+  });
+
+  test('descriptor SHA1 is over the exact file text', () => {
+    const source = readFileSync(join(ROOT, 'scripts-lua', 'release.lua'), 'utf8');
+    assert.equal(pack.release.source, source);
+    assert.match(pack.release.sha1, /^[0-9a-f]{40}$/);
+  });
+
+  test('a folder without the pack gets a clear error', () => {
+    assert.throws(() => defaultPackDir('/'), /no scripts-lua\/ folder found above \//);
+  });
+});
+
+describe('parseScript rejects malformed headers with file and line', () => {
+  const header = (...lines: string[]) => [...lines, '', 'return 0', ''].join('\n');
+  const good = ['-- @script demo', '-- @summary A script for the parser tests.', '-- @key lock required The lock key.'];
+  const cases: [string, string, RegExp][] = [
+    ['unknown tag', header(...good, '-- @flavour vanilla'), /demo\.lua:4: unknown header tag @flavour/],
+    ['key kind', header(...good, '-- @key fence maybe x'), /demo\.lua:4: @key fence must be 'required' or 'optional'/],
+    ['arg format', header(...good, '-- @arg ttl float x'), /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms/],
+    ['not a tag', header(...good, '-- just a comment'), /demo\.lua:4: header line must read '-- @tag value'/],
+    ['name mismatch', header('-- @script other', ...good.slice(1)), /@script is 'other' but the file is demo\.lua/],
+    ['no summary', header(good[0], good[2]), /demo\.lua: header has no @summary/],
+    ['no key', header(good[0], good[1]), /demo\.lua: header has no @key/],
+    [
+      'required after optional',
+      header(good[0], good[1], '-- @key fence optional x', '-- @key lock required y'),
+      /demo\.lua:4: required key lock follows an optional key/,
+    ],
+  ];
+  for (const [label, source, message] of cases) {
+    test(label, () => {
+      assert.throws(() => parseScript('/pack/demo.lua', source), (error: Error) => {
+        assert.ok(error instanceof PackError);
+        assert.match(error.message, message);
+        return true;
+      });
+    });
+  }
+
+  test('a well-formed header parses', () => {
+    const script = parseScript('/pack/demo.lua', header(...good, '-- @arg token token The owner.', '-- @reply 0 Not held.'));
+    assert.deepEqual(script.keys, [{ name: 'lock', required: true, meaning: 'The lock key.' }]);
+    assert.deepEqual(script.args, [{ name: 'token', format: 'token', meaning: 'The owner.' }]);
+    assert.deepEqual(script.replies, [{ value: '0', meaning: 'Not held.' }]);
+  });
+});
+
+test('luacheck runs clean on the pack', () => {
+  const result = spawnSync('luacheck', ['--no-color', '--config', 'scripts-lua/.luacheckrc', 'scripts-lua'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  assert.ok(!result.error, 'luacheck is not on PATH; install it with: sudo apt-get install -y lua-check');
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /Total: 0 warnings \/ 0 errors in 3 files/);
+});
+
+test('the Lua text lives only in scripts-lua/', () => {
+  // A Redis call from Lua on KEYS or ARGV (redis.call, then a command name, then KEYS[n]).
+  const LUA_CALL = /redis\.p?call\(\s*['"][A-Za-z]+['"]\s*,\s*(KEYS|ARGV)\[/;
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['node_modules', 'out', '.git', 'scripts-lua'].includes(entry.name)) walk(path);
+      } else if (/\.(ts|js|mjs)$/.test(entry.name) && LUA_CALL.test(readFileSync(path, 'utf8'))) {
+        offenders.push(path);
+      }
+    }
+  };
+  walk(ROOT);
+  assert.deepEqual(offenders, []);
+});

@@ -1,0 +1,46 @@
+// The built language server runs standalone over stdio and answers `initialize`; the manifest
+// matches what the bundles and the server expect.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { LINTED_LANGUAGES } from '../shared/languages';
+
+const ROOT = join(__dirname, '..');
+const SERVER = join(ROOT, 'server', 'out', 'server.js');
+
+test('node server/out/server.js --stdio speaks LSP: initialize, shutdown, exit', async () => {
+  assert.ok(existsSync(SERVER), `${SERVER} is missing: run npm run build`);
+  const server = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+  const connection = createMessageConnection(new StreamMessageReader(server.stdout), new StreamMessageWriter(server.stdin));
+  connection.listen();
+  try {
+    const result = (await connection.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: null,
+      capabilities: {},
+    })) as { serverInfo?: { name: string }; capabilities: object };
+    assert.equal(result.serverInfo?.name, 'redis-locksmith');
+    assert.equal(typeof result.capabilities, 'object');
+    await connection.sendNotification('initialized', {});
+    await connection.sendRequest('shutdown');
+    await connection.sendNotification('exit');
+    assert.equal(await exited, 0);
+  } finally {
+    connection.dispose();
+    server.kill();
+  }
+});
+
+test('the manifest: entry point built, engine 1.100, activation on the linted languages', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(manifest.name, 'redis-locksmith');
+  assert.equal(manifest.displayName, 'Redis Locksmith');
+  assert.equal(manifest.engines.vscode, '^1.100.0');
+  assert.match(manifest.devDependencies['@types/vscode'], /^~1\.100\./);
+  assert.ok(existsSync(join(ROOT, manifest.main)), `${manifest.main} is missing: run npm run build`);
+  assert.deepEqual(manifest.activationEvents, LINTED_LANGUAGES.map((language) => `onLanguage:${language}`));
+});
