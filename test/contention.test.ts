@@ -9,7 +9,7 @@ import { sleep, useRedis } from './helpers';
 
 const fx = useRedis();
 
-test('20 connections x 200 acquisitions: a non-atomic counter ends exact, occupancy never exceeds 1', async () => {
+test('20 connections x 200 acquisitions: a non-atomic counter ends exact, occupancy never exceeds 1', async (t) => {
   const CONNECTIONS = 20;
   const ROUNDS = 200;
   await fx.redis.del('lock:counter', 'counter', 'occupancy');
@@ -42,9 +42,10 @@ test('20 connections x 200 acquisitions: a non-atomic counter ends exact, occupa
   assert.equal(Number(await fx.redis.get('counter')), CONNECTIONS * ROUNDS);
   assert.equal(maxOccupancy, 1);
   assert.ok(contended > 0, 'the workers must actually have contended');
+  t.diagnostic(`${CONNECTIONS * ROUNDS} acquisitions, ${contended} refused attempts, max occupancy ${maxOccupancy}`);
 });
 
-test('a holder SIGKILLed in its critical section: another process takes the lock within TTL + 100 ms', async () => {
+test('a holder SIGKILLed in its critical section: another process takes the lock within TTL + 100 ms', async (t) => {
   const TTL = 1000;
   const holder = spawn(
     process.execPath,
@@ -62,6 +63,7 @@ test('a holder SIGKILLed in its critical section: another process takes the lock
     while ((await fx.locks.acquire('lock:crash', 'survivor', TTL)) === 0) await sleep(5);
     const waited = Date.now() - killedAt;
     assert.ok(waited <= TTL + 100, `took the lock ${waited} ms after the kill`);
+    t.diagnostic(`TTL ${TTL} ms; took the lock ${waited} ms after the kill`);
     assert.equal(await fx.redis.get('lock:crash'), 'survivor');
   } finally {
     holder.kill('SIGKILL');
