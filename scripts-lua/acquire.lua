@@ -19,7 +19,7 @@ if token == nil or token == '' then
 end
 if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
   return redis.error_reply('ERR acquire: ARGV[2] ttl_ms must be a positive integer of milliseconds'
-    .. ' (decimal digits, no leading zero), got \'' .. string.sub(tostring(ttl), 1, 32) .. '\'')
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
 end
 
 local lock, fence = KEYS[1], KEYS[2]
