@@ -48,7 +48,7 @@ describe('loadPack', () => {
     assert.match(pack.release.sha1, /^[0-9a-f]{40}$/);
   });
 
-  test("sources embed verbatim in raw string literals (Go, JS, Python, Rust): no backslash or backtick", () => {
+  test('sources embed verbatim in raw string literals (Go, JS, Python, Rust): no backslash or backtick', () => {
     for (const name of SCRIPT_NAMES) assert.doesNotMatch(pack[name].source, /[\\`]/, name);
   });
 
