@@ -121,13 +121,17 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
   return descriptor;
 }
 
-/** Finds scripts-lua/ above `from`: the same code runs from sources, tests and bundles. */
-export function defaultPackDir(from: string = __dirname): string {
+/** Finds `relative` (a folder of the project) above `from`: the same code runs from sources, tests and bundles. */
+export function findUp(relative: string, probe: string, from: string = __dirname): string {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'scripts-lua');
-    if (existsSync(join(candidate, `${SCRIPT_NAMES[0]}.lua`))) return candidate;
-    if (dirname(dir) === dir) throw new PackError(`no scripts-lua/ folder found above ${from}`);
+    const candidate = join(dir, relative);
+    if (existsSync(join(candidate, probe))) return candidate;
+    if (dirname(dir) === dir) throw new PackError(`no ${relative}/ folder found above ${from}`);
   }
+}
+
+export function defaultPackDir(from: string = __dirname): string {
+  return findUp('scripts-lua', `${SCRIPT_NAMES[0]}.lua`, from);
 }
 
 export function loadPack(dir: string = defaultPackDir()): Pack {

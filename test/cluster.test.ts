@@ -11,7 +11,7 @@ let locks: LockScripts;
 
 before(async () => {
   cluster = await startCluster({ replicas: 1 });
-  client = cluster.client();
+  client = await cluster.client();
   locks = new LockScripts(client);
 });
 

@@ -246,9 +246,18 @@ export class RedisCluster {
     return [...this.masters, ...this.replicas];
   }
 
-  /** A new ioredis Cluster client seeded with every node; the caller quits it. */
-  client(): Cluster {
-    return new Cluster(this.nodes.map((node) => ({ host: HOST, port: node.port })));
+  /**
+   * A new ioredis Cluster client seeded with every node, once it is ready; the caller quits it.
+   * Before 'ready' ioredis may swap seed connections for discovered ones and fail commands
+   * in flight with "Connection is closed".
+   */
+  async client(): Promise<Cluster> {
+    const client = new Cluster(this.nodes.map((node) => ({ host: HOST, port: node.port })));
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', resolve);
+      client.once('end', () => reject(new Error('cluster client ended before it was ready')));
+    });
+    return client;
   }
 
   async stop(): Promise<void> {
