@@ -41,5 +41,3 @@ export const CLIENTS: readonly ClientInfo[] = [
     defaultBody: 'pass  # critical section: only one holder runs this at a time',
   },
 ];
-
-export type ClientId = string;

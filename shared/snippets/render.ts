@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findUp, loadPack, SCRIPT_NAMES, type Pack, type ScriptName } from '../pack';
-import { CLIENTS, type ClientId, type ClientInfo } from './clients';
+import { CLIENTS, type ClientInfo } from './clients';
 import { PATTERNS, type PatternId } from './patterns';
 
 /** Template markers: «key», «fence», «ttl», «body» are user slots; «lua:NAME» embeds a script. */
@@ -87,7 +87,7 @@ function expand(
 }
 
 /** A VS Code snippet body: tabstops numbered in order of first appearance. */
-export function renderSnippet(clientId: ClientId | string, patternId: PatternId | string, pack: Pack = loadPack()): string {
+export function renderSnippet(clientId: string, patternId: string, pack: Pack = loadPack()): string {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const values = defaults(client);
@@ -106,8 +106,8 @@ export function renderSnippet(clientId: ClientId | string, patternId: PatternId 
 
 /** Plain code: slots filled with `values` (or the defaults), multi-line values indented to fit. */
 export function renderCode(
-  clientId: ClientId | string,
-  patternId: PatternId | string,
+  clientId: string,
+  patternId: string,
   values: SlotValues = {},
   pack: Pack = loadPack(),
 ): string {
