@@ -4,13 +4,14 @@
 // snippet's tokens strictly increase.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../shared/snippets/render';
 import type { PatternId } from '../shared/snippets/patterns';
+import type { Proof } from './proofs/proof';
 import { useRedis } from './helpers';
 
 const run = promisify(execFile);
@@ -18,92 +19,10 @@ const fx = useRedis();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** How to turn a snippet into a runnable program in one client's language. */
-interface Proof {
-  client: string;
-  file: string;
-  command: string[];
-  /** The program: `snippet` runs `rounds` times (argv: url, rounds); `after` runs after each. */
-  program(snippet: string, after: string): string;
-  bodies: Record<PatternId, string>;
-  /** Runs after the renew snippet released: re-plants the token without TTL and checks no renewal touches it. */
-  afterRenew: string;
-}
-
-const indent = (text: string, prefix: string) => text.replace(/^(?=.)/gm, prefix);
-
-const PROOFS: Proof[] = [
-  {
-    client: 'ioredis',
-    file: 'proof.js',
-    command: [process.execPath],
-    program: (snippet, after) => `const Redis = require(${JSON.stringify(require.resolve('ioredis'))});
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function main() {
-  const [url, rounds] = process.argv.slice(2);
-  const redis = new Redis(url);
-  for (let round = 0; round < Number(rounds); round++) {
-${indent(snippet, '    ')}
-${indent(after, '    ')}
-  }
-  redis.disconnect();
-}
-main().catch((error) => { console.error(error); process.exit(1); });
-`,
-    bodies: {
-      guard: `if ((await redis.incr('proof:occupancy')) !== 1) throw new Error('two holders at once');
-const value = Number(await redis.get('proof:counter'));
-await redis.set('proof:counter', value + 1);
-await redis.decr('proof:occupancy');`,
-      renew: `for (let i = 0; i < 10; i++) {
-  await sleep(100);
-  if ((await redis.get(lockKey)) !== lockToken) throw new Error('lease lost while renewing');
-}
-if (lockLost.aborted) throw new Error('renewal reported a loss');
-await redis.incr('proof:renewed');`,
-      fenced: `await redis.rpush('proof:tokens', String(fencingToken));`,
-    },
-    afterRenew: `await redis.set(lockKey, lockToken);
-await sleep(3 * lockTtlMs);
-if ((await redis.pttl(lockKey)) !== -1) throw new Error('still renewing after release');
-await redis.del(lockKey);`,
-  },
-  {
-    client: 'redis-py',
-    file: 'proof.py',
-    // Debian's python3-redis lives in the system interpreter, not in a pyenv or venv one.
-    command: ['/usr/bin/python3'],
-    program: (snippet, after) => `import sys, time
-import redis
-
-url, rounds = sys.argv[1], int(sys.argv[2])
-redis_client = redis.Redis.from_url(url)
-for _ in range(rounds):
-${indent(snippet, '    ')}
-${indent(after, '    ')}
-`,
-    bodies: {
-      guard: `if redis_client.incr("proof:occupancy") != 1:
-    raise RuntimeError("two holders at once")
-value = int(redis_client.get("proof:counter") or 0)
-redis_client.set("proof:counter", value + 1)
-redis_client.decr("proof:occupancy")`,
-      renew: `for _ in range(10):
-    time.sleep(0.1)
-    if redis_client.get(lock_key) != lock_token.encode():
-        raise RuntimeError("lease lost while renewing")
-if lock_lost.is_set():
-    raise RuntimeError("renewal reported a loss")
-redis_client.incr("proof:renewed")`,
-      fenced: `redis_client.rpush("proof:tokens", fencing_token)`,
-    },
-    afterRenew: `redis_client.set(lock_key, lock_token)
-time.sleep(3 * lock_ttl_ms / 1000)
-if redis_client.pttl(lock_key) != -1:
-    raise RuntimeError("still renewing after release")
-redis_client.delete(lock_key)`,
-  },
-];
+// One module per client in test/proofs/, each exporting `proof`.
+const PROOFS: Proof[] = readdirSync(join(__dirname, 'proofs'))
+  .filter((file) => file !== 'proof.ts')
+  .map((file) => (require(join(__dirname, 'proofs', file)) as { proof: Proof }).proof);
 
 function program(proof: Proof, pattern: PatternId, ttl: number): string {
   const path = join(work, `${proof.client}-${pattern}-${proof.file}`);
@@ -121,7 +40,7 @@ function program(proof: Proof, pattern: PatternId, ttl: number): string {
 async function runProgram(proof: Proof, path: string, rounds: number): Promise<void> {
   const [command, ...args] = proof.command;
   try {
-    await run(command, [...args, path, fx.server.url, String(rounds)], { timeout: 60_000 });
+    await run(command, [...args, path, fx.server.url, String(rounds)], { timeout: 60_000, env: { ...process.env, ...proof.env } });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`${proof.client} ${path} failed:\n${stdout ?? ''}${stderr ?? ''}`);

@@ -1,0 +1,136 @@
+// Actions on the Locks view. Release and Extend use the token the view showed, through the
+// pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
+import * as vscode from 'vscode';
+import { LockScripts } from '../../../shared/runtime';
+import { describeConnectionError, type ConnectionConfig } from '../connections/config';
+import type { Cmd, Ctx } from '../ctx';
+import { escapeBytes } from '../locks/classify';
+import type { LocksTree } from '../views/locksTree';
+import type { ConnectionNode, LockNode, MoreNode } from '../views/nodes';
+
+/** What Release and Extend return, so tests and keybindings can tell what happened. */
+export type LockOutcome = 'released' | 'extended' | 'changed-hands' | 'cancelled' | { error: string };
+
+const TTL_DIGITS = /^[1-9]\d{0,14}$/;
+
+function tokenOf(node: LockNode): Buffer | undefined {
+  return node.lock.kind === 'token' || node.lock.kind === 'timestamp' ? node.lock.token : undefined;
+}
+
+async function scripts(ctx: Ctx, config: ConnectionConfig): Promise<LockScripts> {
+  return new LockScripts((await ctx.connections.connect(config)).redis, ctx.pack);
+}
+
+export function release(ctx: Ctx, tree: LocksTree): Cmd {
+  return async (node?: LockNode, options?: { confirmed?: boolean }): Promise<LockOutcome | undefined> => {
+    const token = node && tokenOf(node);
+    if (!node || !token) return undefined;
+    const key = escapeBytes(node.lock.key);
+    if (!options?.confirmed) {
+      const answer = await vscode.window.showWarningMessage(
+        `Release ${key}?`,
+        {
+          modal: true,
+          detail: `The lock is deleted only if it still holds the token shown (${escapeBytes(token)}). If it changed hands since, nothing is deleted. The holder will no longer be protected by it.`,
+        },
+        'Release',
+      );
+      if (answer !== 'Release') return 'cancelled';
+    }
+    try {
+      ctx.log.info(`${node.config.name}: EVALSHA release ${key}`);
+      const released = await (await scripts(ctx, node.config)).release(node.lock.key, token);
+      void tree.refresh(node.config);
+      if (released) {
+        vscode.window.setStatusBarMessage(`Released ${key}`, 4000);
+        return 'released';
+      }
+      void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: nothing was deleted.`);
+      return 'changed-hands';
+    } catch (error) {
+      const message = `Release failed: ${describeConnectionError(error, node.config.name)}`;
+      void vscode.window.showErrorMessage(message);
+      return { error: message };
+    }
+  };
+}
+
+export function extend(ctx: Ctx, tree: LocksTree): Cmd {
+  return async (node?: LockNode, ttl?: string): Promise<LockOutcome | undefined> => {
+    if (!node || node.lock.kind !== 'token') return undefined;
+    const key = escapeBytes(node.lock.key);
+    const ms =
+      ttl ??
+      (await vscode.window.showInputBox({
+        title: `Extend ${key}`,
+        prompt: 'New lease in milliseconds, from now (only while the token shown still holds it)',
+        value: String(Math.max(node.lock.pttl, 30_000)),
+        validateInput: (value) => (TTL_DIGITS.test(value.trim()) ? undefined : 'Enter a positive whole number of milliseconds (no leading zero).'),
+      }));
+    if (ms === undefined) return 'cancelled';
+    if (!TTL_DIGITS.test(ms.trim())) return { error: `'${ms}' is not a positive whole number of milliseconds` };
+    try {
+      ctx.log.info(`${node.config.name}: EVALSHA extend ${key} ${ms.trim()}`);
+      const extended = await (await scripts(ctx, node.config)).extend(node.lock.key, node.lock.token, Number(ms.trim()));
+      void tree.refresh(node.config);
+      if (extended) return 'extended';
+      void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: its TTL was not changed.`);
+      return 'changed-hands';
+    } catch (error) {
+      const message = `Extend failed: ${describeConnectionError(error, node.config.name)}`;
+      void vscode.window.showErrorMessage(message);
+      return { error: message };
+    }
+  };
+}
+
+export function copyKey(): Cmd {
+  return async (node?: LockNode) => {
+    if (node) await vscode.env.clipboard.writeText(escapeBytes(node.lock.key));
+  };
+}
+
+export function copyToken(): Cmd {
+  return async (node?: LockNode) => {
+    const token = node && tokenOf(node);
+    if (token) await vscode.env.clipboard.writeText(escapeBytes(token));
+  };
+}
+
+export function refresh(ctx: Ctx, tree: LocksTree): Cmd {
+  return async (node?: ConnectionNode) => {
+    if (node?.kind === 'connection') {
+      if (ctx.connections.session(node.config.id)?.state.kind !== 'connected') await ctx.connections.connect(node.config).catch(() => {});
+      await tree.refresh(node.config);
+    } else {
+      await tree.refreshAll(true);
+    }
+  };
+}
+
+export function loadMore(tree: LocksTree): Cmd {
+  return async (node?: MoreNode) => {
+    if (node) await tree.loadMore(node.config);
+  };
+}
+
+export function filter(tree: LocksTree): Cmd {
+  return async (text?: string) => {
+    const value =
+      text ??
+      (await vscode.window.showInputBox({ title: 'Filter Locks', prompt: 'Show locks whose key or owner contains this text', value: tree.filter }));
+    if (value !== undefined) tree.setFilter(value.trim());
+  };
+}
+
+export function clearFilter(tree: LocksTree): Cmd {
+  return () => tree.setFilter('');
+}
+
+export function sortBy(tree: LocksTree, order: 'ttl' | 'key'): Cmd {
+  return () => tree.setSortOrder(order);
+}
+
+export function editPatterns(): Cmd {
+  return () => vscode.commands.executeCommand('workbench.action.openSettings', 'redisLocksmith.lockPatterns');
+}

@@ -1,0 +1,14 @@
+// What commands and views share: the extension context, the log, the connections, the pack.
+import type * as vscode from 'vscode';
+import type { Pack } from '../../shared/pack';
+import type { Connections } from './connections/connections';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- command arguments come from VS Code untyped
+export type Cmd = (...args: any[]) => unknown;
+
+export interface Ctx {
+  readonly extension: vscode.ExtensionContext;
+  readonly log: vscode.LogOutputChannel;
+  readonly connections: Connections;
+  readonly pack: Pack;
+}

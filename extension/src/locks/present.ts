@@ -1,0 +1,268 @@
+// How the Locks view shows an entry: label, description, tooltip, icon and menu context. Pure:
+// the caller passes `now`, so a TTL counts down locally between reads.
+import {
+  escapeBytes,
+  type LockEntry,
+  type LockHolder,
+  type OtherKey,
+  type ReentrantLock,
+  type TimestampLock,
+  type TokenLock,
+} from './classify';
+
+export interface LockView {
+  /** The key, escaped where it is not printable text. */
+  readonly label: string;
+  /** Owner and time left, e.g. `api-1#4711 · 4.2 s`. */
+  readonly description: string;
+  /** Markdown: the full token, TTL in ms, type, fencing counter, what a warning means. */
+  readonly tooltip: string;
+  /** A codicon id. */
+  readonly icon: string;
+  /** The entry is unsafe as it stands (no TTL, legacy timestamp lock): colour the icon. */
+  readonly warning: boolean;
+  /** One of CONTEXT_VALUES, for menus' `viewItem ==` clauses. */
+  readonly contextValue: string;
+}
+
+/**
+ * What menus may offer. `token`: release and extend with the token (the pack's scripts; extend
+ * also gives a lock without TTL one). `timestamp`, `hash`, `holder`, `other`: no token to
+ * compare-and-delete with, so view only (or a plain delete, at the user's risk).
+ */
+export const CONTEXT_VALUES = {
+  token: 'lock.token',
+  timestamp: 'lock.timestamp',
+  reentrant: 'lock.hash',
+  holder: 'lock.holder',
+  other: 'lock.other',
+} as const;
+
+export type SortOrder = 'ttl' | 'key';
+
+export function presentLock(lock: LockEntry, now: number): LockView {
+  switch (lock.kind) {
+    case 'token':
+      return presentToken(lock, now);
+    case 'timestamp':
+      return presentTimestamp(lock, now);
+    case 'reentrant':
+      return presentReentrant(lock, now);
+    case 'other':
+      return presentOther(lock, now);
+  }
+}
+
+/** A holder of a reentrant lock, shown as the lock's child. */
+export function presentHolder(lock: ReentrantLock, holder: LockHolder): LockView {
+  return {
+    label: holder.owner,
+    description: `entered ${holder.count}×`,
+    tooltip: lines(
+      `**Holder** of ${code(escapeBytes(lock.key))}`,
+      `Field: ${code(escapeBytes(holder.field))}`,
+      `Reentrancy count: ${holder.count} (the holder must unlock as many times)`,
+    ),
+    icon: 'symbol-field',
+    warning: false,
+    contextValue: CONTEXT_VALUES.holder,
+  };
+}
+
+/** Milliseconds left at `now` (negative once past); undefined when nothing makes it expire. */
+export function remainingMs(lock: LockEntry, now: number): number | undefined {
+  const byTtl = lock.pttl >= 0 ? lock.pttl - (now - lock.readAt) : undefined;
+  if (lock.kind !== 'timestamp') return byTtl;
+  const byValue = lock.expiresAt - now;
+  return byTtl === undefined ? byValue : Math.min(byTtl, byValue);
+}
+
+/** A sorted copy: `ttl`, soonest to expire first and those without TTL last; `key`, by key bytes. */
+export function sortLocks(locks: readonly LockEntry[], order: SortOrder, now: number): LockEntry[] {
+  const byKey = (a: LockEntry, b: LockEntry) => Buffer.compare(a.key, b.key);
+  if (order === 'key') return [...locks].sort(byKey);
+  const left = new Map(locks.map((lock) => [lock, remainingMs(lock, now) ?? Infinity]));
+  return [...locks].sort((a, b) => left.get(a)! - left.get(b)! || byKey(a, b));
+}
+
+/** The locks whose key, owner or token contains `text`, ignoring case; all of them for an empty `text`. */
+export function filterLocks(locks: readonly LockEntry[], text: string): LockEntry[] {
+  const needle = text.trim().toLowerCase();
+  if (needle === '') return [...locks];
+  return locks.filter((lock) => searchableText(lock).some((haystack) => haystack.toLowerCase().includes(needle)));
+}
+
+function searchableText(lock: LockEntry): string[] {
+  const key = escapeBytes(lock.key);
+  switch (lock.kind) {
+    case 'token':
+      return [key, lock.owner, escapeBytes(lock.token)];
+    case 'timestamp':
+      return [key];
+    case 'reentrant':
+      return [key, ...lock.holders.flatMap((holder) => [holder.owner, escapeBytes(holder.field)])];
+    case 'other':
+      return [key];
+  }
+}
+
+function presentToken(lock: TokenLock, now: number): LockView {
+  const noTtl = lock.pttl < 0;
+  return {
+    label: escapeBytes(lock.key),
+    description: `${lock.owner} · ${ttlText(lock, now)}`,
+    tooltip: lines(
+      `**Token lock** ${code(escapeBytes(lock.key))}`,
+      `Owner token: ${code(escapeBytes(lock.token))}`,
+      ttlLine(lock, now),
+      'Type: string',
+      fenceLine(lock),
+      noTtl ? NO_TTL_WARNING : undefined,
+    ),
+    icon: noTtl ? 'warning' : 'lock',
+    warning: noTtl,
+    contextValue: CONTEXT_VALUES.token,
+  };
+}
+
+function presentTimestamp(lock: TimestampLock, now: number): LockView {
+  const left = lock.expiresAt - now;
+  const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+  return {
+    label: escapeBytes(lock.key),
+    description: when,
+    tooltip: lines(
+      `**Timestamp lock** ${code(escapeBytes(lock.key))}`,
+      `Value: ${code(escapeBytes(lock.token))}, read as ${new Date(lock.expiresAt).toISOString()}: ${when}`,
+      ttlLine(lock, now),
+      'Type: string',
+      fenceLine(lock),
+      '⚠ **Legacy SETNX + GETSET lock.** The value is the time the lock expires. Once it has passed, ' +
+        'any client may take the lock over with GETSET; two clients can race for it and it relies on ' +
+        'synchronised clocks. Prefer `SET key token NX PX ttl` with a compare-and-delete release.',
+    ),
+    icon: 'history',
+    warning: true,
+    contextValue: CONTEXT_VALUES.timestamp,
+  };
+}
+
+function presentReentrant(lock: ReentrantLock, now: number): LockView {
+  const noTtl = lock.pttl < 0;
+  const [first] = lock.holders;
+  const others = lock.holderCount - 1;
+  const holders = `${first.owner}${others > 0 ? ` +${others}` : ''}`;
+  return {
+    label: escapeBytes(lock.key),
+    description: [lock.mode, holders, ttlText(lock, now)].filter(Boolean).join(' · '),
+    tooltip: lines(
+      `**Reentrant lock** ${code(escapeBytes(lock.key))} (Redisson-style hash${lock.mode ? `, ${lock.mode} mode` : ''})`,
+      [
+        `Holders: ${lock.holderCount}${lock.holders.length < lock.holderCount ? ` (${lock.holders.length} read)` : ''}`,
+        ...lock.holders.map((holder) => `- ${code(escapeBytes(holder.field))} entered ${holder.count}×`),
+      ].join('\n'),
+      ttlLine(lock, now),
+      'Type: hash',
+      fenceLine(lock),
+      noTtl ? NO_TTL_WARNING : undefined,
+    ),
+    icon: noTtl ? 'warning' : 'lock',
+    warning: noTtl,
+    contextValue: CONTEXT_VALUES.reentrant,
+  };
+}
+
+// By reason first, then by type.
+const OTHER_ICONS: Record<string, string> = {
+  fence: 'symbol-numeric',
+  binary: 'file-binary',
+  string: 'symbol-string',
+  hash: 'symbol-object',
+  list: 'list-ordered',
+  set: 'symbol-array',
+  zset: 'sort-precedence',
+  stream: 'pulse',
+};
+
+function presentOther(lock: OtherKey, now: number): LockView {
+  const size = sizeText(lock);
+  return {
+    label: escapeBytes(lock.key),
+    description: [lock.type, size, lock.pttl >= 0 ? ttlText(lock, now) : undefined].filter(Boolean).join(' · '),
+    tooltip: lines(
+      `**Not a lock** ${code(escapeBytes(lock.key))}: ${OTHER_REASONS[lock.why](lock)}`,
+      `Type: ${lock.type}${size ? `, ${size}` : ''}`,
+      lock.pttl >= 0 ? ttlLine(lock, now) : 'No TTL',
+      lock.preview ? `Preview: ${code(lock.preview)}` : undefined,
+    ),
+    icon: OTHER_ICONS[lock.why] ?? OTHER_ICONS[lock.type] ?? 'symbol-misc',
+    warning: false,
+    contextValue: CONTEXT_VALUES.other,
+  };
+}
+
+const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
+  fence: () => 'a fencing counter, incremented on each acquisition of its lock.',
+  empty: () => 'an empty string has no owner token to compare-and-delete with.',
+  long: (lock) => `a string of ${formatBytes(lock.size ?? 0)} is too long to be an owner token.`,
+  binary: () => 'not printable UTF-8 text, so not an owner token (shown escaped or as hex).',
+  hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
+  type: (lock) => `a ${lock.type} that matched a lock pattern.`,
+};
+
+function sizeText(lock: OtherKey): string | undefined {
+  if (lock.size === undefined) return undefined;
+  if (lock.type === 'string') return formatBytes(lock.size);
+  const unit = lock.type === 'hash' ? 'field' : lock.type === 'set' || lock.type === 'zset' ? 'member' : 'entry';
+  return `${lock.size} ${lock.size === 1 ? unit : unit === 'entry' ? 'entries' : `${unit}s`}`;
+}
+
+const NO_TTL_WARNING =
+  '⚠ **No TTL.** If the owner crashed, this lock is held until someone deletes it. Take locks with ' +
+  '`SET key token NX PX ttl` (or the pack\'s `acquire.lua`), never SETNX followed by EXPIRE; Extend gives this one a TTL.';
+
+function ttlText(lock: LockEntry, now: number): string {
+  const left = remainingMs(lock, now);
+  if (left === undefined) return 'no TTL';
+  return left > 0 ? formatDuration(left) : 'expired';
+}
+
+function ttlLine(lock: LockEntry, now: number): string {
+  if (lock.pttl < 0) return 'TTL: none';
+  const ago = formatDuration(Math.max(0, now - lock.readAt));
+  const left = lock.pttl - (now - lock.readAt);
+  return `TTL: ${left > 0 ? `${Math.floor(left)} ms left` : 'ran out'} (PTTL ${lock.pttl} ms, read ${ago} ago)`;
+}
+
+function fenceLine(lock: LockEntry): string | undefined {
+  return lock.fence && `Fencing counter: ${lock.fence.value} in ${code(escapeBytes(lock.fence.key))}`;
+}
+
+/** `4.2 s` under 10 s, then `42 s`, `12 min`, `5 h`, `3 d`; rounded down, so a countdown never shows more than is left. */
+export function formatDuration(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 10) return `${(Math.floor(seconds * 10) / 10).toFixed(1)} s`;
+  if (seconds < 100) return `${Math.floor(seconds)} s`;
+  if (seconds < 2 * 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 2 * 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86400)} d`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Markdown inline code that holds any text: a fence longer than any backtick run inside. */
+function code(text: string): string {
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longestRun + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || text === '' ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** Markdown paragraphs, skipping absent ones. */
+function lines(...parts: (string | undefined)[]): string {
+  return parts.filter((part) => part !== undefined).join('\n\n');
+}

@@ -1,0 +1,39 @@
+// The Locks view's elements. Plain data: the tree provider turns them into TreeItems.
+import type { ConnectionConfig } from '../connections/config';
+import type { LockEntry, LockHolder, ReentrantLock } from '../locks/classify';
+
+export interface ConnectionNode {
+  kind: 'connection';
+  config: ConnectionConfig;
+}
+
+export interface LockNode {
+  kind: 'lock';
+  config: ConnectionConfig;
+  lock: LockEntry;
+}
+
+export interface HolderNode {
+  kind: 'holder';
+  config: ConnectionConfig;
+  lock: ReentrantLock;
+  holder: LockHolder;
+}
+
+/** "Load more": the scan stopped at the per-connection limit and can go on. */
+export interface MoreNode {
+  kind: 'more';
+  config: ConnectionConfig;
+}
+
+/** A line of text under a connection: no locks found, an error, still scanning. */
+export interface MessageNode {
+  kind: 'message';
+  config: ConnectionConfig;
+  text: string;
+  icon: string;
+  tooltip?: string;
+  command?: { command: string; title: string };
+}
+
+export type LocksNode = ConnectionNode | LockNode | HolderNode | MoreNode | MessageNode;

@@ -1,0 +1,108 @@
+// The Lock Scripts view: the pack's scripts with their SHA1 and, per connection, whether the
+// server has them cached (SCRIPT EXISTS). Statuses are read on refresh, never assumed.
+import * as vscode from 'vscode';
+import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../shared/pack';
+import { LockScripts } from '../../../shared/runtime';
+import type { ConnectionConfig } from '../connections/config';
+import type { Ctx } from '../ctx';
+
+export interface ScriptNode {
+  kind: 'script';
+  script: ScriptDescriptor;
+}
+
+export interface ScriptStatusNode {
+  kind: 'scriptStatus';
+  script: ScriptDescriptor;
+  config: ConnectionConfig;
+}
+
+type Node = ScriptNode | ScriptStatusNode;
+type Status = { loaded: Record<ScriptName, boolean> } | { error: string } | 'offline';
+
+export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private statuses = new Map<string, Status>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscription = ctx.connections.onDidChange(() => void this.refresh());
+  }
+
+  /** Re-reads SCRIPT EXISTS on every connected server. */
+  async refresh(): Promise<void> {
+    const next = new Map<string, Status>();
+    await Promise.all(
+      this.ctx.connections.list().map(async (config) => {
+        const session = this.ctx.connections.session(config.id);
+        if (session?.state.kind !== 'connected') {
+          next.set(config.id, 'offline');
+          return;
+        }
+        try {
+          next.set(config.id, { loaded: await new LockScripts(session.redis, this.ctx.pack).loaded() });
+        } catch (error) {
+          next.set(config.id, { error: (error as Error).message });
+        }
+      }),
+    );
+    this.statuses = next;
+    this.changed.fire(undefined);
+  }
+
+  /** The last status read for a script on a connection: true, false, or undefined when unknown. */
+  isLoaded(connectionId: string, script: ScriptName): boolean | undefined {
+    const status = this.statuses.get(connectionId);
+    return typeof status === 'object' && 'loaded' in status ? status.loaded[script] : undefined;
+  }
+
+  getChildren(node?: Node): Node[] {
+    if (!node) return SCRIPT_NAMES.map((name) => ({ kind: 'script', script: this.ctx.pack[name] }));
+    if (node.kind === 'script') return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', script: node.script, config }));
+    return [];
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'script') {
+      const { script } = node;
+      const item = new vscode.TreeItem(`${script.name}.lua`, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `script:${script.name}`;
+      item.description = script.sha1;
+      item.iconPath = new vscode.ThemeIcon('file-code');
+      item.contextValue = 'script';
+      const keys = script.keys.map((key) => `- \`KEYS\` ${key.name}${key.required ? '' : ' (optional)'}: ${key.meaning}`).join('\n');
+      const args = script.args.map((arg) => `- \`ARGV\` ${arg.name}: ${arg.meaning}`).join('\n');
+      item.tooltip = new vscode.MarkdownString(`**${script.name}.lua**: ${script.summary}\n\nSHA1 \`${script.sha1}\`\n\n${keys}\n${args}`);
+      item.command = { command: 'locksmith.scripts.open', title: 'Open Script', arguments: [node] };
+      return item;
+    }
+    const status = this.statuses.get(node.config.id);
+    const item = new vscode.TreeItem(node.config.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `script:${node.script.name}:${node.config.id}`;
+    if (status === undefined || status === 'offline') {
+      item.description = 'not connected';
+      item.iconPath = new vscode.ThemeIcon('debug-disconnect');
+      item.contextValue = 'scriptStatus.offline';
+    } else if ('error' in status) {
+      item.description = status.error;
+      item.iconPath = new vscode.ThemeIcon('error');
+      item.contextValue = 'scriptStatus.error';
+    } else if (status.loaded[node.script.name as ScriptName]) {
+      item.description = 'loaded';
+      item.iconPath = new vscode.ThemeIcon('pass');
+      item.contextValue = 'scriptStatus.loaded';
+    } else {
+      item.description = 'not loaded';
+      item.iconPath = new vscode.ThemeIcon('circle-large-outline');
+      item.contextValue = 'scriptStatus.missing';
+    }
+    item.tooltip = `${node.script.name}.lua on ${node.config.name} (${node.config.url}): ${item.description}`;
+    return item;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,55 @@
+// Redis lock (Redis Locksmith, auto-extending lease): acquire, renew while the body runs, stop
+// renewing on release. PHP has no timer thread, so the body calls $lockRenew() between steps
+// that each take well under the TTL: it extends the lease once ttl/3 has passed since the last
+// renewal, and returns false, setting $lockLost, once the lease is lost: it may have passed to
+// another owner, so stop writing. Assumes a Predis\Client `$client`; PHP 8+.
+// Predis sends a ScriptCommand as EVALSHA and resends it as EVAL when Redis answers NOSCRIPT.
+$locksmith = function (string $lua, array $keys, array $args) use ($client) {
+    $script = new class ($lua, count($keys)) extends \Predis\Command\ScriptCommand {
+        public function __construct(private string $lua, private int $keyCount) {}
+        public function getScript(): string { return $this->lua; }
+        protected function getKeysCount(): int { return $this->keyCount; }
+    };
+    $script->setArguments([...$keys, ...$args]);
+    return $client->executeCommand($script);
+};
+$locksmithAcquire = <<<'LUA'
+«lua:acquire»
+LUA;
+$locksmithExtend = <<<'LUA'
+«lua:extend»
+LUA;
+$locksmithRelease = <<<'LUA'
+«lua:release»
+LUA;
+$lockKey = «key»;
+$lockTtlMs = «ttl»;
+$lockToken = gethostname() . ':' . getmypid() . ':' . bin2hex(random_bytes(8));
+$lockWaitUntil = hrtime(true) + 10_000_000_000; // give up after waiting 10 s
+for ($attempt = 0; $locksmith($locksmithAcquire, [$lockKey], [$lockToken, $lockTtlMs]) === 0; $attempt++) {
+    if (hrtime(true) > $lockWaitUntil) {
+        throw new \RuntimeException("$lockKey is still held by another owner");
+    }
+    usleep(min(10 * 2 ** $attempt, 500) * random_int(500, 1500)); // in µs: 10 ms doubling to 500 ms, ±50 % jitter
+}
+$lockLost = false;
+$lockRenewDue = hrtime(true) + intdiv($lockTtlMs, 3) * 1_000_000;
+$lockRenew = function () use (
+    $locksmith, $locksmithExtend, $lockKey, $lockToken, $lockTtlMs, &$lockLost, &$lockRenewDue
+): bool {
+    if ($lockLost || hrtime(true) < $lockRenewDue) {
+        return !$lockLost;
+    }
+    try {
+        $lockLost = $locksmith($locksmithExtend, [$lockKey], [$lockToken, $lockTtlMs]) === 0;
+    } catch (\Predis\PredisException) {
+        $lockLost = true; // Redis unreachable or failing: the lease may run out unseen
+    }
+    $lockRenewDue = hrtime(true) + intdiv($lockTtlMs, 3) * 1_000_000;
+    return !$lockLost;
+};
+try {
+    «body»
+} finally {
+    $locksmith($locksmithRelease, [$lockKey], [$lockToken]);
+}

@@ -1,0 +1,112 @@
+// Connection settings and sessions: URL checks with specific messages, and a real server's
+// answers (wrong password, nothing listening, restart) turned into states the views show.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConnectionError, describeConnectionError, parseRedisUrl, redisOptions } from '../extension/src/connections/config';
+import { Session, type SessionState } from '../extension/src/connections/session';
+import { startRedis } from './harness/redis';
+import { sleep } from './helpers';
+
+describe('parseRedisUrl', () => {
+  test('accepts redis:// and rediss:// with defaults filled in', () => {
+    assert.deepEqual(parseRedisUrl('redis://cache.internal'), {
+      tls: false, host: 'cache.internal', port: 6379, db: 0, username: undefined, password: undefined, url: 'redis://cache.internal:6379/0',
+    });
+    const tls = parseRedisUrl(' rediss://app:s%40cret@10.0.0.5:6380/3 ');
+    assert.equal(tls.tls, true);
+    assert.equal(tls.username, 'app');
+    assert.equal(tls.password, 's@cret', 'the password is returned for secret storage');
+    assert.equal(tls.url, 'rediss://10.0.0.5:6380/3', 'and never kept in the saved URL');
+    assert.equal(parseRedisUrl('localhost:7000').url, 'redis://localhost:7000/0', 'a bare host:port means redis://');
+    assert.equal(parseRedisUrl('redis://[::1]:6379').url, 'redis://[::1]:6379/0');
+  });
+
+  const rejects: Array<[string, RegExp]> = [
+    ['', /Enter a URL/],
+    ['http://localhost:6379', /Unsupported scheme 'http'/],
+    ['redis://localhost:99999', /not a URL/],
+    ['redis://localhost:6379/abc', /'\/abc' is not a database number/],
+    ['redis://localhost:6379/99999', /Database 99999 is out of range/],
+    ['redis://localhost:6379/0?tls=true', /Remove '\?tls=true'/],
+    ['redis:// bad host', /not a URL/],
+  ];
+  for (const [input, message] of rejects) {
+    test(`rejects ${JSON.stringify(input)} with a specific message`, () => {
+      assert.throws(() => parseRedisUrl(input), (error: Error) => error instanceof ConnectionError && message.test(error.message));
+    });
+  }
+});
+
+describe('redisOptions', () => {
+  test('TLS verifies certificates unless allowed otherwise; an unreadable CA file is named', () => {
+    const config = { id: 'x', name: 'x', url: 'rediss://example.com:6380/1' };
+    assert.equal((redisOptions(config, undefined).tls as { rejectUnauthorized: boolean }).rejectUnauthorized, true);
+    assert.equal((redisOptions(config, undefined, { allowInsecure: true }).tls as { rejectUnauthorized: boolean }).rejectUnauthorized, false);
+    assert.equal(redisOptions({ ...config, url: 'redis://example.com:6380/1' }, undefined).tls, undefined);
+    assert.throws(() => redisOptions(config, undefined, { caFile: '/nonexistent/ca.pem' }), /Cannot read the CA file \/nonexistent\/ca\.pem/);
+  });
+});
+
+test('describeConnectionError names TLS causes', () => {
+  const error = Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+  assert.match(describeConnectionError(error, 'rediss://h:1/0'), /TLS failure at rediss:\/\/h:1\/0: the server certificate is self-signed/);
+});
+
+describe('Session against a real redis-server', () => {
+  const states = (session: Session) => {
+    const seen: SessionState['kind'][] = [];
+    session.onDidChange((state) => seen.push(state.kind));
+    return seen;
+  };
+
+  test('connects and reports version and role; a wrong or missing password fails with its cause', async () => {
+    const server = await startRedis({ password: 'right-password' });
+    try {
+      const config = { id: 'a', name: 'local', url: server.url.replace(/\/\/[^@]*@/, '//') };
+      const good = new Session(config, 'right-password');
+      await good.connect();
+      assert.equal(good.state.kind, 'connected');
+      assert.match((good.state as { version: string }).version, /^\d+\.\d+/);
+      assert.equal((good.state as { role: string }).role, 'master');
+      good.dispose();
+
+      const wrong = new Session(config, 'wrong-password');
+      await assert.rejects(wrong.connect(), /Wrong username or password .* \(WRONGPASS\)/);
+      assert.equal(wrong.state.kind, 'error');
+      wrong.dispose();
+
+      const missing = new Session(config, undefined);
+      await assert.rejects(missing.connect(), /requires a password \(NOAUTH\)/);
+      missing.dispose();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('nothing listening: refused, with the address', async () => {
+    const server = await startRedis();
+    const url = `redis://127.0.0.1:${server.port}/0`;
+    await server.stop();
+    const session = new Session({ id: 'b', name: 'gone', url }, undefined);
+    await assert.rejects(session.connect(), new RegExp(`Connection refused at redis://127\\.0\\.0\\.1:${server.port}/0`));
+    session.dispose();
+  });
+
+  test('a restart shows reconnecting, then connected again', async () => {
+    const server = await startRedis();
+    const session = new Session({ id: 'c', name: 'restarts', url: `redis://127.0.0.1:${server.port}/0` }, undefined);
+    try {
+      await session.connect();
+      const seen = states(session);
+      await server.restart();
+      for (let i = 0; i < 100 && session.state.kind !== 'connected'; i++) await sleep(50);
+      for (let i = 0; i < 100 && !seen.includes('connected'); i++) await sleep(50);
+      assert.ok(seen.includes('reconnecting'), `states: ${seen.join(', ')}`);
+      assert.equal(session.state.kind, 'connected', `states: ${seen.join(', ')}`);
+      assert.equal(await session.redis.ping(), 'PONG');
+    } finally {
+      session.dispose();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+// Redis lock (Redis Locksmith, auto-extending lease): acquire, renew while the body runs, stop
+// renewing on release. PHP has no timer thread, so the body calls $lockRenew() between steps
+// that each take well under the TTL: it extends the lease once ttl/3 has passed since the last
+// renewal, and returns false, setting $lockLost, once the lease is lost: it may have passed to
+// another owner, so stop writing. Assumes a Predis\Client `$client`; PHP 8+.
+// Predis sends a ScriptCommand as EVALSHA and resends it as EVAL when Redis answers NOSCRIPT.
+$locksmith = function (string $lua, array $keys, array $args) use ($client) {
+    $script = new class ($lua, count($keys)) extends \Predis\Command\ScriptCommand {
+        public function __construct(private string $lua, private int $keyCount) {}
+        public function getScript(): string { return $this->lua; }
+        protected function getKeysCount(): int { return $this->keyCount; }
+    };
+    $script->setArguments([...$keys, ...$args]);
+    return $client->executeCommand($script);
+};
+$locksmithAcquire = <<<'LUA'
+-- @script acquire
+-- @summary Take the lock when it is free; refresh the lease when this owner already holds it.
+-- @key lock required The lock key: a string holding the owner token while the lock is held.
+-- @key fence optional Fencing counter, INCRed once per new holder; must share the lock key's hash slot.
+-- @arg token token Owner token, unique per holder (host, pid and a random part); binary-safe, non-empty.
+-- @arg ttl_ms ms Lease in milliseconds: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Held by another owner: nothing changed.
+-- @reply 1 Acquired (or refreshed, when this token already held it) without a fence key.
+-- @reply N With a fence key: the fencing token, a new INCR for a new holder, the current value for a refresh.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR acquire takes 1 or 2 keys (lock, optional fence), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR acquire: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR acquire: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+local lock, fence = KEYS[1], KEYS[2]
+local holder = redis.call('GET', lock)
+if holder and holder ~= token then
+  return 0
+end
+
+-- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  end
+end
+
+if holder then
+  -- Same owner again (a retry after a lost reply): refresh the lease and keep the fencing token.
+  redis.call('PEXPIRE', lock, ttl)
+  if fenced and tonumber(fenced) > 0 then
+    return tonumber(fenced)
+  end
+else
+  redis.call('SET', lock, token, 'PX', ttl)
+end
+if fence then
+  return redis.call('INCR', fence)
+end
+return 1
+LUA;
+$locksmithExtend = <<<'LUA'
+-- @script extend
+-- @summary Compare-and-extend: set the lease to ttl_ms only while the lock holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @arg ttl_ms ms New lease in ms from now: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Not held by this token: nothing changed, and the key is never created.
+-- @reply 1 Held by this token; its TTL is now ttl_ms.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR extend takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR extend: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR extend: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+LUA;
+$locksmithRelease = <<<'LUA'
+-- @script release
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
+-- @reply 1 Held by this token and now deleted.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token = ARGV[1]
+if token == nil or token == '' then
+  return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+LUA;
+$lockKey = 'lock:{order:42}';
+$lockTtlMs = 10000;
+$lockToken = gethostname() . ':' . getmypid() . ':' . bin2hex(random_bytes(8));
+$lockWaitUntil = hrtime(true) + 10_000_000_000; // give up after waiting 10 s
+for ($attempt = 0; $locksmith($locksmithAcquire, [$lockKey], [$lockToken, $lockTtlMs]) === 0; $attempt++) {
+    if (hrtime(true) > $lockWaitUntil) {
+        throw new \RuntimeException("$lockKey is still held by another owner");
+    }
+    usleep(min(10 * 2 ** $attempt, 500) * random_int(500, 1500)); // in µs: 10 ms doubling to 500 ms, ±50 % jitter
+}
+$lockLost = false;
+$lockRenewDue = hrtime(true) + intdiv($lockTtlMs, 3) * 1_000_000;
+$lockRenew = function () use (
+    $locksmith, $locksmithExtend, $lockKey, $lockToken, $lockTtlMs, &$lockLost, &$lockRenewDue
+): bool {
+    if ($lockLost || hrtime(true) < $lockRenewDue) {
+        return !$lockLost;
+    }
+    try {
+        $lockLost = $locksmith($locksmithExtend, [$lockKey], [$lockToken, $lockTtlMs]) === 0;
+    } catch (\Predis\PredisException) {
+        $lockLost = true; // Redis unreachable or failing: the lease may run out unseen
+    }
+    $lockRenewDue = hrtime(true) + intdiv($lockTtlMs, 3) * 1_000_000;
+    return !$lockLost;
+};
+try {
+    // critical section: only one holder runs this at a time
+} finally {
+    $locksmith($locksmithRelease, [$lockKey], [$lockToken]);
+}

@@ -1,0 +1,20 @@
+// How a client's snippets become runnable programs for test/snippets-proof.test.ts, which runs
+// every module in this folder (one per client) except this one.
+import type { PatternId } from '../../shared/snippets/patterns';
+
+/** How to turn a snippet into a runnable program in one client's language. */
+export interface Proof {
+  client: string;
+  file: string;
+  command: string[];
+  /** Extra environment for the command (for example Go's GOPATH). */
+  env?: Record<string, string>;
+  /** The program: `snippet` runs `rounds` times (argv: url, rounds); `after` runs after each. */
+  program(snippet: string, after: string): string;
+  bodies: Record<PatternId, string>;
+  /** Runs after the renew snippet released: re-plants the token without TTL and checks no renewal touches it. */
+  afterRenew: string;
+}
+
+/** Indents every non-empty line of `text` by `prefix`. */
+export const indent = (text: string, prefix: string) => text.replace(/^(?=.)/gm, prefix);

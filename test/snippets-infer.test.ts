@@ -1,0 +1,67 @@
+// Client inference for "Insert Lock Snippet": language, imports, manifests, the remembered choice.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CLIENTS } from '../shared/snippets/clients';
+import { MANIFEST_GLOBS, rankClients, type InferInput } from '../shared/snippets/infer';
+
+const first = (input: InferInput) => rankClients(input)[0].id;
+
+test('every client is ranked, each exactly once', () => {
+  const ranked = rankClients({}).map((client) => client.id);
+  assert.deepEqual([...ranked].sort(), CLIENTS.map((client) => client.id).sort());
+});
+
+test('the active language alone picks its first client', () => {
+  assert.equal(first({ languageId: 'python' }), 'redis-py');
+  assert.equal(first({ languageId: 'typescript' }), 'ioredis');
+  assert.equal(first({ languageId: 'csharp' }), 'stackexchange');
+  assert.equal(first({ languageId: 'rust' }), 'redis-rs');
+});
+
+test('a manifest dependency picks between clients of one language', () => {
+  const cases: Array<[string, string, string, string]> = [
+    ['javascript', 'package.json', '{"dependencies": {"redis": "^4.6.0", "express": "^4"}}', 'node-redis'],
+    ['javascript', 'package.json', '{"dependencies": {"ioredis": "^5"}}', 'ioredis'],
+    ['java', 'pom.xml', '<dependency><groupId>io.lettuce</groupId><artifactId>lettuce-core</artifactId></dependency>', 'lettuce'],
+    ['java', 'build.gradle', "implementation 'redis.clients:jedis:5.1.0'", 'jedis'],
+    ['go', 'go.mod', 'require github.com/gomodule/redigo v1.8.9', 'redigo'],
+    ['go', 'go.mod', 'require github.com/redis/go-redis/v9 v9.5.1', 'go-redis'],
+    ['php', 'composer.json', '{"require": {"predis/predis": "^2.2"}}', 'predis'],
+    ['php', 'composer.json', '{"require": {"ext-redis": "*"}}', 'phpredis'],
+  ];
+  for (const [languageId, name, text, expected] of cases) {
+    assert.equal(first({ languageId, manifests: [{ name, text }] }), expected, `${name}: ${text}`);
+  }
+});
+
+test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
+  const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
+  assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');
+  assert.equal(python('redis\n'), 'redis-py');
+  assert.notEqual(python('redis-om==0.3\nhiredis\n'), 'redis-py');
+});
+
+test('an .csproj file of any name counts', () => {
+  const manifests = [{ name: 'Orders.Api.csproj', text: '<PackageReference Include="StackExchange.Redis" Version="2.8.0" />' }];
+  assert.equal(first({ manifests }), 'stackexchange');
+  assert.ok(MANIFEST_GLOBS.includes('*.csproj'));
+});
+
+test('an import in the active file beats the manifest and the remembered choice', () => {
+  const manifests = [{ name: 'package.json', text: '{"dependencies": {"ioredis": "^5", "redis": "^4"}}' }];
+  const source = "import { createClient } from 'redis';\n";
+  assert.equal(first({ languageId: 'typescript', source, manifests, remembered: 'ioredis' }), 'node-redis');
+});
+
+test('the remembered choice beats a manifest, but not the active language', () => {
+  const manifests = [{ name: 'package.json', text: '{"dependencies": {"ioredis": "^5"}}' }];
+  assert.equal(first({ languageId: 'javascript', manifests, remembered: 'node-redis' }), 'node-redis');
+  assert.equal(first({ languageId: 'python', manifests, remembered: 'node-redis' }), 'redis-py');
+});
+
+test('evidence for another language only orders the rest', () => {
+  const manifests = [{ name: 'go.mod', text: 'require github.com/gomodule/redigo v1.8.9' }];
+  const ranked = rankClients({ languageId: 'python', manifests }).map((client) => client.id);
+  assert.equal(ranked[0], 'redis-py');
+  assert.equal(ranked[1], 'redigo');
+});

@@ -1,0 +1,65 @@
+// The extension-host test entry (extensionTestsPath): runs every bundled *.test.js next to this
+// file under mocha and writes the results file the runner reads.
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Mocha from 'mocha';
+import { describeError, RESULTS_FILE_ENV, type SuiteResults, type TestResult } from '../results';
+import { report } from './report';
+
+export async function run(): Promise<void> {
+  // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke".
+  const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, grep: process.env.LOCKSMITH_TEST_GREP });
+  // Found at run time, so a new suite file needs no change here.
+  for (const file of readdirSync(__dirname).filter((name) => name.endsWith('.test.js')).sort()) {
+    mocha.addFile(join(__dirname, file));
+  }
+
+  const tests: TestResult[] = [];
+  const errors = new Map<Mocha.Runnable, unknown>();
+  let running: string | undefined;
+  // Rewritten as tests start and end, so a run that hangs still tells how far it got.
+  const writeResults = () => {
+    const resultsFile = process.env[RESULTS_FILE_ENV];
+    const results: SuiteResults = { tests, ...report(), running };
+    if (!resultsFile) return;
+    // Whole or not at all: the runner may read it any time after a timeout.
+    writeFileSync(`${resultsFile}.tmp`, JSON.stringify(results, null, 2));
+    renameSync(`${resultsFile}.tmp`, resultsFile);
+  };
+  const finished = new Promise<number>((resolve) => {
+    // Throws when a suite file throws while it is loaded.
+    const runner = mocha.run(resolve);
+    runner.on('test', (test) => {
+      running = test.fullTitle();
+      // A name given by an earlier test no longer describes the screen this one leaves.
+      report().finalScreenshot = undefined;
+      writeResults();
+    });
+    runner.on('fail', (runnable: Mocha.Runnable, error: unknown) => {
+      // A failing hook has no 'test end'; report it as a test of its own.
+      if (runnable instanceof Mocha.Hook) tests.push({ title: runnable.fullTitle(), state: 'failed', error: describeError(error) });
+      else errors.set(runnable, error);
+    });
+    runner.on('test end', (test) => {
+      const error = errors.get(test);
+      tests.push({
+        title: test.fullTitle(),
+        state: test.isPending() ? 'pending' : test.state === 'passed' ? 'passed' : 'failed',
+        durationMs: test.duration,
+        ...(error === undefined ? {} : { error: describeError(error) }),
+      });
+      running = undefined;
+      writeResults();
+    });
+  });
+  let failures: number;
+  try {
+    failures = await finished;
+  } catch (error) {
+    tests.push({ title: 'loading the suite files', state: 'failed', error: describeError(error) });
+    throw error;
+  } finally {
+    writeResults();
+  }
+  if (failures > 0) throw new Error(`${failures} extension-host test(s) failed`);
+}
