@@ -1,8 +1,6 @@
 // Entry point: stays thin. It wires views and commands to the plain modules (connections/,
 // locks/, shared/) and starts the language server.
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { LINTED_LANGUAGES } from '../../shared/languages';
 import { loadPack } from '../../shared/pack';
 import * as connections from './commands/connections';
 import * as locks from './commands/locks';
@@ -11,11 +9,10 @@ import { insertLockSnippet } from './commands/snippets';
 import { Connections } from './connections/connections';
 import type { Cmd, Ctx } from './ctx';
 import { DEFAULT_LOCK_PATTERNS } from './locks/discovery';
+import { startLanguageServer } from './languageServer';
 import { connectionStatusBar } from './statusBar';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
-
-let client: LanguageClient | undefined;
 
 /** What activate() returns: the live objects, for the extension-host tests to inspect. */
 export interface LocksmithApi {
@@ -86,22 +83,8 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Lock
     ...Object.entries(commands).map(([id, command]) => vscode.commands.registerCommand(id, command)),
   );
 
-  // The server runs in its own process so analysis never blocks the extension host.
-  const module = extension.asAbsolutePath('server/out/server.js');
-  const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc },
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
-  };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: LINTED_LANGUAGES.map((language) => ({ language })),
-    outputChannel: log,
-  };
-  client = new LanguageClient('redisLocksmith', 'Redis Locksmith', serverOptions, clientOptions);
-  // Not awaited: the views work while the server starts.
-  void client.start();
+  // After activation returns: loading the language client costs more than the rest of activation.
+  const server = setTimeout(() => extension.subscriptions.push(startLanguageServer(extension, log)), 0);
+  extension.subscriptions.push({ dispose: () => clearTimeout(server) });
   return { ctx, locksTree, scriptsTree };
-}
-
-export async function deactivate(): Promise<void> {
-  await client?.stop();
 }

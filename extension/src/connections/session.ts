@@ -1,7 +1,7 @@
 // One live connection: its ioredis client and a state the views show (connecting, connected
 // with version and role, reconnecting, error with the reason). No `vscode`.
 import { EventEmitter } from 'node:events';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { ConnectionError, describeConnectionError, parseRedisUrl, redisOptions, type ConnectionConfig, type TlsSettings } from './config';
 
 export type SessionState =
@@ -29,7 +29,9 @@ export class Session {
     private readonly log: (line: string) => void = () => {},
   ) {
     this.target = parseRedisUrl(config.url).url;
-    this.redis = new Redis({
+    // Required on the first connection, not at activation: evaluating ioredis costs tens of ms.
+    const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient({
       ...redisOptions(config, password, tls),
       // First connect: fail fast with the reason. Later drops (a restart): keep trying, the view says so.
       retryStrategy: (attempt) => (!this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000)),
