@@ -9,8 +9,9 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { format } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { atExit } from './atExit';
+import { launchChromium } from './chromium';
 import { bundleSuite, ROOT } from './bundle';
 import { startCodeServer, type CodeServer } from './codeServer';
 import {
@@ -30,17 +31,6 @@ import {
 
 const ARTIFACTS = join(ROOT, '.test-artifacts');
 const TIMEOUT_MS = Number(process.env.LOCKSMITH_VSCODE_TIMEOUT_MS) || 180_000;
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -110,7 +100,6 @@ function outcomeProblem(outcome: Outcome, results: SuiteResults | undefined): st
 
 async function runSuite(report: RunReport, started: number): Promise<void> {
   const suiteIndex = await bundleSuite();
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: sudo apt-get install -y chromium`);
   const scratch = mkdtempSync(join(tmpdir(), 'locksmith-vscode-run-'));
   const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
   const cancelExitRemoval = atExit(removeScratch);
@@ -130,7 +119,7 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
       env: { ...Object.fromEntries(passthrough), [RESULTS_FILE_ENV]: resultsFile, [SCREENSHOT_REQUESTS_ENV]: requests },
       logFile: join(ARTIFACTS, 'vscode-code-server.log'),
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const logLine = (line: string) => browserLog.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
     page.on('console', (message) => {

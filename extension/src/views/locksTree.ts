@@ -41,8 +41,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   readonly onDidChangeTreeData = this.changed.event;
   private readonly listings = new Map<string, Listing>();
   private readonly connectionNodes = new Map<string, ConnectionNode>();
-  private readonly lockNodes = new Map<string, LockNode[]>();
-  private order: SortOrder = 'ttl';
+  /** The rows under each connection as last built, and whether a Load more row followed them. */
+  private readonly rows = new Map<string, { nodes: LockNode[]; more: boolean }>();
+  // By key: rows stay where they are under the pointer; by TTL they move as leases are extended.
+  private order: SortOrder = 'key';
+  /** The description each lock row was last drawn with: only rows whose text changed are redrawn. */
+  private readonly drawn = new WeakMap<LockNode, string>();
   private filterText = '';
   private refreshTimer: NodeJS.Timeout | undefined;
   private countdownTimer: NodeJS.Timeout | undefined;
@@ -139,6 +143,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         signal: controller.signal,
       });
       if (controller.signal.aborted) return;
+      this.ctx.log.debug(`${config.name}: SCAN MATCH ${patterns.join(' | ')}: ${page.entries.length} keys${page.next ? ', more to load' : ''}`);
       this.listings.set(config.id, {
         locks: more ? [...more.locks, ...page.entries] : page.entries,
         cursor: page.next,
@@ -151,7 +156,36 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       this.listings.set(config.id, { ...current, inFlight: undefined, error: (error as Error).message });
       this.ctx.log.warn(`${config.name}: reading locks failed: ${(error as Error).message}`);
     }
-    this.rebuild(config.id);
+    this.update(config.id);
+  }
+
+  /**
+   * After a re-read: when the same keys come back in the same order, the rows keep their place
+   * and only those whose text changed are redrawn (a redraw closes an open tooltip).
+   */
+  private update(id: string): void {
+    const rows = this.rows.get(id);
+    const listing = this.listings.get(id);
+    if (!rows || !listing || listing.error) return this.rebuild(id);
+    const shown = this.shownLocks(listing);
+    const same =
+      rows.more === (listing.cursor !== undefined) &&
+      rows.nodes.length === shown.length &&
+      rows.nodes.every((node, i) => node.lock.kind === shown[i].kind && node.lock.key.equals(shown[i].key));
+    if (!same) return this.rebuild(id);
+    rows.nodes.forEach((node, i) => (node.lock = shown[i]));
+    this.redrawChanged(rows.nodes);
+  }
+
+  private shownLocks(listing: Listing): LockEntry[] {
+    return sortLocks(filterLocks(listing.locks, this.filterText), this.order, Date.now());
+  }
+
+  private redrawChanged(nodes: readonly LockNode[]): void {
+    const now = Date.now();
+    for (const node of nodes) {
+      if (this.drawn.get(node) !== presentLock(node.lock, now).description) this.changed.fire(node);
+    }
   }
 
   /** The listing of a connection as last read (tests, status). */
@@ -162,15 +196,13 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   private rebuild(id?: string): void {
     const ids = id ? [id] : [...this.listings.keys()];
-    for (const each of ids) this.lockNodes.delete(each);
+    for (const each of ids) this.rows.delete(each);
     this.changed.fire(id ? this.connectionNodes.get(id) : undefined);
   }
 
   private tick(): void {
-    // Only rows whose text changes: locks with a TTL counting down.
-    for (const nodes of this.lockNodes.values()) {
-      for (const node of nodes) if (node.lock.pttl > 0 || node.lock.kind === 'timestamp') this.changed.fire(node);
-    }
+    // Only rows whose text changed: a TTL counting down past a displayed digit.
+    for (const { nodes } of this.rows.values()) this.redrawChanged(nodes);
   }
 
   getChildren(node?: LocksNode): LocksNode[] {
@@ -221,12 +253,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       return message('scanning for locks…', 'loading~spin');
     }
     if (listing.error && !listing.locks.length) return message(`reading locks failed: ${listing.error}`, 'error');
-    let nodes = this.lockNodes.get(config.id);
-    if (!nodes) {
-      const shown = sortLocks(filterLocks(listing.locks, this.filterText), this.order, Date.now());
-      nodes = shown.map((lock): LockNode => ({ kind: 'lock', config, lock }));
-      this.lockNodes.set(config.id, nodes);
+    let rows = this.rows.get(config.id);
+    if (!rows) {
+      rows = { nodes: this.shownLocks(listing).map((lock): LockNode => ({ kind: 'lock', config, lock })), more: listing.cursor !== undefined };
+      this.rows.set(config.id, rows);
     }
+    const { nodes } = rows;
     const children: LocksNode[] = [...nodes];
     if (listing.cursor) children.push({ kind: 'more', config });
     if (!listing.locks.length) {
@@ -245,7 +277,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         return this.connectionItem(node);
       case 'lock': {
         const collapsible = node.lock.kind === 'reentrant' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
-        const item = viewItem(presentLock(node.lock, Date.now()), collapsible);
+        const view = presentLock(node.lock, Date.now());
+        this.drawn.set(node, view.description);
+        const item = viewItem(view, collapsible);
+        // Filled in by resolveTreeItem when hovered, so it shows the TTL at that moment.
+        item.tooltip = undefined;
         item.id = `${node.config.id}/${node.lock.key.toString('base64')}`;
         return item;
       }
@@ -274,6 +310,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
   }
 
+  resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
+    if (node.kind === 'lock') item.tooltip = new vscode.MarkdownString(presentLock(node.lock, Date.now()).tooltip);
+    return item;
+  }
+
   private connectionItem(node: ConnectionNode): vscode.TreeItem {
     const { config } = node;
     const state = this.ctx.connections.session(config.id)?.state;
@@ -281,11 +322,13 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     item.id = `connection/${config.id}`;
     const insecure = config.url.startsWith('rediss:') && this.ctx.connections.tlsSettings().allowInsecure;
     const listing = this.listings.get(config.id);
-    const count = listing && listing.readAt ? `${listing.locks.length}${listing.cursor ? '+' : ''} lock${listing.locks.length === 1 ? '' : 's'}` : '';
+    const locks = listing?.locks.filter((lock) => lock.kind !== 'other').length ?? 0;
+    const count = listing && listing.readAt ? `${locks}${listing.cursor ? '+' : ''} lock${locks === 1 ? '' : 's'}` : '';
     let tooltip = `${config.url}${config.username ? ` as ${config.username}` : ''}`;
     switch (state?.kind) {
       case 'connected':
-        item.description = [`Redis ${state.version}`, state.role, count].filter(Boolean).join(' · ');
+        // The count first: it is what a narrow side bar still shows.
+        item.description = [count, `Redis ${state.version}`, state.role].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(insecure ? 'warning' : 'database', insecure ? new vscode.ThemeColor('list.warningForeground') : undefined);
         item.contextValue = 'connection.connected';
         break;

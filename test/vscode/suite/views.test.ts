@@ -93,7 +93,10 @@ suite('views', () => {
     assert.deepEqual([...byKey.keys()].sort(), ['lock:invoice-sync', 'lock:nightly-report', 'lock:orders:42']);
     const [, seconds] = /^api-1#4711 · (\d+) s$/.exec(String(byKey.get('lock:orders:42')!.description)) ?? [];
     assert.ok(Number(seconds) > 30 && Number(seconds) <= 60, `owner and TTL: ${byKey.get('lock:orders:42')!.description}`);
-    assert.match((byKey.get('lock:orders:42')!.tooltip as vscode.MarkdownString).value, /17/, 'fencing counter in the tooltip');
+    const orders = locks.find((node) => node.lock.key.toString() === 'lock:orders:42')!;
+    const tooltip = api.locksTree.resolveTreeItem(item(orders), orders).tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /Fencing counter: 17/, 'fencing counter in the hover');
+    assert.match(tooltip.value, /api-1:4711:9f2c4e1ab37d5e60/, 'the full token in the hover');
     const noTtl = byKey.get('lock:nightly-report')!;
     assert.match(String(noTtl.description), /no TTL/i);
     assert.equal((noTtl.iconPath as vscode.ThemeIcon).id, 'warning');
