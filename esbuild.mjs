@@ -1,7 +1,12 @@
 // Two bundles: the extension client (vscode external) and the language server, which also
-// runs standalone with `node server/out/server.js --stdio`; and the static snippet files,
-// rendered from the pack and the templates. Runs under tsx (`node --import tsx esbuild.mjs`).
+// runs standalone with `node server/out/server.js --stdio`, with the tree-sitter grammars it
+// loads copied next to it; and the static snippet files, rendered from the pack and the
+// templates. Runs under tsx (`node --import tsx esbuild.mjs`).
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
+import { GRAMMARS } from './server/src/analysis/parsers.ts';
 import { writeStaticSnippets } from './shared/snippets/static.ts';
 
 const production = process.argv.includes('--production');
@@ -23,6 +28,11 @@ const contexts = await Promise.all([
   esbuild.context({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'server/out/server.js' }),
 ]);
 writeStaticSnippets(import.meta.dirname);
+const grammarDir = dirname(createRequire(import.meta.url).resolve('@vscode/tree-sitter-wasm'));
+mkdirSync('server/out/wasm', { recursive: true });
+for (const file of ['tree-sitter.wasm', ...GRAMMARS.map((grammar) => `tree-sitter-${grammar}.wasm`)]) {
+  copyFileSync(join(grammarDir, file), join('server/out/wasm', file));
+}
 if (watch) {
   await Promise.all(contexts.map((context) => context.watch()));
 } else {

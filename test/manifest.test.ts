@@ -1,8 +1,11 @@
 // package.json's contributions stay in step with the code they name: one source of truth each.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
+import { GRAMMARS } from '../server/src/analysis/parsers';
+import { LINTED_LANGUAGES } from '../shared/languages';
+import { RULE_CODES, RULE_TITLES, SEVERITIES } from '../shared/rules';
 import { snippetContributions } from '../shared/snippets/static';
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -34,4 +37,34 @@ test('the view container icon and the snippet files ship in the package', () => 
   assert.match(ignore, /^!media\/\*\.svg$/m);
   assert.match(ignore, /^!snippets\/\*\.code-snippets$/m);
   assert.ok(readFileSync(contributes.viewsContainers.activitybar[0].icon, 'utf8').startsWith('<svg'));
+});
+
+test('the lint settings list every rule with its title, every severity and every linted language', () => {
+  const properties = contributes.configuration.properties;
+  const rules = properties['redisLocksmith.lint.rules'].properties;
+  assert.deepEqual(Object.keys(rules), [...RULE_CODES]);
+  for (const code of RULE_CODES) {
+    assert.equal(rules[code].description, RULE_TITLES[code]);
+    assert.deepEqual(rules[code].enum, [...SEVERITIES]);
+  }
+  assert.deepEqual(properties['redisLocksmith.lint.languages'].items.enum, [...LINTED_LANGUAGES]);
+  assert.equal(properties['redisLocksmith.lint.enable'].default, true);
+});
+
+test('the language server ships with its grammars and the snippet templates its fixes render', () => {
+  const ignore = readFileSync('.vscodeignore', 'utf8');
+  assert.match(ignore, /^!server\/out\/wasm\/\*\.wasm$/m);
+  assert.match(ignore, /^!shared\/snippets\/templates\/\*\*$/m);
+  for (const grammar of GRAMMARS) assert.ok(existsSync(`server/out/wasm/tree-sitter-${grammar}.wasm`), `${grammar} grammar built`);
+});
+
+test('every rule has its README section: three lines of failure scenario, then the fix', () => {
+  const lines = readFileSync('README.md', 'utf8').split('\n');
+  for (const code of RULE_CODES) {
+    const heading = lines.indexOf(`### ${code}: ${RULE_TITLES[code]}`);
+    assert.ok(heading >= 0, `README has ### ${code}: ${RULE_TITLES[code]}`);
+    const section = lines.slice(heading + 1, lines.findIndex((line, i) => i > heading && (line === '' || line.startsWith('#'))));
+    assert.equal(section.length, 4, `${code}: ${section.join(' | ')}`);
+    assert.match(section[3], /^Fix: /);
+  }
 });

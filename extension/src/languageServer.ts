@@ -14,6 +14,8 @@ export function startLanguageServer(extension: vscode.ExtensionContext, log: vsc
   const clientOptions: LanguageClientOptions = {
     documentSelector: LINTED_LANGUAGES.map((language) => ({ language })),
     outputChannel: log,
+    // The server pulls redisLocksmith.lint per document and re-checks when it changes.
+    synchronize: { configurationSection: 'redisLocksmith.lint' },
   };
   const client = new LanguageClient('redisLocksmith', 'Redis Locksmith', serverOptions, clientOptions);
   client.start().catch((error: unknown) => log.error(`the language server did not start: ${String(error)}`));

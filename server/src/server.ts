@@ -1,12 +1,232 @@
 // The Locksmith language server. The transport comes from the command line: --stdio for any
-// LSP editor, --node-ipc when the extension starts it.
-import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+// LSP editor, --node-ipc when the extension starts it. Documents are kept here (not with
+// TextDocuments) because each edit also goes to the document's tree-sitter tree.
+import { fileURLToPath } from 'node:url';
+import {
+  CodeActionKind,
+  createConnection,
+  DiagnosticSeverity,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  type CodeAction,
+  type Diagnostic,
+  type Range,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from '../../shared/rules';
+import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
+import { fixClient, readManifests, renderFix } from './quickFix';
+import { ruleDocs } from './readme';
+import { readSettings } from './settings';
 
 const connection = createConnection(ProposedFeatures.all);
+const SOURCE = 'Redis Locksmith';
+/** Quiet time after a keystroke before the document is checked again. */
+const DEBOUNCE_MS = 150;
 
-connection.onInitialize(() => ({
-  capabilities: {},
-  serverInfo: { name: 'redis-locksmith' },
-}));
+interface OpenDocument {
+  text: TextDocument;
+  analysis: AnalyzedDocument;
+  /** Findings of `analyzedVersion`. */
+  findings: Finding[];
+  analyzedVersion: number;
+  timer?: NodeJS.Timeout;
+}
+
+const documents = new Map<string, OpenDocument>();
+const docs = ruleDocs();
+let canConfigure = false;
+let workspaceRoots: string[] = [];
+const settingsCache = new Map<string, Promise<LintSettings>>();
+
+const SEVERITY: Record<string, DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+function settingsFor(uri: string): Promise<LintSettings> {
+  if (!canConfigure) return Promise.resolve(DEFAULT_LINT_SETTINGS);
+  let settings = settingsCache.get(uri);
+  if (!settings) {
+    settings = connection.workspace
+      .getConfiguration({ scopeUri: uri, section: 'redisLocksmith.lint' })
+      .then(readSettings, () => DEFAULT_LINT_SETTINGS);
+    settingsCache.set(uri, settings);
+  }
+  return settings;
+}
+
+const rangeOf = (document: TextDocument, start: number, end: number): Range => ({
+  start: document.positionAt(start),
+  end: document.positionAt(end),
+});
+
+function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSettings): Diagnostic | undefined {
+  const severity = settings.rules[finding.code] ?? 'warning';
+  if (severity === 'off') return undefined;
+  const doc = docs.get(finding.code);
+  return {
+    range: rangeOf(document, finding.start, finding.end),
+    severity: SEVERITY[severity],
+    code: finding.code,
+    ...(doc && { codeDescription: { href: `${doc.uri}#L${doc.line + 1}` } }),
+    source: SOURCE,
+    message: finding.message,
+  };
+}
+
+async function check(uri: string): Promise<void> {
+  const open = documents.get(uri);
+  if (!open) return;
+  const version = open.text.version;
+  const settings = await settingsFor(uri);
+  const enabled = settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
+  const findings = enabled ? await open.analysis.analyze(open.text.getText()) : [];
+  // A newer edit arrived while this ran: its own check publishes.
+  if (documents.get(uri) !== open || open.text.version !== version) return;
+  open.findings = findings;
+  open.analyzedVersion = version;
+  const diagnostics = findings.map((finding) => toDiagnostic(open.text, finding, settings)).filter((d): d is Diagnostic => !!d);
+  await connection.sendDiagnostics({ uri, version, diagnostics });
+}
+
+function schedule(open: OpenDocument, delay: number): void {
+  clearTimeout(open.timer);
+  open.timer = setTimeout(() => {
+    open.timer = undefined;
+    check(open.text.uri).catch((error: unknown) => connection.console.error(`checking ${open.text.uri} failed: ${String(error)}`));
+  }, delay);
+}
+
+function recheckAll(): void {
+  settingsCache.clear();
+  for (const open of documents.values()) schedule(open, 0);
+}
+
+connection.onInitialize((params) => {
+  canConfigure = !!params.capabilities.workspace?.configuration;
+  workspaceRoots = (params.workspaceFolders ?? [])
+    .filter((folder) => folder.uri.startsWith('file:'))
+    .map((folder) => fileURLToPath(folder.uri));
+  return {
+    capabilities: {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      executeCommandProvider: { commands: [EXPLAIN_COMMAND] },
+    },
+    serverInfo: { name: 'redis-locksmith' },
+  };
+});
+
+connection.onDidChangeConfiguration(recheckAll);
+
+connection.onDidOpenTextDocument(({ textDocument }) => {
+  if (!isAnalyzable(textDocument.languageId)) return;
+  const open: OpenDocument = {
+    text: TextDocument.create(textDocument.uri, textDocument.languageId, textDocument.version, textDocument.text),
+    analysis: new AnalyzedDocument(textDocument.languageId),
+    findings: [],
+    analyzedVersion: -1,
+  };
+  documents.set(textDocument.uri, open);
+  schedule(open, 0);
+});
+
+connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => {
+  const open = documents.get(textDocument.uri);
+  if (!open) return;
+  for (const change of contentChanges) {
+    if ('range' in change) {
+      const before = open.text;
+      const startIndex = before.offsetAt(change.range.start);
+      const oldEndIndex = before.offsetAt(change.range.end);
+      const newEndIndex = startIndex + change.text.length;
+      open.text = TextDocument.update(before, [change], textDocument.version);
+      const startPosition = { row: change.range.start.line, column: change.range.start.character };
+      const end = open.text.positionAt(newEndIndex);
+      open.analysis.edit({
+        startIndex,
+        oldEndIndex,
+        newEndIndex,
+        startPosition,
+        oldEndPosition: { row: change.range.end.line, column: change.range.end.character },
+        newEndPosition: { row: end.line, column: end.character },
+      });
+    } else {
+      // A whole new text: the old tree says nothing about it.
+      open.analysis.dispose();
+      open.text = TextDocument.update(open.text, [change], textDocument.version);
+    }
+  }
+  schedule(open, DEBOUNCE_MS);
+});
+
+connection.onDidCloseTextDocument(({ textDocument }) => {
+  const open = documents.get(textDocument.uri);
+  if (!open) return;
+  clearTimeout(open.timer);
+  open.analysis.dispose();
+  documents.delete(textDocument.uri);
+  settingsCache.delete(textDocument.uri);
+  void connection.sendDiagnostics({ uri: textDocument.uri, diagnostics: [] });
+});
+
+const overlaps = (a: Range, b: Range) =>
+  !(a.end.line < b.start.line || (a.end.line === b.start.line && a.end.character < b.start.character) ||
+    b.end.line < a.start.line || (b.end.line === a.start.line && b.end.character < a.start.character));
+
+connection.onCodeAction(async ({ textDocument, range, context }) => {
+  const open = documents.get(textDocument.uri);
+  if (!open) return [];
+  if (open.analyzedVersion !== open.text.version) {
+    clearTimeout(open.timer);
+    await check(textDocument.uri);
+  }
+  const wanted = new Set(context.diagnostics.filter((d) => d.source === SOURCE).map((d) => String(d.code)));
+  const findings = open.findings.filter((finding) => overlaps(rangeOf(open.text, finding.start, finding.end), range) && (wanted.size === 0 || wanted.has(finding.code)));
+  if (!findings.length) return [];
+  const source = open.text.getText();
+  const file = textDocument.uri.startsWith('file:') ? fileURLToPath(textDocument.uri) : undefined;
+  const root = file && workspaceRoots.find((folder) => file.startsWith(folder));
+  const client = fixClient(open.text.languageId, source, file ? readManifests(file, root) : []);
+  const actions: CodeAction[] = [];
+  const fixed = new Set<string>();
+  for (const finding of findings) {
+    const diagnostic = context.diagnostics.find((d) => d.code === finding.code && d.source === SOURCE);
+    if (client && finding.fix) {
+      const id = `${finding.fix.start}:${finding.fix.end}`;
+      if (!fixed.has(id)) {
+        fixed.add(id);
+        actions.push({
+          title: `Replace with Locksmith's vetted lock (${client.library})`,
+          kind: CodeActionKind.QuickFix,
+          isPreferred: true,
+          ...(diagnostic && { diagnostics: [diagnostic] }),
+          edit: {
+            changes: { [textDocument.uri]: [{ range: rangeOf(open.text, finding.fix.start, finding.fix.end), newText: renderFix(client, finding.fix) }] },
+          },
+        });
+      }
+    }
+    actions.push({
+      title: `Explain ${finding.code}`,
+      kind: CodeActionKind.QuickFix,
+      ...(diagnostic && { diagnostics: [diagnostic] }),
+      command: { title: `Explain ${finding.code}`, command: EXPLAIN_COMMAND, arguments: [finding.code] },
+    });
+  }
+  return actions;
+});
+
+connection.onExecuteCommand(async ({ command, arguments: args }) => {
+  const code = args?.[0] as RuleCode;
+  if (command !== EXPLAIN_COMMAND || !RULE_CODES.includes(code)) return;
+  const doc = docs.get(code);
+  if (!doc) return;
+  const at = { line: doc.line, character: 0 };
+  await connection.window.showDocument({ uri: doc.uri, takeFocus: true, selection: { start: at, end: at } });
+});
 
 connection.listen();

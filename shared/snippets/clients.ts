@@ -13,6 +13,8 @@ export interface ClientInfo {
   quote(text: string): string;
   /** What the body slot shows until the user types the guarded code. */
   defaultBody: string;
+  /** The templates' name for the client object itself, where they use one (not a pool). */
+  clientVariable?: string;
 }
 
 const doubleQuoted = (text: string) => JSON.stringify(text);
@@ -30,6 +32,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'ioredis: defineCommand runs the scripts with EVALSHA and reloads them on NOSCRIPT',
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: 'redis',
   },
   {
     id: 'node-redis',
@@ -50,6 +53,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'redis-py: register_script (EVALSHA, loads on NOSCRIPT); asyncio works the same with await',
     quote: doubleQuoted,
     defaultBody: `pass  # ${SECTION}`,
+    clientVariable: 'redis_client',
   },
   {
     id: 'jedis',
@@ -70,6 +74,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'Lettuce: EVALSHA through RedisCommands with an EVAL fallback on NOSCRIPT',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: 'redis',
   },
   {
     id: 'go-redis',
@@ -80,6 +85,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'go-redis v9: redis.NewScript (EVALSHA, EVAL on NOSCRIPT)',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: 'rdb',
   },
   {
     id: 'redigo',
@@ -100,6 +106,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'StackExchange.Redis: ScriptEvaluateAsync (SCRIPT LOAD, EVALSHA), retried once on NOSCRIPT',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: 'db',
   },
   {
     id: 'phpredis',
@@ -110,6 +117,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'phpredis: evalSha with an eval fallback on NOSCRIPT',
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: '$redis',
   },
   {
     id: 'predis',
@@ -120,6 +128,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'Predis: ScriptCommand (EVALSHA, resent as EVAL on NOSCRIPT); renewal between body steps',
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
+    clientVariable: '$client',
   },
   {
     id: 'redis-rb',
@@ -130,6 +139,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'redis-rb: evalsha with an eval fallback on NOSCRIPT',
     quote: singleQuoted,
     defaultBody: `# ${SECTION}`,
+    clientVariable: 'redis',
   },
   {
     id: 'redis-rs',

@@ -67,12 +67,13 @@ function expand(
   pack: Pack,
   slot: (name: Slot, offset: number, template: string) => string,
   literal: (text: string) => string,
+  rename: (templateText: string) => string = (text) => text,
 ): string {
   const template = loadTemplate(client, pattern);
   let out = '';
   let last = 0;
   for (const match of template.matchAll(MARKER)) {
-    out += literal(template.slice(last, match.index));
+    out += literal(rename(template.slice(last, match.index)));
     const marker = match[1];
     if (marker.startsWith('lua:')) {
       const name = marker.slice(4) as ScriptName;
@@ -83,7 +84,7 @@ function expand(
     }
     last = match.index! + match[0].length;
   }
-  return out + literal(template.slice(last));
+  return out + literal(rename(template.slice(last)));
 }
 
 /** A VS Code snippet body: tabstops numbered in order of first appearance. */
@@ -104,15 +105,21 @@ export function renderSnippet(clientId: string, patternId: string, pack: Pack = 
   );
 }
 
+export interface RenderOptions {
+  pack?: Pack;
+  /** The user's client expression, replacing the template's `clientVariable` (quick fixes). */
+  clientExpression?: string;
+}
+
 /** Plain code: slots filled with `values` (or the defaults), multi-line values indented to fit. */
-export function renderCode(
-  clientId: string,
-  patternId: string,
-  values: SlotValues = {},
-  pack: Pack = loadPack(),
-): string {
+export function renderCode(clientId: string, patternId: string, values: SlotValues = {}, { pack = loadPack(), clientExpression }: RenderOptions = {}): string {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const filled = { ...defaults(client), ...values };
-  return expand(client, pattern, pack, (slot, offset, template) => indentLike(template, offset, filled[slot]), (text) => text);
+  const variable = client.clientVariable;
+  const rename =
+    variable && clientExpression
+      ? (text: string) => text.replace(new RegExp(`(?<![\\w$])${variable.replace(/\$/g, '\\$')}(?![\\w])`, 'g'), () => clientExpression)
+      : undefined;
+  return expand(client, pattern, pack, (slot, offset, template) => indentLike(template, offset, filled[slot]), (text) => text, rename);
 }

@@ -1,7 +1,7 @@
 // Throwaway redis-server processes for tests and benchmarks: free loopback ports, a temp
 // dir each, no persistence, and always stopped (by the caller, or at process exit at worst).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -101,6 +101,11 @@ export interface StartOptions {
   password?: string;
   /** Extra redis-server arguments, e.g. ['--cluster-enabled', 'yes']. */
   args?: string[];
+  /**
+   * Listen with TLS only: `port` is then the TLS port and plain TCP is off (`--port 0`); `url`
+   * is rediss:// and `client()` trusts `caFile`. Client certificates are not required.
+   */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 export class RedisServer {
@@ -130,7 +135,7 @@ export class RedisServer {
 
   get url(): string {
     const auth = this.options.password ? `:${encodeURIComponent(this.options.password)}@` : '';
-    return `redis://${auth}${HOST}:${this.port}`;
+    return `${this.options.tls ? 'rediss' : 'redis'}://${auth}${HOST}:${this.port}`;
   }
 
   get pid(): number | undefined {
@@ -139,7 +144,8 @@ export class RedisServer {
 
   /** A new ioredis client; the caller quits it. */
   client(options: RedisOptions = {}): Redis {
-    return new Redis({ host: HOST, port: this.port, password: this.options.password, lazyConnect: false, ...options });
+    const tls = this.options.tls && { tls: { ca: readFileSync(this.options.tls.caFile) } };
+    return new Redis({ host: HOST, port: this.port, password: this.options.password, lazyConnect: false, ...tls, ...options });
   }
 
   /** Stops and starts redis-server on the same port: data and the script cache are gone. */
@@ -154,8 +160,19 @@ export class RedisServer {
   }
 
   private spawn(): Promise<void> {
+    const { tls } = this.options;
+    const listen = tls
+      ? [
+          '--port', '0',
+          '--tls-port', String(this.port),
+          '--tls-cert-file', tls.certFile,
+          '--tls-key-file', tls.keyFile,
+          '--tls-ca-cert-file', tls.caFile,
+          '--tls-auth-clients', 'no',
+        ]
+      : ['--port', String(this.port)];
     const args = [
-      '--port', String(this.port),
+      ...listen,
       '--bind', HOST,
       '--dir', this.dir,
       '--save', '',

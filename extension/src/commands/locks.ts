@@ -2,7 +2,7 @@
 // pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
 import * as vscode from 'vscode';
 import { LockScripts } from '../../../shared/runtime';
-import { describeConnectionError, type ConnectionConfig } from '../connections/config';
+import { describeActionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import { escapeBytes } from '../locks/classify';
 import type { LocksTree } from '../views/locksTree';
@@ -48,7 +48,7 @@ export function release(ctx: Ctx, tree: LocksTree): Cmd {
       void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: nothing was deleted.`);
       return 'changed-hands';
     } catch (error) {
-      const message = `Release failed: ${describeConnectionError(error, node.config.name)}`;
+      const message = describeActionError('release', error, node.config.name);
       void vscode.window.showErrorMessage(message);
       return { error: message };
     }
@@ -77,7 +77,7 @@ export function extend(ctx: Ctx, tree: LocksTree): Cmd {
       void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: its TTL was not changed.`);
       return 'changed-hands';
     } catch (error) {
-      const message = `Extend failed: ${describeConnectionError(error, node.config.name)}`;
+      const message = describeActionError('extend', error, node.config.name);
       void vscode.window.showErrorMessage(message);
       return { error: message };
     }

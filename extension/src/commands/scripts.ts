@@ -1,7 +1,7 @@
 // Load the pack into a server (SCRIPT LOAD with progress), open a script read-only, copy a SHA1.
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES } from '../../../shared/pack';
-import { describeConnectionError, type ConnectionConfig } from '../connections/config';
+import { describeActionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import type { ScriptNode, ScriptStatusNode, ScriptsTree } from '../views/scriptsTree';
 import { pickConnection } from './pickConnection';
@@ -39,7 +39,7 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
         },
       );
     } catch (error) {
-      const message = `Could not load the lock scripts: ${describeConnectionError(error, config.name)}`;
+      const message = describeActionError('load', error, config.name);
       ctx.log.error(message);
       void vscode.window.showErrorMessage(message);
       await tree.refresh();

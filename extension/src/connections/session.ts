@@ -25,7 +25,7 @@ export class Session {
   constructor(
     readonly config: ConnectionConfig,
     password: string | undefined,
-    tls: TlsSettings = {},
+    private readonly tls: TlsSettings = {},
     private readonly log: (line: string) => void = () => {},
   ) {
     this.target = parseRedisUrl(config.url).url;
@@ -38,13 +38,16 @@ export class Session {
     });
     this.redis.on('error', (error) => {
       this.lastError = error;
-      this.log(`${config.name}: ${describeConnectionError(error, this.target)}`);
+      this.log(`${config.name}: ${describeConnectionError(error, this.target, { tls: this.tls, connecting: !this.everReady })}`);
     });
     this.redis.on('reconnecting', () => this.set({ kind: 'reconnecting', reason: describeConnectionError(this.lastError ?? 'connection lost', this.target) }));
     // The first 'ready' is awaited by connect(); later ones follow a reconnect.
     this.redis.on('ready', () => this.everReady && void this.announceReady());
     this.redis.on('end', () => {
-      if (this.current.kind !== 'closed') this.set({ kind: 'error', message: describeConnectionError(this.lastError ?? 'connection closed', this.target) });
+      if (this.current.kind !== 'closed') {
+        const context = { tls: this.tls, connecting: !this.everReady };
+        this.set({ kind: 'error', message: describeConnectionError(this.lastError ?? 'connection closed', this.target, context) });
+      }
     });
   }
 
@@ -65,7 +68,7 @@ export class Session {
       await this.redis.connect();
       await this.announceReady();
     } catch (error) {
-      const message = describeConnectionError(this.lastError ?? error, this.target);
+      const message = describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
       this.set({ kind: 'error', message });
       this.redis.disconnect();
       throw new ConnectionError(message);

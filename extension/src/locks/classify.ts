@@ -153,7 +153,7 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
       const preview = fields.map((field) => `${previewBytes(field.name)}=${previewBytes(field.value)}`).join(' ');
       return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: truncate(preview, PREVIEW_CHARS) };
     }
-    holders.push({ field: name, owner: `${shortOwner(holder[1])}#${holder[2]}`, count: Number(fieldValue) });
+    holders.push({ field: name, owner: truncate(`${shortOwner(holder[1])}#${holder[2]}`, HOST_PID_MAX_CHARS), count: Number(fieldValue) });
   }
   if (holders.length === 0) return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: '' };
   const holderCount = length - (mode === undefined ? 0 : 1);
@@ -224,11 +224,13 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
 const RANDOM_HEX = /^[0-9a-f]{16,}$/i;
 const RANDOM_BASE64 = /^(?=.*\d)[A-Za-z0-9+/_-]{16,}={0,2}$/;
 const OWNER_MAX_CHARS = 24;
+// host#pid in full up to this (host names run long: pods, cloud DNS), cut short beyond.
+const HOST_PID_MAX_CHARS = 64;
 
 /** A short owner for display: `host#pid`, the first 8 characters of a random id, or `text` cut short. */
 export function shortOwner(text: string): string {
   const hostPid = HOST_PID_RANDOM.exec(text);
-  if (hostPid) return `${hostPid[1]}#${hostPid[2]}`;
+  if (hostPid) return truncate(`${hostPid[1]}#${hostPid[2]}`, HOST_PID_MAX_CHARS);
   if (UUID.test(text) || RANDOM_HEX.test(text) || RANDOM_BASE64.test(text)) return text.slice(0, 8);
   return truncate(escapeText(text), OWNER_MAX_CHARS);
 }
@@ -240,15 +242,19 @@ function printableText(bytes: Buffer): string | undefined {
   return UNSAFE_CHAR.test(text) ? undefined : text;
 }
 
-// Control characters, and the invisible ones that can make a label lie (bidi overrides, zero
-// width): shown escaped so that what the tree shows is what the key holds.
-const UNSAFE_CHAR = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+// Control characters, and the invisible ones that can make a label lie (bidi marks and
+// overrides, zero width, line and paragraph separators): shown escaped so that what the tree
+// shows is what the key holds.
+const UNSAFE_CHAR = /[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const ESCAPED_CHARS = new RegExp(`\\\\|${UNSAFE_CHAR.source}`, 'g');
 const NAMED_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeChar(char: string): string {
   const code = char.charCodeAt(0);
-  return NAMED_ESCAPES[char] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`);
+  if (NAMED_ESCAPES[char]) return NAMED_ESCAPES[char];
+  if (code >= 0x100) return `\\u{${code.toString(16)}}`;
+  // C1 controls as their UTF-8 bytes (U+0085 is \xc2\x85, as redis-cli shows it): a lone \x85 is the byte 0x85.
+  return Array.from(Buffer.from(char, 'utf8'), (byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
 }
 
 function escapeText(text: string): string {

@@ -263,7 +263,8 @@ class PageRead {
       if (keyChanged(error) || type === 'none') return;
       const at = pipe.length;
       pipe.pttl(key);
-      VALUE_READS[type]?.(pipe, key);
+      // Own keys only: a module type named `__proto__` must not reach Object.prototype.
+      if (Object.hasOwn(VALUE_READS, type)) VALUE_READS[type](pipe, key);
       const valuesEnd = pipe.length;
       const fenceKey = fenceKeyFor(key, type);
       if (fenceKey) pipe.get(fenceKey);
@@ -327,7 +328,7 @@ function valueSample(type: string, [first, second]: Replies): ValueSample {
     for (let i = 0; i + 1 < flat.length; i += 2) fields.push({ name: flat[i], value: flat[i + 1] });
     return { type: 'hash', length: first[1] as number, fields };
   }
-  if (type in VALUE_READS) return { type: 'collection', length: first[1] as number };
+  if (Object.hasOwn(VALUE_READS, type)) return { type: 'collection', length: first[1] as number };
   return { type: 'unread' };
 }
 

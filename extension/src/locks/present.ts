@@ -195,7 +195,8 @@ function presentOther(lock: OtherKey, now: number): LockView {
       lock.pttl >= 0 ? ttlLine(lock, now) : 'No TTL',
       lock.preview ? `Preview: ${code(lock.preview)}` : undefined,
     ),
-    icon: OTHER_ICONS[lock.why] ?? OTHER_ICONS[lock.type] ?? 'symbol-misc',
+    // Own properties only: TYPE may answer a module type named `__proto__`.
+    icon: ownIcon(lock.why) ?? ownIcon(lock.type) ?? 'symbol-misc',
     warning: false,
     contextValue: CONTEXT_VALUES.other,
   };
@@ -209,6 +210,10 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
   hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
+
+function ownIcon(name: string): string | undefined {
+  return Object.hasOwn(OTHER_ICONS, name) ? OTHER_ICONS[name] : undefined;
+}
 
 function sizeText(lock: OtherKey): string | undefined {
   if (lock.size === undefined) return undefined;
@@ -256,7 +261,9 @@ function formatBytes(bytes: number): string {
 
 /** Markdown inline code that holds any text: a fence longer than any backtick run inside. */
 function code(text: string): string {
-  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  // A loop, not Math.max(...runs): a key with 200k backtick runs would overflow the call stack.
+  let longestRun = 0;
+  for (const [run] of text.matchAll(/`+/g)) longestRun = Math.max(longestRun, run.length);
   const fence = '`'.repeat(longestRun + 1);
   const pad = text.startsWith('`') || text.endsWith('`') || text === '' ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;

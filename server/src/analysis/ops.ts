@@ -1,0 +1,224 @@
+// Redis lock operations found in a syntax tree. A text scan finds the few places worth looking
+// at (method names and command strings the rules care about), the tree confirms each one is a
+// call and reads its arguments: walking every node of a 10,000-line file would cost more than
+// parsing it.
+import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
+
+export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi';
+
+export interface RedisOp {
+  kind: OpKind;
+  call: Call;
+  /** The key argument, and its text with whitespace and `this.`/`self.` removed. */
+  key?: Node;
+  keyText?: string;
+  value?: Node;
+  /** acquire: the command sets an expiry itself. */
+  hasExpiry?: boolean;
+  /** acquire: the value is a constant literal. */
+  constantValue?: boolean;
+  /** The lease in ms as an expression of the user's code (`30000`, `ttl * 1000`), when one is given. */
+  ttlMs?: string;
+}
+
+const METHODS: Record<string, OpKind | 'set' | 'stringset'> = {
+  setnx: 'acquire',
+  setifabsent: 'acquire',
+  set: 'set',
+  setargs: 'set',
+  stringset: 'stringset',
+  expire: 'expire',
+  pexpire: 'expire',
+  expireat: 'expire',
+  pexpireat: 'expire',
+  keyexpire: 'expire',
+  del: 'del',
+  delete: 'del',
+  unlink: 'del',
+  keydelete: 'del',
+  get: 'get',
+  stringget: 'get',
+  getset: 'getset',
+  getandset: 'getset',
+  stringgetset: 'getset',
+  multi: 'multi',
+  pipeline: 'multi',
+  pipelined: 'multi',
+  txpipeline: 'multi',
+  txpipelined: 'multi',
+  createtransaction: 'multi',
+  transaction: 'multi',
+};
+
+const COMMANDS: Record<string, OpKind | 'set'> = {
+  setnx: 'acquire',
+  set: 'set',
+  expire: 'expire',
+  pexpire: 'expire',
+  expireat: 'expire',
+  pexpireat: 'expire',
+  del: 'del',
+  unlink: 'del',
+  get: 'get',
+  getset: 'getset',
+  multi: 'multi',
+};
+
+/** Methods that take the command name as their first argument. */
+const GENERIC = new Set(['call', 'sendcommand', 'send_command', 'executecommand', 'execute_command', 'do', 'send', 'rawcommand', 'execute', 'executeraw', 'command']);
+
+const METHOD_NAMES = Object.keys(METHODS).join('|');
+const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
+/** `.setnx`, `->del`, `.StringSetAsync`, and command strings `"SETNX"`, `'del'`. */
+const CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${METHOD_NAMES})(?:async)?\\b|(['"])(${COMMAND_NAMES})\\2`, 'gi');
+
+/** Whether generic names (get, set, del) can mean Redis here at all. */
+export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
+
+const EXPIRY_WORDS = new Set(['ex', 'px', 'exat', 'pxat', 'keepttl', 'expiration', 'expiry', 'ttl', 'timeout', 'expire']);
+const CLOCK = /time|now|millis|clock|expire|deadline|timestamp|unix|date/i;
+
+export function keyText(node: Node): string {
+  return node.text.replace(/\s+/g, '').replace(/^(?:this\.|self\.|\$this->|@)/, '');
+}
+
+function stringContent(node: Node): string | undefined {
+  const value = unwrap(node);
+  if (!/string/.test(value.type) || !isConstant(value)) return undefined;
+  return value.text.replace(/^[a-zA-Z@$]*(['"`]+)([\s\S]*?)\1$/, '$2');
+}
+
+/** `amount` (an expression) in milliseconds: literals are converted, expressions multiplied. */
+function milliseconds(node: Node | undefined, unit: 's' | 'ms'): string | undefined {
+  if (!node) return undefined;
+  const text = unwrap(node).text;
+  const digits = text.replace(/_/g, '').replace(/[lL]$/, '');
+  if (/^\d+$/.test(digits)) return String(unit === 's' ? Number(digits) * 1000 : Number(digits));
+  // Only simple expressions (names, fields, products): anything else keeps the snippet's default.
+  if (!/^[\w$.>@ *-]+$/.test(text)) return undefined;
+  return unit === 's' ? `${text} * 1000` : text;
+}
+
+/** Reads a call's command: from the method name, or the first argument of a generic call. */
+function commandOf(syntax: Syntax, call: Call): { kind: OpKind | 'set' | 'stringset'; name: string; args: Arg[]; generic: boolean } | undefined {
+  const method = call.nameNode.text.toLowerCase().replace(/async$/, '');
+  if (GENERIC.has(method)) {
+    let args = call.args;
+    // go-redis rdb.Do(ctx, "SET", ...)
+    if (syntax.grammar === 'go' && args[0] && !stringContent(args[0].value)) args = args.slice(1);
+    // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
+    if (args.length === 1 && /array/.test(args[0].value.type)) {
+      args = args[0].value.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map((value) => ({ node: value, value: unwrap(value) }));
+    }
+    const first = args[0] && stringContent(args[0].value)?.toLowerCase();
+    const kind = first ? COMMANDS[first] : undefined;
+    return kind ? { kind, name: first!, args: args.slice(1), generic: true } : undefined;
+  }
+  const kind = METHODS[method];
+  if (!kind) return undefined;
+  // go-redis passes a context first.
+  const args = syntax.grammar === 'go' && call.args.length > 1 ? call.args.slice(1) : call.args;
+  return { kind, name: method, args, generic: false };
+}
+
+function ttlFromOptions(options: Arg[]): string | undefined {
+  for (let i = 0; i < options.length; i++) {
+    const option = options[i];
+    const word = option.name ?? stringContent(option.value)?.toLowerCase();
+    const valueNode = option.name ? option.value : options[i + 1]?.value;
+    if (word === 'px') return milliseconds(valueNode, 'ms');
+    if (word === 'ex') return milliseconds(valueNode, 's');
+  }
+  return undefined;
+}
+
+function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
+  const command = commandOf(syntax, call);
+  if (!command) return undefined;
+  const { args } = command;
+  const key = args[0]?.value;
+  const base = { call, key, keyText: key && keyText(key) };
+  switch (command.kind) {
+    case 'multi':
+      return { kind: 'multi', call };
+    case 'expire':
+    case 'del':
+    case 'get':
+      // go-redis takes a time.Duration: its lease is not carried over.
+      if (command.kind === 'expire' && syntax.grammar === 'go' && !command.generic) return key ? { ...base, kind: 'expire' } : undefined;
+      return key ? { ...base, kind: command.kind, ttlMs: command.kind === 'expire' ? milliseconds(args[1]?.value, command.name.startsWith('p') ? 'ms' : 's') : undefined } : undefined;
+    case 'getset':
+      return key ? { ...base, kind: 'getset', value: args[1]?.value } : undefined;
+    case 'acquire':
+    case 'set':
+    case 'stringset': {
+      if (!key || args.length < 2) return undefined;
+      const value = args[1].value;
+      const options = args.slice(2);
+      const optionWords = new Set(options.flatMap((option) => [...(option.name ? [option.name] : []), ...words(resolve(syntax, option.value))]));
+      let hasExpiry: boolean;
+      if (command.kind === 'set') {
+        if (!optionWords.has('nx') && !optionWords.has('notexists')) return undefined;
+        hasExpiry = [...EXPIRY_WORDS].some((word) => optionWords.has(word));
+      } else if (command.kind === 'stringset') {
+        if (!optionWords.has('notexists')) return undefined;
+        // StringSet(key, value, expiry, when): any argument besides when/flags/null is the expiry.
+        hasExpiry = options.some((option) => {
+          const text = option.value.text;
+          return option.name === 'expiry' ? text !== 'null' : !option.name && !/^(When|CommandFlags)\.|^null$|^default$/.test(text);
+        });
+      } else {
+        // SETNX has no expiry; go-redis SetNX(ctx, key, value, expiration) and Spring
+        // setIfAbsent(key, value, timeout) take one (0 means none).
+        const expiry = options[0]?.value;
+        hasExpiry = !!expiry && expiry.text !== '0';
+      }
+      return { ...base, kind: 'acquire', value, hasExpiry, constantValue: isConstant(value), ttlMs: ttlFromOptions(options) };
+    }
+  }
+}
+
+/** An options variable's initializer (`args := redis.SetArgs{...}`) in the same function, or the node itself. */
+function resolve(syntax: Syntax, node: Node): Node {
+  if (!/^(identifier|variable_name)$/.test(node.type)) return node;
+  let scope: Node | null = node.parent;
+  while (scope?.parent && !syntax.functions.has(scope.type)) scope = scope.parent;
+  if (!scope) return node;
+  for (const declaration of scope.descendantsOfType(['short_var_declaration', 'variable_declarator', 'assignment', 'assignment_expression'])) {
+    if (!declaration || declaration.startIndex > node.startIndex) continue;
+    const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
+    const value = declaration.childForFieldName('value') ?? declaration.childForFieldName('right');
+    if (target && value && target.text === node.text) return value;
+  }
+  return node;
+}
+
+/** Every lock-relevant Redis operation in the tree, in source order. */
+export function findOps(syntax: Syntax, tree: Tree, text: string): RedisOp[] {
+  const ops: RedisOp[] = [];
+  const seen = new Set<number>();
+  const root = tree.rootNode;
+  for (const match of text.matchAll(CANDIDATE)) {
+    const start = match[2] ? match.index! : match.index! + match[0].search(/[a-z]/i);
+    let node: Node | null = root.descendantForIndex(start);
+    // Climb from the name (or the command string) to the call it belongs to.
+    for (let depth = 0; node && depth < 5; depth++, node = node.parent) {
+      const call = syntax.call(node);
+      if (!call) continue;
+      if (seen.has(call.node.id)) break;
+      const isName = call.nameNode.startIndex === start;
+      const isCommandArg = !!match[2] && call.nameNode.startIndex < start;
+      if (!isName && !isCommandArg) continue;
+      seen.add(call.node.id);
+      const op = toOp(syntax, call);
+      if (op) ops.push(op);
+      break;
+    }
+  }
+  return ops.sort((a, b) => a.call.nameNode.startIndex - b.call.nameNode.startIndex);
+}
+
+export function isClockReading(node: Node | undefined): boolean {
+  return !!node && CLOCK.test(node.text);
+}

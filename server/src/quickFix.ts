@@ -1,0 +1,50 @@
+// The "Replace with Locksmith's vetted lock" fix: the guard snippet of the client the file uses,
+// rendered with the user's key expression, lease and guarded statements. No LSP types here.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { FixPlan } from './analysis/fix';
+import type { ClientInfo } from '../../shared/snippets/clients';
+import { MANIFEST_GLOBS, rankClients, type Manifest } from '../../shared/snippets/infer';
+import { renderCode } from '../../shared/snippets/render';
+
+const manifestName = (name: string) => MANIFEST_GLOBS.some((glob) => (glob.startsWith('*') ? name.endsWith(glob.slice(1)) : name === glob));
+
+/** Manifests in the file's folder and its parents, up to `root` (or 8 levels). */
+export function readManifests(file: string, root?: string): Manifest[] {
+  const manifests: Manifest[] = [];
+  let dir = dirname(file);
+  for (let level = 0; level < 8; level++) {
+    try {
+      for (const name of readdirSync(dir)) {
+        if (manifestName(name)) manifests.push({ name, text: readFileSync(join(dir, name), 'utf8') });
+      }
+    } catch {
+      // unreadable folder: look further up
+    }
+    if (dir === root || dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
+  return manifests;
+}
+
+/** The client the fix is written for: the file's import, else a manifest dependency. */
+export function fixClient(languageId: string, source: string, manifests: Manifest[]): ClientInfo | undefined {
+  const best = rankClients({ languageId, source, manifests })[0];
+  return best?.languageIds.includes(languageId) ? best : undefined;
+}
+
+/** A plain client reference (`r`, `this.redis`, `$this->redis`, `@redis`), not a pipeline or transaction. */
+const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
+const TRANSACTION = /pipe|multi|tx|trans|batch/i;
+
+/** The replacement text, indented to sit where the replaced statements were. */
+export function renderFix(client: ClientInfo, plan: FixPlan): string {
+  const receiver = plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver) ? plan.receiver : undefined;
+  const values = {
+    key: plan.key,
+    ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
+    ...(plan.body !== undefined && { body: plan.body }),
+  };
+  const code = renderCode(client.id, 'guard', values, { clientExpression: receiver });
+  return code.replace(/\n(?=.)/g, `\n${plan.indent}`);
+}
