@@ -113,6 +113,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     if (listing?.inFlight) {
       if (!cancel) return; // at most one read in flight per connection
       listing.inFlight.abort();
+      // The aborted read returns without touching the listing: nothing is in flight any more.
+      listing.inFlight = undefined;
     }
     if (this.ctx.connections.session(config.id)?.state.kind !== 'connected') return;
     await this.load(config);

@@ -180,7 +180,7 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
 }
 
 /** An options variable's initializer (`args := redis.SetArgs{...}`) in the same function, or the node itself. */
-function resolve(syntax: Syntax, node: Node): Node {
+export function resolve(syntax: Syntax, node: Node): Node {
   if (!/^(identifier|variable_name)$/.test(node.type)) return node;
   let scope: Node | null = node.parent;
   while (scope?.parent && !syntax.functions.has(scope.type)) scope = scope.parent;

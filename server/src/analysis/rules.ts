@@ -3,7 +3,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { RuleCode } from '../../../shared/rules';
 import { planFix, type FixPlan } from './fix';
-import { isClockReading, type RedisOp } from './ops';
+import { isClockReading, resolve, type RedisOp } from './ops';
 import type { Syntax } from './syntax';
 
 export interface Finding {
@@ -31,7 +31,6 @@ function place(syntax: Syntax, op: RedisOp): Placed {
       cls = syntax.classOf?.(node);
     }
     if (!cls && syntax.classes.has(node.type)) cls = `class:${node.id}`;
-    if (!node.parent) fn ??= node;
   }
   return { op, fn: fn ?? op.call.node.tree.rootNode, cls };
 }
@@ -68,10 +67,10 @@ function statementOf(syntax: Syntax, node: Node): Node | undefined {
 
 const within = (inner: Node, outer: Node) => inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
 
-/** Whether `del` follows a test of `get`'s result: GET, compare, then DEL (LOCK004). */
-function isGuardedByGet(syntax: Syntax, del: Placed, gets: Placed[]): boolean {
-  return gets.some(({ op: get }) => {
-    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) return false;
+/** The test of `get`'s result that `del` runs under or right after: GET, compare, then DEL (LOCK004). */
+function guardingTest(syntax: Syntax, del: Placed, gets: Placed[]): Node | undefined {
+  for (const { op: get } of gets) {
+    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
     const name = boundName(syntax, get.call.node);
     const mentions = (condition: Node) =>
       within(get.call.node, condition) || (!!name && new RegExp(`(^|[^\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(condition.text));
@@ -81,17 +80,21 @@ function isGuardedByGet(syntax: Syntax, del: Placed, gets: Placed[]): boolean {
       const condition = conditional.childForFieldName('condition');
       if (!condition || !mentions(condition)) continue;
       // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
-      if (within(del.op.call.node, conditional)) return true;
+      if (within(del.op.call.node, conditional)) return condition;
       const earlyExit =
         conditional.parent?.id === delStatement?.parent?.id &&
         conditional.endIndex > get.call.nameNode.startIndex &&
         conditional.endIndex <= del.op.call.nameNode.startIndex &&
         EXIT.test(conditional.text);
-      if (earlyExit) return true;
+      if (earlyExit) return condition;
     }
-    return false;
-  });
+  }
+  return undefined;
 }
+
+/** A lock, not a cache entry: acquired with NX nearby, named like one, or compared with an owner token. */
+const LOCK_NAME = /lock|mutex|mtx|leader|lease/i;
+const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lease|worker|instance/i;
 
 export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Finding[] {
   const placed = ops.map((op) => place(syntax, op));
@@ -147,7 +150,9 @@ export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Findin
       const gets = inFunction(release, 'get');
       const acquires = inClass(release, 'acquire');
       const fix = fixFor(release, acquires.find((a) => a.fn.id === release.fn.id)?.op);
-      if (gets.length && isGuardedByGet(syntax, release, gets)) {
+      const test = gets.length ? guardingTest(syntax, release, gets) : undefined;
+      const isLock = () => acquires.length > 0 || LOCK_NAME.test(resolve(syntax, op.key!).text) || OWNER_NAME.test(test!.text);
+      if (test && isLock()) {
         findings.push({
           code: 'LOCK004',
           message: `GET, compare, then DEL of ${key} is not atomic: the lease can expire between the GET and the DEL, and the DEL then removes the next holder's lock. Compare and delete in one Lua script (the pack's release).`,

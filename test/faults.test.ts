@@ -1,0 +1,232 @@
+// Faults the Locks view must survive (issue 6), through the extension's own Session and
+// discoverLocks against real redis-server processes: a server restart, a cut TCP connection
+// (via a proxy), and a very slow server (2 s added latency each way).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ConnectionConfig } from '../extension/src/connections/config';
+import { Session, type SessionState } from '../extension/src/connections/session';
+import { discoverLocks } from '../extension/src/locks/discovery';
+import { loadPack, SCRIPT_NAMES } from '../shared/pack';
+import { LockScripts } from '../shared/runtime';
+import { startProxy, type TcpProxy } from './harness/proxy';
+import { startRedis, type RedisServer } from './harness/redis';
+import { sleep } from './helpers';
+
+const pack = loadPack();
+const shas = SCRIPT_NAMES.map((name) => pack[name].sha1);
+
+// Every fault below must surface as a state or a rejected call, never as an unhandled rejection.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+before(() => process.on('unhandledRejection', onUnhandled));
+after(() => process.off('unhandledRejection', onUnhandled));
+const assertNoUnhandled = () => assert.deepEqual(unhandled, [], 'unhandled rejections');
+
+function recordStates(session: Session): SessionState[] {
+  const seen: SessionState[] = [];
+  session.onDidChange((state) => seen.push(state));
+  return seen;
+}
+
+const kinds = (seen: readonly SessionState[]) => seen.map((state) => state.kind).join(' -> ');
+
+async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Settles `promise` into a value or an error and how long that took, in ms. */
+async function timed<T>(promise: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
+  const start = performance.now();
+  try {
+    const value = await promise;
+    return { ms: performance.now() - start, value };
+  } catch (error) {
+    return { ms: performance.now() - start, error };
+  }
+}
+
+const keyNames = (entries: readonly { key: Buffer }[]) => entries.map((entry) => entry.key.toString()).sort();
+
+function config(id: string, url: string): ConnectionConfig {
+  return { id, name: id, url };
+}
+
+/** Seeds token locks with a minute to live through a client of its own (not the session's). */
+async function seedLocks(server: RedisServer, keys: readonly string[]): Promise<void> {
+  const client = server.client();
+  try {
+    for (const key of keys) await client.set(key, `owner-${key}`, 'PX', 60_000);
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe('faults the Locks view survives', () => {
+  test('redis-server restart: reconnects by itself, finds the new locks, scripts read "not loaded" and load again', async () => {
+    const server = await startRedis();
+    const session = new Session(config('restart', `redis://127.0.0.1:${server.port}/0`), undefined);
+    try {
+      await session.connect();
+      const scripts = new LockScripts(session.redis, pack);
+      assert.deepEqual(await scripts.load(), Object.fromEntries(SCRIPT_NAMES.map((name) => [name, pack[name].sha1])));
+      assert.deepEqual(await session.redis.script('EXISTS', ...shas), [1, 1, 1], 'loaded before the restart');
+      await seedLocks(server, ['lock:before-restart']);
+      const seen = recordStates(session);
+
+      const port = server.port;
+      await server.restart();
+      assert.equal(server.port, port, 'restarted on the same port');
+      await waitFor('connected after reconnecting', () => seen.some((s) => s.kind === 'reconnecting') && session.state.kind === 'connected');
+      const order = seen.map((s) => s.kind);
+      assert.ok(order.indexOf('reconnecting') < order.lastIndexOf('connected'), kinds(seen));
+      assert.ok(!order.includes('error') && !order.includes('closed'), `never gave up: ${kinds(seen)}`);
+      const reconnecting = seen.find((s) => s.kind === 'reconnecting') as { reason: string };
+      assert.match(reconnecting.reason, new RegExp(`127\\.0\\.0\\.1:${port}`), 'the reason names the server');
+
+      // The new server knows none of the scripts: the Scripts view must say "not loaded".
+      assert.deepEqual(await session.redis.script('EXISTS', ...shas), [0, 0, 0]);
+      assert.deepEqual(await scripts.loaded(), { acquire: false, release: false, extend: false });
+
+      // Locks taken after the restart show up; the one from before is gone with the data.
+      await seedLocks(server, ['lock:after:1', 'lock:after:2', 'orders:lock']);
+      const page = await discoverLocks(session.redis);
+      assert.deepEqual(keyNames(page.entries), ['lock:after:1', 'lock:after:2', 'orders:lock']);
+      assert.equal(page.next, undefined);
+
+      // Load works again, and EVALSHA then runs from the cache.
+      assert.deepEqual(await scripts.load(), Object.fromEntries(SCRIPT_NAMES.map((name) => [name, pack[name].sha1])));
+      assert.deepEqual(await scripts.loaded(), { acquire: true, release: true, extend: true });
+      assert.equal(await session.redis.evalsha(pack.release.sha1, 1, 'lock:after:1', 'owner-lock:after:1'), 1);
+      assert.equal(await session.redis.exists('lock:after:1'), 0, 'released by the cached script');
+      assert.equal(session.state.kind, 'connected');
+      assertNoUnhandled();
+    } finally {
+      session.dispose();
+      await server.stop();
+    }
+  });
+
+  test('dropped TCP connection: reconnecting while cut, reads fail or can be cancelled, nothing stays stuck after restore', async () => {
+    const server = await startRedis();
+    let proxy: TcpProxy | undefined;
+    let session: Session | undefined;
+    try {
+      proxy = await startProxy(server.port);
+      session = new Session(config('cut', proxy.url), undefined);
+      await session.connect();
+      await seedLocks(server, ['lock:a', 'lock:b']);
+      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), ['lock:a', 'lock:b']);
+      const seen = recordStates(session);
+
+      // Two reads are on the wire (held back by latency) when the connection drops.
+      proxy.setLatency(500);
+      const controller = new AbortController();
+      const cancelled = timed(discoverLocks(session.redis, { signal: controller.signal }));
+      let resentSettled = false;
+      const resent = timed(discoverLocks(session.redis)).finally(() => (resentSettled = true));
+      await sleep(100);
+      proxy.cut();
+      proxy.setLatency(0);
+      await waitFor('reconnecting', () => session!.state.kind === 'reconnecting');
+      const state = session.state as { kind: 'reconnecting'; reason: string };
+      assert.match(state.reason, new RegExp(`127\\.0\\.0\\.1:${proxy.port}`), `the reason names the server: ${state.reason}`);
+
+      // A read started while cut fails instead of queueing for a server that is not there.
+      const whileCut = await timed(discoverLocks(session.redis));
+      assert.ok(whileCut.error instanceof Error, 'a read while cut rejects');
+      assert.ok(whileCut.ms < 5000, `and does not wait for the server (${Math.round(whileCut.ms)} ms)`);
+
+      // A read sent before the cut is kept for a resend (ioredis), and the user can still cancel it.
+      const reason = new Error('refresh cancelled');
+      const abortedAt = performance.now();
+      controller.abort(reason);
+      const aborted = await cancelled;
+      assert.equal(aborted.error, reason);
+      assert.ok(performance.now() - abortedAt < 1000, 'cancelled at once, though the connection is down');
+
+      // Still cut after several retries: still reconnecting, not given up.
+      await sleep(800);
+      assert.equal(session.state.kind, 'reconnecting', kinds(seen));
+      assert.equal(proxy.connections, 0, 'the proxy refuses while cut');
+
+      proxy.restore();
+      await waitFor('connected after restore', () => session!.state.kind === 'connected');
+      assert.ok(!seen.some((s) => s.kind === 'error' || s.kind === 'closed'), kinds(seen));
+      // The read that was in flight is not stuck (the view keeps one read per connection): it completes.
+      await waitFor('the read in flight during the cut to settle', () => resentSettled, 5000);
+      const { error, value } = await resent;
+      assert.equal(error, undefined, `resent read: ${String(error)}`);
+      assert.deepEqual(keyNames(value!.entries), ['lock:a', 'lock:b']);
+      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), ['lock:a', 'lock:b']);
+
+      // A cut that holds new connections silently (a black hole) instead of refusing them.
+      proxy.cut('hold');
+      await waitFor('reconnecting (hold)', () => session!.state.kind === 'reconnecting');
+      await waitFor('a held reconnect attempt', () => proxy!.holding > 0);
+      assert.equal(session.state.kind, 'reconnecting');
+      proxy.restore();
+      await waitFor('connected after a held cut', () => session!.state.kind === 'connected');
+      assert.equal(await session.redis.ping(), 'PONG');
+      assertNoUnhandled();
+    } finally {
+      session?.dispose();
+      await proxy?.close();
+      await server.stop();
+    }
+  });
+
+  test('2 s latency: an aborted discovery settles at once, a concurrent one is unaffected, the session stays usable', async () => {
+    const server = await startRedis();
+    let proxy: TcpProxy | undefined;
+    let session: Session | undefined;
+    try {
+      const keys = Array.from({ length: 20 }, (_, i) => `lock:job:${i}`);
+      await seedLocks(server, keys);
+      proxy = await startProxy(server.port);
+      session = new Session(config('slow', proxy.url), undefined);
+      await session.connect();
+      const seen = recordStates(session);
+
+      proxy.setLatency(2000);
+      // A round trip now takes 4 s; a page needs at least three (SCAN, TYPE, details).
+      const controller = new AbortController();
+      const cancelled = timed(discoverLocks(session.redis, { signal: controller.signal }));
+      // The refresh that replaces it, started while the first is in flight on the same client.
+      let secondSettled = false;
+      const second = timed(discoverLocks(session.redis)).finally(() => (secondSettled = true));
+      await sleep(200);
+      const reason = new Error('refresh cancelled');
+      const abortedAt = performance.now();
+      controller.abort(reason);
+      const first = await cancelled;
+      const settledIn = performance.now() - abortedAt;
+      assert.equal(first.error, reason, 'rejects with signal.reason');
+      assert.ok(settledIn < 1500, `settled ${Math.round(settledIn)} ms after abort; a round trip takes 4000 ms`);
+      assert.ok(first.ms < 1500, `settled ${Math.round(first.ms)} ms after it started`);
+      assert.equal(secondSettled, false, 'aborting one read does not end the other');
+      assert.equal(session.state.kind, 'connected', 'latency alone is not a disconnect');
+
+      // Already aborted: rejects without sending anything.
+      await assert.rejects(discoverLocks(session.redis, { signal: AbortSignal.abort(reason) }), (error) => error === reason);
+
+      // The server speeds up: the second read completes with every lock, and so does a new one.
+      proxy.setLatency(0);
+      const done = await second;
+      assert.equal(done.error, undefined, `second read: ${String(done.error)}`);
+      assert.deepEqual(keyNames(done.value!.entries), [...keys].sort());
+      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), [...keys].sort());
+      assert.equal(await session.redis.ping(), 'PONG');
+      assert.equal(session.state.kind, 'connected');
+      assert.deepEqual(seen, [], `no state change through it all: ${kinds(seen)}`);
+      assertNoUnhandled();
+    } finally {
+      session?.dispose();
+      await proxy?.close();
+      await server.stop();
+    }
+  });
+});
