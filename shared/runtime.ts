@@ -54,11 +54,35 @@ export class LockScripts {
 
   /** SCRIPT EXISTS for every script: true only where every master has it cached. */
   async loaded(): Promise<Record<ScriptName, boolean>> {
+    const perNode = [...(await this.loadedByMaster()).values()];
+    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<ScriptName, boolean>;
+  }
+
+  /** SCRIPT EXISTS for every script on each master, by `host:port`. */
+  async loadedByMaster(): Promise<Map<string, Record<ScriptName, boolean>>> {
     const shas = SCRIPT_NAMES.map((name) => this.pack[name].sha1);
-    const perNode = await Promise.all(this.masters().map((node) => node.script('EXISTS', ...shas) as Promise<number[]>));
-    return Object.fromEntries(
-      SCRIPT_NAMES.map((name, i) => [name, perNode.every((flags) => flags[i] === 1)]),
-    ) as Record<ScriptName, boolean>;
+    const masters = this.masters();
+    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas) as Promise<number[]>));
+    return new Map(
+      masters.map((node, n) => [
+        `${node.options.host}:${node.options.port}`,
+        Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, perNode[n][i] === 1])) as Record<ScriptName, boolean>,
+      ]),
+    );
+  }
+
+  /**
+   * After a failover a promoted replica lacks the scripts (Redis does not replicate its script
+   * cache): loads the pack on the masters missing any of it, when another master has all of it.
+   * Returns the masters loaded. A pack the user never loaded is left unloaded.
+   */
+  async loadWhereMissing(): Promise<string[]> {
+    const byMaster = await this.loadedByMaster();
+    const complete = (flags: Record<ScriptName, boolean>) => SCRIPT_NAMES.every((name) => flags[name]);
+    if (![...byMaster.values()].some(complete)) return [];
+    const missing = this.masters().filter((node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!));
+    await Promise.all(missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))));
+    return missing.map((node) => `${node.options.host}:${node.options.port}`);
   }
 
   private masters(): Redis[] {

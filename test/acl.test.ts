@@ -110,7 +110,7 @@ async function withSession<T>(user: string, use: (session: Session) => Promise<T
 
 /** What the Locks view and the Scripts view do on a refresh: discovery, and SCRIPT EXISTS. */
 async function browse(session: Session) {
-  const page = await discoverLocks(session.redis);
+  const page = await discoverLocks(session.masters()[0]);
   const loaded = await new LockScripts(session.redis, pack).loaded();
   return { page, loaded };
 }

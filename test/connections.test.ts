@@ -10,7 +10,8 @@ import { sleep } from './helpers';
 describe('parseRedisUrl', () => {
   test('accepts redis:// and rediss:// with defaults filled in', () => {
     assert.deepEqual(parseRedisUrl('redis://cache.internal'), {
-      tls: false, host: 'cache.internal', port: 6379, db: 0, username: undefined, password: undefined, url: 'redis://cache.internal:6379/0',
+      kind: 'standalone', tls: false, nodes: [{ host: 'cache.internal', port: 6379 }], host: 'cache.internal', port: 6379, db: 0,
+      username: undefined, password: undefined, url: 'redis://cache.internal:6379/0',
     });
     const tls = parseRedisUrl(' rediss://app:s%40cret@10.0.0.5:6380/3 ');
     assert.equal(tls.tls, true);
@@ -21,14 +22,34 @@ describe('parseRedisUrl', () => {
     assert.equal(parseRedisUrl('redis://[::1]:6379').url, 'redis://[::1]:6379/0');
   });
 
+  test('accepts Cluster seed nodes and Sentinel addresses with a master name', () => {
+    const cluster = parseRedisUrl('redis-cluster://10.0.0.1:7000, 10.0.0.2');
+    assert.equal(cluster.kind, 'cluster');
+    assert.deepEqual(cluster.nodes, [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 6379 }]);
+    assert.equal(cluster.url, 'redis-cluster://10.0.0.1:7000,10.0.0.2:6379', 'Cluster has no database number');
+    const sentinel = parseRedisUrl('rediss-sentinel://app:pw@s1,[::1]:26380/2#orders%20main');
+    assert.deepEqual(
+      { kind: sentinel.kind, tls: sentinel.tls, nodes: sentinel.nodes, db: sentinel.db, masterName: sentinel.masterName, password: sentinel.password },
+      { kind: 'sentinel', tls: true, nodes: [{ host: 's1', port: 26379 }, { host: '::1', port: 26380 }], db: 2, masterName: 'orders main', password: 'pw' },
+      'sentinels default to port 26379',
+    );
+    assert.equal(sentinel.url, 'rediss-sentinel://s1:26379,[::1]:26380/2#orders%20main', 'credentials are dropped from the saved URL');
+  });
+
   const rejects: Array<[string, RegExp]> = [
     ['', /Enter a URL/],
     ['http://localhost:6379', /Unsupported scheme 'http'/],
-    ['redis://localhost:99999', /not a URL/],
+    ['redis://localhost:99999', /'localhost:99999' is not a host:port/],
     ['redis://localhost:6379/abc', /'\/abc' is not a database number/],
     ['redis://localhost:6379/99999', /Database 99999 is out of range/],
     ['redis://localhost:6379/0?tls=true', /Remove '\?tls=true'/],
-    ['redis:// bad host', /not a URL/],
+    ['redis:// bad host', /'bad host' is not a host:port/],
+    ['redis://a:1,b:2', /redis:\/\/ takes one host; list several with redis-cluster:\/\/ \(seed nodes\) or redis-sentinel:\/\//],
+    ['redis-cluster://a:1,,b:2', /has an empty host/],
+    ['redis-cluster://a:7000/3', /Redis Cluster has database 0 only/],
+    ['redis-sentinel://s1:26379/0', /Add the master's name after '#'/],
+    ['redis://h:6379/0#main', /a master name \('#name'\) is for redis-sentinel:\/\/ only/],
+    ['redis+sentinel://h', /Unsupported scheme 'redis\+sentinel'/],
   ];
   for (const [input, message] of rejects) {
     test(`rejects ${JSON.stringify(input)} with a specific message`, () => {

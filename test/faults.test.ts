@@ -6,11 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import type { ConnectionConfig } from '../extension/src/connections/config';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { discoverLocks } from '../extension/src/locks/discovery';
+import { LockMonitor } from '../extension/src/locks/monitor';
 import { loadPack, SCRIPT_NAMES } from '../shared/pack';
 import { LockScripts } from '../shared/runtime';
 import { startProxy, type TcpProxy } from './harness/proxy';
 import { startRedis, type RedisServer } from './harness/redis';
-import { sleep } from './helpers';
+import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const shas = SCRIPT_NAMES.map((name) => pack[name].sha1);
@@ -29,14 +30,6 @@ function recordStates(session: Session): SessionState[] {
 }
 
 const kinds = (seen: readonly SessionState[]) => seen.map((state) => state.kind).join(' -> ');
-
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** Settles `promise` into a value or an error and how long that took, in ms. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
@@ -93,7 +86,7 @@ describe('faults the Locks view survives', () => {
 
       // Locks taken after the restart show up; the one from before is gone with the data.
       await seedLocks(server, ['lock:after:1', 'lock:after:2', 'orders:lock']);
-      const page = await discoverLocks(session.redis);
+      const page = await discoverLocks(session.masters()[0]);
       assert.deepEqual(keyNames(page.entries), ['lock:after:1', 'lock:after:2', 'orders:lock']);
       assert.equal(page.next, undefined);
 
@@ -119,15 +112,15 @@ describe('faults the Locks view survives', () => {
       session = new Session(config('cut', proxy.url), undefined);
       await session.connect();
       await seedLocks(server, ['lock:a', 'lock:b']);
-      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), ['lock:a', 'lock:b']);
+      assert.deepEqual(keyNames((await discoverLocks(session.masters()[0])).entries), ['lock:a', 'lock:b']);
       const seen = recordStates(session);
 
       // Two reads are on the wire (held back by latency) when the connection drops.
       proxy.setLatency(500);
       const controller = new AbortController();
-      const cancelled = timed(discoverLocks(session.redis, { signal: controller.signal }));
+      const cancelled = timed(discoverLocks(session.masters()[0], { signal: controller.signal }));
       let resentSettled = false;
-      const resent = timed(discoverLocks(session.redis)).finally(() => (resentSettled = true));
+      const resent = timed(discoverLocks(session.masters()[0])).finally(() => (resentSettled = true));
       await sleep(100);
       proxy.cut();
       proxy.setLatency(0);
@@ -136,7 +129,7 @@ describe('faults the Locks view survives', () => {
       assert.match(state.reason, new RegExp(`127\\.0\\.0\\.1:${proxy.port}`), `the reason names the server: ${state.reason}`);
 
       // A read started while cut fails instead of queueing for a server that is not there.
-      const whileCut = await timed(discoverLocks(session.redis));
+      const whileCut = await timed(discoverLocks(session.masters()[0]));
       assert.ok(whileCut.error instanceof Error, 'a read while cut rejects');
       assert.ok(whileCut.ms < 5000, `and does not wait for the server (${Math.round(whileCut.ms)} ms)`);
 
@@ -161,7 +154,7 @@ describe('faults the Locks view survives', () => {
       const { error, value } = await resent;
       assert.equal(error, undefined, `resent read: ${String(error)}`);
       assert.deepEqual(keyNames(value!.entries), ['lock:a', 'lock:b']);
-      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), ['lock:a', 'lock:b']);
+      assert.deepEqual(keyNames((await discoverLocks(session.masters()[0])).entries), ['lock:a', 'lock:b']);
 
       // A cut that holds new connections silently (a black hole) instead of refusing them.
       proxy.cut('hold');
@@ -194,10 +187,10 @@ describe('faults the Locks view survives', () => {
       proxy.setLatency(2000);
       // A round trip now takes 4 s; a page needs at least three (SCAN, TYPE, details).
       const controller = new AbortController();
-      const cancelled = timed(discoverLocks(session.redis, { signal: controller.signal }));
+      const cancelled = timed(discoverLocks(session.masters()[0], { signal: controller.signal }));
       // The refresh that replaces it, started while the first is in flight on the same client.
       let secondSettled = false;
-      const second = timed(discoverLocks(session.redis)).finally(() => (secondSettled = true));
+      const second = timed(discoverLocks(session.masters()[0])).finally(() => (secondSettled = true));
       await sleep(200);
       const reason = new Error('refresh cancelled');
       const abortedAt = performance.now();
@@ -211,19 +204,105 @@ describe('faults the Locks view survives', () => {
       assert.equal(session.state.kind, 'connected', 'latency alone is not a disconnect');
 
       // Already aborted: rejects without sending anything.
-      await assert.rejects(discoverLocks(session.redis, { signal: AbortSignal.abort(reason) }), (error) => error === reason);
+      await assert.rejects(discoverLocks(session.masters()[0], { signal: AbortSignal.abort(reason) }), (error) => error === reason);
 
       // The server speeds up: the second read completes with every lock, and so does a new one.
       proxy.setLatency(0);
       const done = await second;
       assert.equal(done.error, undefined, `second read: ${String(done.error)}`);
       assert.deepEqual(keyNames(done.value!.entries), [...keys].sort());
-      assert.deepEqual(keyNames((await discoverLocks(session.redis)).entries), [...keys].sort());
+      assert.deepEqual(keyNames((await discoverLocks(session.masters()[0])).entries), [...keys].sort());
       assert.equal(await session.redis.ping(), 'PONG');
       assert.equal(session.state.kind, 'connected');
       assert.deepEqual(seen, [], `no state change through it all: ${kinds(seen)}`);
       assertNoUnhandled();
     } finally {
+      session?.dispose();
+      await proxy?.close();
+      await server.stop();
+    }
+  });
+
+  test('the view\'s listing (LockMonitor) over a 2 s latency: one read in flight, an explicit refresh cancels it, the listing stays usable', async () => {
+    const server = await startRedis();
+    let proxy: TcpProxy | undefined;
+    let session: Session | undefined;
+    let monitor: LockMonitor | undefined;
+    const counter = server.client();
+    try {
+      const keys = Array.from({ length: 20 }, (_, i) => `lock:job:${i}`);
+      await seedLocks(server, keys);
+      proxy = await startProxy(server.port);
+      session = new Session(config('slow-view', proxy.url), undefined);
+      await session.connect();
+      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+      await monitor.refresh();
+      const listed = monitor.locks;
+      assert.equal(listed.length, 20);
+
+      proxy.setLatency(2000);
+      const scans = await commandCalls(counter, 'scan');
+      const slow = timed(monitor.refresh());
+      // The view's timer fires again while the read is slow: nothing more is sent.
+      const skipped = await timed(monitor.refresh());
+      assert.ok(skipped.ms < 100, `a second timer refresh returns at once (${Math.round(skipped.ms)} ms)`);
+      assert.equal(monitor.busy, true);
+      assert.equal(monitor.locks, listed, 'the last listing stays shown while a read is slow');
+
+      // The user's explicit refresh: the slow read is abandoned, a new one starts.
+      await sleep(200);
+      const explicit = timed(monitor.refresh(true));
+      const first = await slow;
+      assert.ok(first.ms < 1500, `the abandoned read returns at once (${Math.round(first.ms)} ms), without touching the listing`);
+      assert.equal(monitor.locks, listed);
+      proxy.setLatency(0);
+      const done = await explicit;
+      assert.equal(done.error, undefined);
+      assert.equal(monitor.busy, false);
+      assert.equal(monitor.error, undefined);
+      assert.deepEqual(keyNames(monitor.locks), [...keys].sort());
+      // The abandoned read's SCAN may have reached the server; the skipped one never did.
+      assert.ok((await commandCalls(counter, 'scan')) - scans <= 2, 'at most the abandoned and the explicit read scanned');
+      assertNoUnhandled();
+    } finally {
+      monitor?.dispose();
+      session?.dispose();
+      counter.disconnect();
+      await proxy?.close();
+      await server.stop();
+    }
+  });
+
+  test('the view\'s listing through a cut connection: the read fails with the reason, and the next refresh after restore lists the locks', async () => {
+    const server = await startRedis();
+    let proxy: TcpProxy | undefined;
+    let session: Session | undefined;
+    let monitor: LockMonitor | undefined;
+    try {
+      const keys = ['lock:a', 'lock:b'];
+      await seedLocks(server, keys);
+      proxy = await startProxy(server.port);
+      session = new Session(config('cut-view', proxy.url), undefined);
+      await session.connect();
+      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+      await monitor.refresh();
+      const seen = recordStates(session);
+      proxy.cut('refuse');
+      await waitFor('reconnecting', () => session!.state.kind === 'reconnecting');
+      // The view re-reads only connected sessions; an explicit refresh of a dropped one must not hang the view.
+      const whileCut = await timed(monitor.refresh(true));
+      assert.equal(whileCut.error, undefined, 'refresh never throws into the view');
+      assert.ok(monitor.error, 'the failure is kept for the view to show');
+      assert.deepEqual(keyNames(monitor.locks), keys, 'the last listing is kept');
+      proxy.restore();
+      await waitFor('connected again', () => session!.state.kind === 'connected');
+      await monitor.refresh(true);
+      assert.equal(monitor.error, undefined);
+      assert.deepEqual(keyNames(monitor.locks), keys);
+      assert.match(kinds(seen), /reconnecting.*connected/);
+      assertNoUnhandled();
+    } finally {
+      monitor?.dispose();
       session?.dispose();
       await proxy?.close();
       await server.stop();

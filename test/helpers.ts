@@ -33,3 +33,18 @@ export async function digest(redis: Redis): Promise<string> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `predicate` every 25 ms; fails naming `what` after `timeoutMs`. */
+export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Calls of one command so far on a server, from INFO commandstats (e.g. 'scan', 'type'). */
+export async function commandCalls(redis: Redis, command: string): Promise<number> {
+  const stats = (await redis.info('commandstats')) as string;
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+}

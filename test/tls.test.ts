@@ -51,7 +51,7 @@ describe('rediss:// with certificate verification', () => {
       assert.equal(error, undefined);
       assert.equal(session.state.kind, 'connected');
       assert.match((session.state as { version: string }).version, /^\d+\.\d+/);
-      const socket = session.redis.stream as TLSSocket;
+      const socket = session.masters()[0].stream as TLSSocket;
       assert.equal(socket.encrypted, true, 'the connection is TLS');
       assert.equal(socket.authorized, true, `the certificate was verified (${socket.authorizationError})`);
 
@@ -65,7 +65,7 @@ describe('rediss:// with certificate verification', () => {
       } finally {
         direct.disconnect();
       }
-      const { entries } = await discoverLocks(session.redis);
+      const { entries } = await discoverLocks(session.masters()[0]);
       assert.deepEqual(
         entries.map((entry) => [entry.key.toString(), entry.kind]),
         [['lock:tls', 'token']],
@@ -79,7 +79,7 @@ describe('rediss:// with certificate verification', () => {
     const { session, error } = await connect(`rediss://localhost:${server.port}/0`, { caFile: files.caFile });
     try {
       assert.equal(error, undefined);
-      assert.equal((session.redis.stream as TLSSocket).authorized, true);
+      assert.equal((session.masters()[0].stream as TLSSocket).authorized, true);
     } finally {
       session.dispose();
     }
@@ -125,7 +125,7 @@ describe('allowInsecure', () => {
       try {
         assert.equal(error, undefined, JSON.stringify(tls));
         assert.equal(session.state.kind, 'connected');
-        const socket = session.redis.stream as TLSSocket;
+        const socket = session.masters()[0].stream as TLSSocket;
         assert.equal(socket.encrypted, true, 'still encrypted');
         assert.equal(socket.authorized, false, 'but not verified');
         assert.match(String(socket.authorizationError), /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/);

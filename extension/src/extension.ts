@@ -33,7 +33,8 @@ function settings() {
 
 export async function activate(extension: vscode.ExtensionContext): Promise<LocksmithApi> {
   const log = vscode.window.createOutputChannel('Redis Locksmith', { log: true });
-  const ctx: Ctx = { extension, log, connections: new Connections(extension.secrets, log), pack: loadPack() };
+  const pack = loadPack();
+  const ctx: Ctx = { extension, log, connections: new Connections(extension.secrets, log, pack), pack };
   const locksTree = new LocksTree(ctx, settings);
   const scriptsTree = new ScriptsTree(ctx);
   const locksView = vscode.window.createTreeView('locksmith.locks', { treeDataProvider: locksTree, showCollapseAll: true });
@@ -48,6 +49,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Lock
     'locksmith.locks.connect': connections.connect(ctx),
     'locksmith.locks.refresh': locks.refresh(ctx, locksTree),
     'locksmith.locks.loadMore': locks.loadMore(locksTree),
+    'locksmith.locks.enableNotifications': locks.enableNotifications(ctx, locksTree),
     'locksmith.locks.filter': locks.filter(locksTree),
     'locksmith.locks.clearFilter': locks.clearFilter(locksTree),
     'locksmith.locks.sortByTtl': locks.sortBy(locksTree, 'ttl'),

@@ -58,7 +58,7 @@ export function findRedisServer(
 }
 
 /** A free loopback port (never 6379); with `busPort`, port + 10000 is free too (Cluster bus). */
-async function freePort(busPort = false): Promise<number> {
+export async function freePort(busPort = false): Promise<number> {
   const probe = (port: number) =>
     new Promise<number | undefined>((resolve) => {
       const server = createServer();
@@ -79,7 +79,8 @@ async function freePort(busPort = false): Promise<number> {
 // Live servers and their temp dirs, for the exit hook.
 const running = new Map<ChildProcess, string>();
 let exitHooked = false;
-function track(child: ChildProcess, dir: string): void {
+/** Kills `child` and removes `dir` at process exit if they are still there then. */
+export function track(child: ChildProcess, dir: string): void {
   running.set(child, dir);
   child.once('exit', () => running.delete(child));
   if (exitHooked) return;
@@ -281,6 +282,7 @@ export class RedisCluster {
     await Promise.all(this.nodes.map((node) => node.stop()));
   }
 
+  /** Every node agrees on the masters and their replicas (gossip takes a moment), and every replica is in sync. */
   private async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + 20_000;
     for (const node of this.nodes) {
@@ -288,10 +290,12 @@ export class RedisCluster {
       try {
         for (;;) {
           const info = (await client.cluster('INFO')) as string;
-          const role = (await client.role())[0];
-          const synced = role === 'master' || /master_link_status:up/.test(await client.info('replication'));
-          if (info.includes('cluster_state:ok') && synced) break;
-          if (Date.now() > deadline) throw new Error(`cluster node ${node.port} not ready:\n${info}`);
+          const lines = ((await client.cluster('NODES')) as string).trim().split('\n');
+          const slaves = lines.filter((line) => / (myself,)?slave /.test(line)).length;
+          const replication = await client.info('replication');
+          const synced = this.masters.includes(node) ? /role:master/.test(replication) : /master_link_status:up/.test(replication);
+          if (info.includes('cluster_state:ok') && slaves === this.replicas.length && synced) break;
+          if (Date.now() > deadline) throw new Error(`cluster node ${node.port} not ready:\n${info}\n${lines.join('\n')}`);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       } finally {

@@ -13,7 +13,7 @@ async function prompt(previous: Partial<NewConnection>, editing: boolean): Promi
   const step = (n: number) => `${editing ? 'Edit' : 'Add'} Connection (${n}/4)`;
   const url = await vscode.window.showInputBox({
     title: step(1),
-    prompt: 'Redis URL: redis://host:port/db, or rediss:// for TLS',
+    prompt: 'Redis URL: redis://host:port/db (rediss:// for TLS), redis-cluster://seed:port,seed:port, or redis-sentinel://sentinel:26379/db#master',
     value: previous.url ?? 'redis://localhost:6379/0',
     ignoreFocusOut: true,
     validateInput: (value) => {

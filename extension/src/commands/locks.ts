@@ -2,11 +2,12 @@
 // pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
 import * as vscode from 'vscode';
 import { LockScripts } from '../../../shared/runtime';
-import { describeActionError, type ConnectionConfig } from '../connections/config';
+import { describeActionError, describeConnectionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import { escapeBytes } from '../locks/classify';
 import type { LocksTree } from '../views/locksTree';
 import type { ConnectionNode, LockNode, MoreNode } from '../views/nodes';
+import { pickConnection } from './pickConnection';
 
 /** What Release and Extend return, so tests and keybindings can tell what happened. */
 export type LockOutcome = 'released' | 'extended' | 'changed-hands' | 'cancelled' | { error: string };
@@ -104,6 +105,43 @@ export function refresh(ctx: Ctx, tree: LocksTree): Cmd {
       await tree.refresh(node.config);
     } else {
       await tree.refreshAll(true);
+    }
+  };
+}
+
+/** What Enable Keyspace Notifications returns: the mode the view is in afterwards. */
+export type EnableOutcome = 'live' | 'cancelled' | { polling: string } | { error: string };
+
+/** Turns on the server events the view needs, after a modal confirmation: it changes the server's config. */
+export function enableNotifications(ctx: Ctx, tree: LocksTree): Cmd {
+  return async (node?: ConnectionNode, options?: { confirmed?: boolean }): Promise<EnableOutcome | undefined> => {
+    const config = node?.config ?? (await pickConnection(ctx, 'Enable keyspace notifications on which Redis?'));
+    if (!config) return undefined;
+    const mode = tree.liveMode(config.id);
+    if (mode?.kind === 'notifications') return 'live';
+    if (!options?.confirmed) {
+      const flags = mode?.kind === 'polling' && mode.enable ? `'${mode.enable}'` : "the current flags plus 'K$gxh'";
+      const answer = await vscode.window.showWarningMessage(
+        `Enable keyspace notifications on ${config.name}?`,
+        {
+          modal: true,
+          detail:
+            `Runs CONFIG SET notify-keyspace-events ${flags} on ${config.url}${config.url.includes('cluster') ? ' (every node)' : ''}; flags already set are kept. ` +
+            'Redis then publishes an event for each change of a string, hash or expiring key; the Locks view subscribes to lock keys only and stops re-reading every key on a timer. ' +
+            'The change is not written to redis.conf: a restart undoes it.',
+        },
+        'Enable',
+      );
+      if (answer !== 'Enable') return 'cancelled';
+    }
+    try {
+      ctx.log.info(`${config.name}: CONFIG SET notify-keyspace-events`);
+      const after = await tree.enableNotifications(config);
+      return after.kind === 'notifications' ? 'live' : { polling: after.reason };
+    } catch (error) {
+      const message = `Could not enable keyspace notifications: ${describeConnectionError(error, config.name)}`;
+      void vscode.window.showErrorMessage(message);
+      return { error: message };
     }
   };
 }

@@ -1,6 +1,7 @@
 // Load the pack into a server (SCRIPT LOAD with progress), open a script read-only, copy a SHA1.
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES } from '../../../shared/pack';
+import { LockScripts } from '../../../shared/runtime';
 import { describeActionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import type { ScriptNode, ScriptStatusNode, ScriptsTree } from '../views/scriptsTree';
@@ -25,17 +26,16 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
   return async (node?: { config: ConnectionConfig }): Promise<LoadOutcome | undefined> => {
     const config = node?.config ?? (await pickConnection(ctx, 'Load Lock Scripts into which Redis?'));
     if (!config) return undefined;
-    const shas: Record<string, string> = {};
+    let shas: Record<string, string>;
     try {
       const session = await ctx.connections.connect(config);
-      await vscode.window.withProgress(
+      const masters = session.masters().map((node) => session.nodeName(node));
+      shas = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Loading lock scripts into ${config.name}` },
-        async (progress) => {
-          for (const name of SCRIPT_NAMES) {
-            progress.report({ message: `${name}.lua`, increment: 100 / SCRIPT_NAMES.length });
-            ctx.log.info(`${config.name}: SCRIPT LOAD ${name}.lua`);
-            shas[name] = (await session.redis.script('LOAD', ctx.pack[name].source)) as string;
-          }
+        () => {
+          ctx.log.info(`${config.name}: SCRIPT LOAD ${SCRIPT_NAMES.map((name) => `${name}.lua`).join(', ')} on ${masters.join(', ')}`);
+          // On a Cluster, on every master: EVALSHA runs on the master owning the key.
+          return new LockScripts(session.redis, ctx.pack).load();
         },
       );
     } catch (error) {

@@ -2,22 +2,39 @@
 // options, and turning connection failures into messages that name the cause. No `vscode`.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import type { RedisOptions } from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 
 /** A saved connection. The password is never here: it lives in SecretStorage under `id`. */
 export interface ConnectionConfig {
   id: string;
   name: string;
-  /** `redis://host:port/db` or `rediss://...` (TLS), without credentials. */
+  /**
+   * Without credentials: `redis://host:port/db` (`rediss://` for TLS), `redis-cluster://seed1:port,seed2:port`,
+   * or `redis-sentinel://sentinel1:26379,sentinel2:26379/db#masterName` (each with an `s` for TLS).
+   */
   url: string;
   username?: string;
 }
 
+/** How the server is deployed: one node, a Redis Cluster, or a master found through Sentinel. */
+export type Topology = 'standalone' | 'cluster' | 'sentinel';
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
 export interface ParsedUrl {
+  kind: Topology;
   tls: boolean;
+  /** The server (standalone), the seed nodes (cluster) or the sentinels (sentinel). */
+  nodes: HostPort[];
+  /** The first of `nodes`. */
   host: string;
   port: number;
   db: number;
+  /** The name the sentinels monitor the master under (sentinel only). */
+  masterName?: string;
   username?: string;
   /** A password typed into the URL: the caller moves it to SecretStorage and drops it from the URL. */
   password?: string;
@@ -31,41 +48,85 @@ export class ConnectionError extends Error {
 
 const MAX_DB = 15_999; // Redis accepts `databases` up to this order; anything above is a typo.
 
-/** Checks a redis:// or rediss:// URL; every problem gets a message that says what to fix. */
+const SCHEMES: Record<string, { kind: Topology; tls: boolean; defaultPort: number }> = {
+  'redis:': { kind: 'standalone', tls: false, defaultPort: 6379 },
+  'rediss:': { kind: 'standalone', tls: true, defaultPort: 6379 },
+  'redis-cluster:': { kind: 'cluster', tls: false, defaultPort: 6379 },
+  'rediss-cluster:': { kind: 'cluster', tls: true, defaultPort: 6379 },
+  'redis-sentinel:': { kind: 'sentinel', tls: false, defaultPort: 26379 },
+  'rediss-sentinel:': { kind: 'sentinel', tls: true, defaultPort: 26379 },
+};
+
+const EXPECTED = 'redis://host:port/db, redis-cluster://host:port,host:port or redis-sentinel://host:26379/db#master';
+
+/** Checks a connection URL; every problem gets a message that says what to fix. */
 export function parseRedisUrl(input: string): ParsedUrl {
   const text = input.trim();
   if (!text) throw new ConnectionError('Enter a URL such as redis://localhost:6379/0.');
+  const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `redis://${text}`;
+  const scheme = full.slice(0, full.indexOf(':') + 1).toLowerCase();
+  const topology = SCHEMES[scheme];
+  if (!topology) {
+    throw new ConnectionError(`Unsupported scheme '${scheme.slice(0, -1)}': use redis:// or rediss:// (TLS), redis-cluster:// or redis-sentinel://.`);
+  }
+  // The host list may hold several comma-separated hosts, which URL cannot parse: it is checked host by host.
+  const rest = full.slice(scheme.length + 2);
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
+  const tail = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
+  const at = authority.lastIndexOf('@');
+  const hostList = authority.slice(at + 1);
   let url: URL;
   try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `redis://${text}`);
+    url = new URL(`${scheme}//${authority.slice(0, at + 1)}placeholder${tail}`);
   } catch {
-    throw new ConnectionError(`'${text}' is not a URL; expected redis://host:port/db or rediss://host:port/db.`);
+    throw new ConnectionError(`'${text}' is not a URL; expected ${EXPECTED}.`);
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new ConnectionError(`Unsupported scheme '${url.protocol.slice(0, -1)}': use redis:// or rediss:// (TLS).`);
+  const nodes = hostList.split(',').map((each) => parseHost(each.trim(), topology.defaultPort, text));
+  if (topology.kind === 'standalone' && nodes.length > 1) {
+    throw new ConnectionError(`${scheme}// takes one host; list several with redis-cluster:// (seed nodes) or redis-sentinel:// (sentinels).`);
   }
-  if (!url.hostname) throw new ConnectionError(`'${text}' has no host; expected redis://host:port/db.`);
-  const port = url.port ? Number(url.port) : 6379;
   const path = url.pathname.replace(/^\//, '');
   if (path && !/^\d+$/.test(path)) {
     throw new ConnectionError(`'/${path}' is not a database number; expected /0 to /${MAX_DB} after the port.`);
   }
   const db = path ? Number(path) : 0;
   if (db > MAX_DB) throw new ConnectionError(`Database ${db} is out of range (0 to ${MAX_DB}).`);
-  if (url.search || url.hash) throw new ConnectionError(`Remove '${url.search}${url.hash}': options go in the connection's settings.`);
+  if (topology.kind === 'cluster' && db !== 0) throw new ConnectionError('Redis Cluster has database 0 only: remove the /' + db + '.');
+  if (url.search) throw new ConnectionError(`Remove '${url.search}': options go in the connection's settings.`);
+  const masterName = url.hash ? decodeURIComponent(url.hash.slice(1)) : '';
+  if (topology.kind === 'sentinel' && !masterName) {
+    throw new ConnectionError(`Add the master's name after '#', as the sentinels know it: ${scheme}//${hostList}/${db}#mymaster.`);
+  }
+  if (topology.kind !== 'sentinel' && url.hash) throw new ConnectionError(`Remove '${url.hash}': a master name ('#name') is for redis-sentinel:// only.`);
   const username = url.username ? decodeURIComponent(url.username) : undefined;
   const password = url.password ? decodeURIComponent(url.password) : undefined;
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const hosts = nodes.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
+  const saved = `${scheme}//${hosts}${topology.kind === 'cluster' ? '' : `/${db}`}${masterName ? `#${encodeURIComponent(masterName)}` : ''}`;
   return {
-    tls: url.protocol === 'rediss:',
-    host,
-    port,
+    kind: topology.kind,
+    tls: topology.tls,
+    nodes,
+    host: nodes[0].host,
+    port: nodes[0].port,
     db,
+    ...(masterName ? { masterName } : {}),
     username,
     password,
-    url: `${url.protocol}//${hostPart}:${port}/${db}`,
+    url: saved,
   };
+}
+
+function parseHost(text: string, defaultPort: number, input: string): HostPort {
+  if (!text) throw new ConnectionError(`'${input}' has an empty host; expected ${EXPECTED}.`);
+  let url: URL;
+  try {
+    url = new URL(`redis://${text}`);
+  } catch {
+    throw new ConnectionError(`'${text}' is not a host:port in '${input}'.`);
+  }
+  if (!url.hostname || url.pathname || url.username) throw new ConnectionError(`'${text}' is not a host:port in '${input}'.`);
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port ? Number(url.port) : defaultPort };
 }
 
 export interface TlsSettings {
@@ -75,21 +136,51 @@ export interface TlsSettings {
   allowInsecure?: boolean;
 }
 
-/** ioredis options for a connection; fails without side effects when the CA file is unreadable. */
+/** ioredis options for a standalone or Sentinel connection; fails without side effects when the CA file is unreadable. */
 export function redisOptions(config: ConnectionConfig, password: string | undefined, tls: TlsSettings = {}): RedisOptions {
   const parsed = parseRedisUrl(config.url);
   const options: RedisOptions = {
-    host: parsed.host,
-    port: parsed.port,
+    ...nodeOptions(config, password, parsed, tls),
     db: parsed.db,
+    // A view must answer quickly or say why it cannot: no queue of commands waiting for a server that is down.
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+  };
+  if (parsed.kind === 'sentinel') {
+    // The sentinels tell where the master is; ioredis asks them again after every disconnect, and
+    // a failover disconnects every client of the old master (Sentinel runs CLIENT KILL there).
+    Object.assign(options, { sentinels: parsed.nodes, name: parsed.masterName, failoverDetector: true });
+    if (options.tls) Object.assign(options, { enableTLSForSentinelMode: true, sentinelTLS: options.tls });
+    return options;
+  }
+  return { ...options, host: parsed.host, port: parsed.port };
+}
+
+/** ioredis Cluster options: the same per-node options for every node it discovers. */
+export function clusterOptions(config: ConnectionConfig, password: string | undefined, tls: TlsSettings = {}): { seeds: HostPort[]; options: ClusterOptions } {
+  const parsed = parseRedisUrl(config.url);
+  if (parsed.kind !== 'cluster') throw new ConnectionError(`${parsed.url} is not a redis-cluster:// URL.`);
+  const { lazyConnect, ...perNode } = nodeOptions(config, password, parsed, tls);
+  return {
+    seeds: parsed.nodes,
+    options: {
+      lazyConnect,
+      redisOptions: { ...perNode, maxRetriesPerRequest: 1 },
+      enableOfflineQueue: true,
+      // Re-read the slot map every 5 s as well as on MOVED: a failover shows in the view without a command failing first.
+      slotsRefreshInterval: 5000,
+    },
+  };
+}
+
+/** What every connection to one node shares: credentials, TLS, timeouts. */
+function nodeOptions(config: ConnectionConfig, password: string | undefined, parsed: ParsedUrl, tls: TlsSettings): RedisOptions {
+  const options: RedisOptions = {
     username: config.username || undefined,
     password: password || undefined,
     connectionName: 'redis-locksmith',
     lazyConnect: true,
     connectTimeout: 5000,
-    // A view must answer quickly or say why it cannot: no queue of commands waiting for a server that is down.
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
   };
   if (parsed.tls) {
     let ca: Buffer | undefined;
@@ -101,7 +192,9 @@ export function redisOptions(config: ConnectionConfig, password: string | undefi
       }
     }
     // SNI takes host names only (RFC 6066): for an IP address Node checks the certificate's IP SANs against `host`.
-    options.tls = { ...(isIP(parsed.host) ? {} : { servername: parsed.host }), rejectUnauthorized: !tls.allowInsecure, ...(ca ? { ca } : {}) };
+    // Cluster and Sentinel reach hosts other than the URL's: Node then names each host it connects to.
+    const sni = parsed.kind === 'standalone' && !isIP(parsed.host);
+    options.tls = { ...(sni ? { servername: parsed.host } : {}), rejectUnauthorized: !tls.allowInsecure, ...(ca ? { ca } : {}) };
   }
   return options;
 }
@@ -133,7 +226,9 @@ export interface ErrorContext {
 
 /** A message for a failed connection or command that names the cause and what to do. */
 export function describeConnectionError(error: unknown, target: string, context: ErrorContext = {}): string {
-  const err = error as NodeJS.ErrnoException & { message?: string };
+  const err = error as NodeJS.ErrnoException & { message?: string; lastNodeError?: unknown };
+  // ioredis Cluster wraps why the seed nodes failed.
+  if (err?.lastNodeError) return describeConnectionError(err.lastNodeError, target, context);
   const message = String(err?.message ?? error);
   const code = err?.code ?? '';
   const tls = TLS_CAUSES[code];
@@ -144,6 +239,13 @@ export function describeConnectionError(error: unknown, target: string, context:
   if (/NOPERM|user executing the script can't run/.test(message)) {
     return `Not permitted on ${target} (${message.replace(/^ReplyError: /, '')}): the connection's ACL user lacks this right; the README's ACLs section lists the rules to grant.`;
   }
+  if (/cluster support disabled/.test(message)) return `${target} is not a Redis Cluster (cluster support disabled): use redis://host:port/db.`;
+  if (/No such master with that name/.test(message)) {
+    return `The sentinels at ${target} monitor no master by that name: check the name after '#' (SENTINEL MASTERS lists them).`;
+  }
+  if (/All sentinels are unreachable/.test(message)) {
+    return `No sentinel answered at ${target}: check the addresses and ports (sentinels listen on 26379 by default).`;
+  }
   if (code === 'ECONNREFUSED') return `Connection refused at ${target}: is redis-server running and listening there?`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Unknown host in ${target} (${code}).`;
   if (code === 'ETIMEDOUT' || /connect ETIMEDOUT/.test(message)) {
@@ -152,8 +254,11 @@ export function describeConnectionError(error: unknown, target: string, context:
     return `Timed out connecting to ${target}: unreachable host or a firewall${plainServer}.`;
   }
   if (/ERR_SSL|SSL routines|wrong version number/i.test(message)) return `TLS failure at ${target}: ${message}`;
-  if (/Connection is closed|ECONNRESET/i.test(message) || code === 'ECONNRESET') {
+  if (/Connection is closed|ECONNRESET|EPIPE/i.test(message) || code === 'ECONNRESET' || code === 'EPIPE') {
     // A TLS-only port drops a plain-text client without a word: the likeliest cause on a first connect.
+    if (context.connecting && /^rediss?-cluster:/.test(target)) {
+      return `No seed node answered at ${target} (${code || message}): is redis-server running there with cluster-enabled yes?`;
+    }
     if (context.connecting && target.startsWith('redis://')) {
       return `${target} closed the connection before answering (${code || message}): if the server only accepts TLS on this port, use rediss://.`;
     }

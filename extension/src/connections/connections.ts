@@ -2,7 +2,9 @@
 // (SecretStorage only) and their live sessions. The one place that creates ioredis clients.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { ConnectionError, parseRedisUrl, type ConnectionConfig, type TlsSettings } from './config';
+import type { Pack } from '../../../shared/pack';
+import { LockScripts } from '../../../shared/runtime';
+import { ConnectionError, describeActionError, parseRedisUrl, type ConnectionConfig, type TlsSettings } from './config';
 import { Session } from './session';
 
 const SETTING = 'connections';
@@ -26,6 +28,7 @@ export class Connections implements vscode.Disposable {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
+    private readonly pack: Pack,
   ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -58,8 +61,21 @@ export class Connections implements vscode.Disposable {
     const session = new Session(config, await this.secrets.get(secretKey(config.id)), this.tlsSettings(), (line) => this.log.info(line));
     this.sessions.set(config.id, session);
     session.onDidChange(() => this.changed.fire(config));
+    session.onDidChangeMasters(() => void this.reloadScripts(config, session));
     await session.connect();
     return session;
+  }
+
+  /** New masters (a failover): the pack is loaded where it is missing, if a master had it (Lock Scripts view). */
+  private async reloadScripts(config: ConnectionConfig, session: Session): Promise<void> {
+    try {
+      const loaded = await new LockScripts(session.redis, this.pack).loadWhereMissing();
+      if (!loaded.length) return;
+      this.log.info(`${config.name}: masters changed; loaded the lock scripts on ${loaded.join(', ')}`);
+      this.changed.fire(config);
+    } catch (error) {
+      this.log.warn(`${config.name}: masters changed; ${describeActionError('load', error, config.name)}`);
+    }
   }
 
   /**

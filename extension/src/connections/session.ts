@@ -1,12 +1,14 @@
-// One live connection: its ioredis client and a state the views show (connecting, connected
-// with version and role, reconnecting, error with the reason). No `vscode`.
+// One live connection: its ioredis client (one node, a Cluster, or a master found through
+// Sentinel) and a state the views show (connecting, connected with version and role,
+// reconnecting, error with the reason). No `vscode`.
 import { EventEmitter } from 'node:events';
-import type Redis from 'ioredis';
-import { ConnectionError, describeConnectionError, parseRedisUrl, redisOptions, type ConnectionConfig, type TlsSettings } from './config';
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/runtime';
+import { clusterOptions, ConnectionError, describeConnectionError, parseRedisUrl, redisOptions, type ConnectionConfig, type TlsSettings, type Topology } from './config';
 
 export type SessionState =
   | { kind: 'connecting' }
-  | { kind: 'connected'; version: string; role: string }
+  | { kind: 'connected'; version: string; role: string; masters: readonly string[] }
   | { kind: 'reconnecting'; reason: string }
   | { kind: 'error'; message: string }
   | { kind: 'closed' };
@@ -15,11 +17,15 @@ export type SessionState =
 const FATAL = /WRONGPASS|NOAUTH|invalid username-password|certificate|CERT_|SSL|self.signed/i;
 
 export class Session {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly target: string;
+  readonly topology: Topology;
+  readonly db: number;
   private current: SessionState = { kind: 'connecting' };
   private lastError: unknown;
   private everReady = false;
+  /** The masters when last connected, across reconnects: a change means a failover or resharding. */
+  private knownMasters?: string;
   private readonly events = new EventEmitter();
 
   constructor(
@@ -28,14 +34,24 @@ export class Session {
     private readonly tls: TlsSettings = {},
     private readonly log: (line: string) => void = () => {},
   ) {
-    this.target = parseRedisUrl(config.url).url;
+    const parsed = parseRedisUrl(config.url);
+    this.target = parsed.url;
+    this.topology = parsed.kind;
+    this.db = parsed.db;
     // Required on the first connection, not at activation: evaluating ioredis costs tens of ms.
-    const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
-    this.redis = new RedisClient({
-      ...redisOptions(config, password, tls),
-      // First connect: fail fast with the reason. Later drops (a restart): keep trying, the view says so.
-      retryStrategy: (attempt) => (!this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000)),
-    });
+    const ioredis = require('ioredis') as typeof import('ioredis');
+    // First connect: fail fast with the reason. Later drops (a restart): keep trying, the view says so.
+    const retry = (attempt: number) => (!this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000));
+    if (parsed.kind === 'cluster') {
+      const { seeds, options } = clusterOptions(config, password, tls);
+      const cluster = new ioredis.Cluster(seeds, { ...options, clusterRetryStrategy: retry });
+      // A failover or resharding changes the masters: the slot map is re-read on MOVED and every 5 s.
+      cluster.on('refresh', () => this.everReady && this.current.kind === 'connected' && void this.announceReady());
+      cluster.on('node error', (error: unknown, address: string) => this.log(`${config.name}: ${address}: ${describeConnectionError(error, address)}`));
+      this.redis = cluster;
+    } else {
+      this.redis = new ioredis.default({ ...redisOptions(config, password, tls), retryStrategy: retry, sentinelRetryStrategy: retry });
+    }
     this.redis.on('error', (error) => {
       this.lastError = error;
       this.log(`${config.name}: ${describeConnectionError(error, this.target, { tls: this.tls, connecting: !this.everReady })}`);
@@ -60,30 +76,96 @@ export class Session {
     return { dispose: () => this.events.off('change', listener) };
   }
 
+  /** Fires when the masters differ from those of the last connection: a failover, or new masters. */
+  onDidChangeMasters(listener: (masters: readonly string[]) => void): { dispose(): void } {
+    this.events.on('masters', listener);
+    return { dispose: () => this.events.off('masters', listener) };
+  }
+
+  /** The nodes holding data: every master of a Cluster, else the one server (the current master under Sentinel). */
+  masters(): Redis[] {
+    return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
+  }
+
+  /**
+   * Runs `action` on every node: a Cluster's replicas too, from CLUSTER NODES (ioredis's own
+   * list leaves out replicas that have not replicated a write yet), each on a short-lived
+   * connection with the session's credentials and TLS; else on the one server.
+   */
+  async onEveryNode<T>(action: (node: Redis) => Promise<T>): Promise<T[]> {
+    if (this.topology !== 'cluster') return Promise.all(this.masters().map(action));
+    const [seed] = this.masters();
+    const lines = ((await seed.cluster('NODES')) as string).trim().split('\n');
+    const addresses = lines
+      .map((line) => line.split(' '))
+      .filter(([, , flags = '']) => !/fail|noaddr|handshake/.test(flags))
+      .map(([, address]) => address.replace(/@.*$/, ''));
+    return Promise.all(
+      addresses.map(async (address) => {
+        const split = address.lastIndexOf(':');
+        const node = seed.duplicate({ host: address.slice(0, split), port: Number(address.slice(split + 1)), lazyConnect: true });
+        node.on('error', () => {}); // the rejected command says why
+        try {
+          await node.connect();
+          return await action(node);
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
+  }
+
+  /** `host:port` of a node from masters(), as the log and the Scripts view name it. */
+  nodeName(node: Redis): string {
+    if (this.topology === 'standalone') return this.target;
+    const { host, port } = this.topology === 'cluster' ? node.options : { host: node.stream?.remoteAddress, port: node.stream?.remotePort };
+    return `${host}:${port}`;
+  }
+
   /** Connects; rejects with a ConnectionError naming the cause (wrong password, TLS, refused...). */
   async connect(): Promise<void> {
     this.log(`${this.config.name}: connecting to ${this.target}`);
     this.set({ kind: 'connecting' });
     try {
       await this.redis.connect();
+      await this.checkMode();
       await this.announceReady();
     } catch (error) {
-      const message = describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
+      const message =
+        error instanceof ConnectionError ? error.message : describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
       this.set({ kind: 'error', message });
       this.redis.disconnect();
       throw new ConnectionError(message);
     }
   }
 
+  /** A URL of the wrong kind would show part of the data or none: say which kind to use. */
+  private async checkMode(): Promise<void> {
+    if (this.topology !== 'standalone') return;
+    const mode = /redis_mode:(\w+)/.exec(await (this.redis as Redis).info('server').catch(() => ''))?.[1];
+    if (mode === 'sentinel') throw new ConnectionError(`${this.target} is a Sentinel, not a data node: use redis-sentinel://host:26379/db#masterName.`);
+    if (mode === 'cluster') throw new ConnectionError(`${this.target} is a Redis Cluster node: use redis-cluster://host:port to see every master's locks.`);
+  }
+
   private async announceReady(): Promise<void> {
     this.everReady = true;
+    this.lastError = undefined;
+    const [node] = this.masters();
     // INFO server and replication are cheap and readable by a browse-only ACL user (+info).
-    const info = await this.redis.info('server').catch(() => '');
-    const replication = await this.redis.info('replication').catch(() => '');
+    const info = (await node?.info('server').catch(() => '')) ?? '';
+    const replication = (await node?.info('replication').catch(() => '')) ?? '';
     const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
-    const role = /role:(\S+)/.exec(replication)?.[1] ?? '?';
-    if (this.current.kind !== 'connected') this.log(`${this.config.name}: connected, Redis ${version} (${role})`);
-    this.set({ kind: 'connected', version, role });
+    const masters = this.masters().map((master) => this.nodeName(master)).sort();
+    const nodeRole = /role:(\S+)/.exec(replication)?.[1] ?? '?';
+    const role =
+      this.topology === 'cluster' ? `cluster of ${masters.length} master${masters.length === 1 ? '' : 's'}` : this.topology === 'sentinel' ? `${nodeRole} ${masters[0]} via Sentinel` : nodeRole;
+    const previous = this.current;
+    if (previous.kind === 'connected' && previous.role === role && previous.version === version && previous.masters.join() === masters.join()) return;
+    this.log(`${this.config.name}: connected, Redis ${version} (${role}${this.topology === 'cluster' ? `: ${masters.join(', ')}` : ''})`);
+    this.set({ kind: 'connected', version, role, masters });
+    const known = this.knownMasters;
+    this.knownMasters = masters.join();
+    if (known !== undefined && known !== this.knownMasters) this.events.emit('masters', masters);
   }
 
   private set(state: SessionState): void {

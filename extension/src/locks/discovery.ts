@@ -2,7 +2,7 @@
 // then each key's type, TTL and a bounded sample of its value in pipelines. Every command is
 // O(1) or bounded by a small COUNT, so none blocks a big production keyspace for long.
 //
-// Takes a node-level client: for a Cluster, run it on each master (`cluster.nodes('master')`).
+// discoverLocks reads one node; discoverOnNodes reads several (a Cluster's masters) as one listing.
 import type { ChainableCommander, Redis } from 'ioredis';
 import { classifyKey, fenceKeyFor, type FenceCounter, type HashField, type KeySnapshot, type LockEntry, type ValueSample } from './classify';
 import { escapeGlob, globMatches, literalRuns } from './glob';
@@ -80,10 +80,67 @@ const DEFAULT_LIMIT = 200;
 /** Reads one page of lock keys from `node`, starting where `options.after` stopped. */
 export async function discoverLocks(node: Redis, options: DiscoverOptions = {}): Promise<DiscoveryPage> {
   options.signal?.throwIfAborted();
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!(limit >= 1)) throw new RangeError(`limit must be at least 1, got ${limit}`);
+  const limit = checkLimit(options.limit);
   const start = options.after ?? startCursor(options.patterns ?? DEFAULT_LOCK_PATTERNS);
-  return new PageRead(node, limit, start).run(options.signal);
+  const { entries, cursor } = await new PageRead(node, limit, start).run(options.signal);
+  return { entries, next: hasMore(cursor) ? cursor : undefined };
+}
+
+export interface NodesCursor {
+  /** Per node name, where its scan stopped; nodes scanned through are left out. */
+  readonly nodes: ReadonlyMap<string, DiscoveryCursor>;
+}
+
+export interface NodesPage {
+  readonly entries: LockEntry[];
+  readonly next?: NodesCursor;
+}
+
+/**
+ * One page across several nodes (a Cluster's masters, by name): each is scanned in parallel,
+ * and at most `limit` locks are kept in total, taken from the nodes in turn. The keys read
+ * beyond that go back into their node's cursor, so Load more lists them. A node that is no
+ * longer in `nodes` (after a failover) is dropped from `after`; the next refresh finds its keys.
+ */
+export async function discoverOnNodes(nodes: ReadonlyMap<string, Redis>, options: Omit<DiscoverOptions, 'after'> & { after?: NodesCursor } = {}): Promise<NodesPage> {
+  options.signal?.throwIfAborted();
+  const limit = checkLimit(options.limit);
+  const patterns = options.patterns ?? DEFAULT_LOCK_PATTERNS;
+  const targets = [...nodes].filter(([name]) => !options.after || options.after.nodes.has(name));
+  const pages = await Promise.all(
+    targets.map(async ([name, node]) => ({ name, ...(await new PageRead(node, limit, options.after?.nodes.get(name) ?? startCursor(patterns)).run(options.signal)) })),
+  );
+  const kept = pages.map(() => 0);
+  const entries: LockEntry[] = [];
+  for (let round = 0; entries.length < limit && pages.some((page) => page.entries.length > round); round++) {
+    pages.forEach((page, i) => {
+      if (entries.length < limit && round < page.entries.length) {
+        entries.push(page.entries[round]);
+        kept[i]++;
+      }
+    });
+  }
+  const rest = new Map<string, DiscoveryCursor>();
+  pages.forEach(({ name, entries: read, cursor }, i) => {
+    const next = { ...cursor, found: [...read.slice(kept[i]).map((entry) => entry.key), ...cursor.found] };
+    if (hasMore(next)) rest.set(name, next);
+  });
+  return { entries, next: rest.size ? { nodes: rest } : undefined };
+}
+
+/** The current details of `keys` on `node`, in the same pipelines as discovery; keys that are gone are left out. */
+export async function readLocks(node: Redis, keys: readonly Buffer[], signal?: AbortSignal): Promise<LockEntry[]> {
+  const { entries } = await new PageRead(node, Infinity, { scans: [], found: keys, seen: new Set() }).run(signal);
+  return entries;
+}
+
+function checkLimit(limit = DEFAULT_LIMIT): number {
+  if (!(limit >= 1)) throw new RangeError(`limit must be at least 1, got ${limit}`);
+  return limit;
+}
+
+function hasMore(cursor: DiscoveryCursor): boolean {
+  return cursor.found.length > 0 || cursor.scans.some((scan) => !scan.done);
 }
 
 function startCursor(patterns: readonly (string | Buffer)[]): DiscoveryCursor {
@@ -174,7 +231,7 @@ class PageRead {
     this.seen = new Set(start.seen);
   }
 
-  async run(signal?: AbortSignal): Promise<DiscoveryPage> {
+  async run(signal?: AbortSignal): Promise<{ entries: LockEntry[]; cursor: DiscoveryCursor }> {
     const onAbort = () => this.wake();
     signal?.addEventListener('abort', onAbort);
     try {
@@ -188,13 +245,12 @@ class PageRead {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    const more = this.found.length > 0 || this.scans.some((scan) => !scan.done);
-    const next: DiscoveryCursor = {
+    const cursor: DiscoveryCursor = {
       scans: this.scans.map(({ scan, cursor, done }) => ({ scan, cursor, done })),
       found: this.found,
       seen: this.seen,
     };
-    return { entries: this.entries, next: more ? next : undefined };
+    return { entries: this.entries, cursor };
   }
 
   /** Locks the page still has room for, beyond those being read. */

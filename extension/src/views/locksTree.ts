@@ -1,10 +1,10 @@
 // The Locks view: connections, and under each its locks with owner and a TTL that counts down
-// locally between re-reads. Re-reads run only while the view is visible, one at a time per
-// connection, and can be cancelled by the next explicit refresh.
+// locally. Each connection's LockMonitor keeps its listing current, while the view is visible:
+// keyspace notifications where the server publishes them, else re-reads on a timer.
 import * as vscode from 'vscode';
 import { ConnectionError, type ConnectionConfig } from '../connections/config';
 import type { Ctx } from '../ctx';
-import { discoverLocks, type DiscoveryCursor } from '../locks/discovery';
+import { LockMonitor, type LiveMode, type MonitorSettings } from '../locks/monitor';
 import { filterLocks, presentHolder, presentLock, sortLocks, type LockView, type SortOrder } from '../locks/present';
 import type { LockEntry } from '../locks/classify';
 import type { ConnectionNode, LocksNode, LockNode, MessageNode } from './nodes';
@@ -18,28 +18,14 @@ function viewItem(view: LockView, collapsible: vscode.TreeItemCollapsibleState):
   return item;
 }
 
-interface Listing {
-  locks: LockEntry[];
-  /** Where "Load more" continues; undefined when the scan finished. */
-  cursor?: DiscoveryCursor;
-  /** How many locks the user asked to see (grows with Load more; a refresh re-reads that many). */
-  wanted: number;
-  patterns: string[];
-  error?: string;
-  inFlight?: AbortController;
-  readAt: number;
-}
-
-export interface LocksSettings {
-  patterns: string[];
-  limit: number;
+export interface LocksSettings extends MonitorSettings {
   intervalMs: number;
 }
 
 export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<LocksNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly listings = new Map<string, Listing>();
+  private readonly monitors = new Map<string, LockMonitor>();
   private readonly connectionNodes = new Map<string, ConnectionNode>();
   /** The rows under each connection as last built, and whether a Load more row followed them. */
   private readonly rows = new Map<string, { nodes: LockNode[]; more: boolean }>();
@@ -48,8 +34,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   /** The description each lock row was last drawn with: only rows whose text changed are redrawn. */
   private readonly drawn = new WeakMap<LockNode, string>();
   private filterText = '';
+  private visible = false;
   private refreshTimer: NodeJS.Timeout | undefined;
   private countdownTimer: NodeJS.Timeout | undefined;
+  /** Connections already offered to enable keyspace notifications in this window. */
+  private readonly offered = new Set<string>();
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -59,15 +48,19 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     this.subscriptions.push(
       ctx.connections.onDidChange((config) => {
         if (!config) {
-          for (const id of this.listings.keys()) if (!ctx.connections.get(id)) this.listings.delete(id);
+          for (const [id, monitor] of this.monitors) {
+            if (ctx.connections.get(id)) continue;
+            monitor.dispose();
+            this.monitors.delete(id);
+          }
           this.connectionNodes.clear();
           this.changed.fire(undefined);
           return;
         }
-        const node = this.connectionNodes.get(config.id);
-        // A reconnected server may have changed entirely (a restart): read it again.
-        if (ctx.connections.session(config.id)?.state.kind === 'connected' && !this.listings.get(config.id)?.inFlight) void this.load(config);
-        this.changed.fire(node);
+        // Connected again (a restart, a failover, new masters): the server may have changed
+        // entirely, so read it again and re-check its notifications.
+        if (ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
+        this.changed.fire(this.connectionNodes.get(config.id));
       }),
     );
   }
@@ -92,73 +85,84 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     this.rebuild();
   }
 
-  /** Polling and the countdown run only while someone can see the view. */
+  /** Polling, notifications and the countdown run only while someone can see the view. */
   setVisible(visible: boolean): void {
+    this.visible = visible;
     clearInterval(this.refreshTimer);
     clearInterval(this.countdownTimer);
     this.refreshTimer = this.countdownTimer = undefined;
-    if (!visible) return;
+    if (!visible) {
+      for (const monitor of this.monitors.values()) monitor.stopLive();
+      return;
+    }
     this.refreshTimer = setInterval(() => void this.refreshAll(false), this.settings().intervalMs);
     this.countdownTimer = setInterval(() => this.tick(), 500);
-    void this.refreshAll(false);
+    for (const config of this.ctx.connections.list()) if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
   }
 
-  /** Re-reads every connected server; `cancel` aborts reads in flight and starts over. */
+  /**
+   * Re-reads every connected server; `cancel` (an explicit refresh) aborts reads in flight and
+   * starts over. The timer's calls skip connections kept current by keyspace notifications.
+   */
   async refreshAll(cancel: boolean): Promise<void> {
     await Promise.all(this.ctx.connections.list().map((config) => this.refresh(config, cancel)));
   }
 
   async refresh(config: ConnectionConfig, cancel = true): Promise<void> {
-    const listing = this.listings.get(config.id);
-    if (listing?.inFlight) {
-      if (!cancel) return; // at most one read in flight per connection
-      listing.inFlight.abort();
-      // The aborted read returns without touching the listing: nothing is in flight any more.
-      listing.inFlight = undefined;
-    }
-    if (this.ctx.connections.session(config.id)?.state.kind !== 'connected') return;
-    await this.load(config);
+    const monitor = this.monitor(config);
+    if (!monitor || this.ctx.connections.session(config.id)?.state.kind !== 'connected') return;
+    if (!cancel && monitor.live.kind === 'notifications') return;
+    await monitor.refresh(cancel);
   }
 
   /** Continues the scan where the last page stopped. */
   async loadMore(config: ConnectionConfig): Promise<void> {
-    const listing = this.listings.get(config.id);
-    if (!listing?.cursor || listing.inFlight) return;
-    await this.load(config, listing);
+    await this.monitor(config)?.loadMore();
   }
 
-  private async load(config: ConnectionConfig, more?: Listing): Promise<void> {
+  /** How the connection's listing stays current (tests, the connection's tooltip). */
+  liveMode(id: string): LiveMode | undefined {
+    return this.monitors.get(id)?.live;
+  }
+
+  /** Sets the server's notify-keyspace-events (the caller asked the user) and switches to live updates. */
+  async enableNotifications(config: ConnectionConfig): Promise<LiveMode> {
+    await this.ctx.connections.connect(config);
+    const mode = await this.monitor(config)!.enableNotifications();
+    this.changed.fire(this.connectionNodes.get(config.id));
+    return mode;
+  }
+
+  /** The monitor of the connection's current session; a new session (reconnect) gets a new one. */
+  private monitor(config: ConnectionConfig): LockMonitor | undefined {
     const session = this.ctx.connections.session(config.id);
-    if (!session) return;
-    const { patterns, limit } = this.settings();
-    const previous = this.listings.get(config.id);
-    const wanted = more ? more.wanted + limit : Math.max(limit, previous?.wanted ?? 0);
-    const controller = new AbortController();
-    const current: Listing = previous ?? { locks: [], wanted, patterns, readAt: 0 };
-    current.inFlight = controller;
-    this.listings.set(config.id, current);
-    try {
-      const page = await discoverLocks(session.redis, {
-        patterns,
-        limit: more ? limit : wanted,
-        after: more?.cursor,
-        signal: controller.signal,
-      });
-      if (controller.signal.aborted) return;
-      this.ctx.log.debug(`${config.name}: SCAN MATCH ${patterns.join(' | ')}: ${page.entries.length} keys${page.next ? ', more to load' : ''}`);
-      this.listings.set(config.id, {
-        locks: more ? [...more.locks, ...page.entries] : page.entries,
-        cursor: page.next,
-        wanted,
-        patterns,
-        readAt: Date.now(),
-      });
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      this.listings.set(config.id, { ...current, inFlight: undefined, error: (error as Error).message });
-      this.ctx.log.warn(`${config.name}: reading locks failed: ${(error as Error).message}`);
+    if (!session) return undefined;
+    const existing = this.monitors.get(config.id);
+    if (existing?.source === session) return existing;
+    existing?.dispose();
+    const monitor = new LockMonitor(session, () => this.settings(), (line) => this.ctx.log.debug(`${config.name}: ${line}`));
+    monitor.onDidChange(() => this.update(config.id));
+    this.monitors.set(config.id, monitor);
+    return monitor;
+  }
+
+  /** After a (re)connect: re-read, and while visible subscribe to notifications where the server publishes them. */
+  private async follow(config: ConnectionConfig): Promise<void> {
+    const monitor = this.monitor(config);
+    if (!monitor) return;
+    if (!this.visible) return monitor.refresh(true);
+    const mode = await monitor.startLive();
+    await monitor.refresh(true);
+    this.changed.fire(this.connectionNodes.get(config.id));
+    if (mode.kind === 'polling' && mode.enable && !this.offered.has(config.id)) {
+      this.offered.add(config.id);
+      void vscode.window
+        .showInformationMessage(
+          `${config.name} does not publish keyspace notifications, so the Locks view re-reads it every ${this.settings().intervalMs / 1000} s. Enable them to see lock changes as they happen?`,
+          'Enable…',
+        )
+        .then((choice) => choice && vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }));
     }
-    this.update(config.id);
   }
 
   /**
@@ -167,11 +171,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
    */
   private update(id: string): void {
     const rows = this.rows.get(id);
-    const listing = this.listings.get(id);
-    if (!rows || !listing || listing.error) return this.rebuild(id);
-    const shown = this.shownLocks(listing);
+    const monitor = this.monitors.get(id);
+    if (!rows || !monitor || monitor.error) return this.rebuild(id);
+    const shown = this.shownLocks(monitor);
     const same =
-      rows.more === (listing.cursor !== undefined) &&
+      rows.more === (monitor.cursor !== undefined) &&
       rows.nodes.length === shown.length &&
       rows.nodes.every((node, i) => node.lock.kind === shown[i].kind && node.lock.key.equals(shown[i].key));
     if (!same) return this.rebuild(id);
@@ -179,8 +183,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     this.redrawChanged(rows.nodes);
   }
 
-  private shownLocks(listing: Listing): LockEntry[] {
-    return sortLocks(filterLocks(listing.locks, this.filterText), this.order, Date.now());
+  private shownLocks(monitor: LockMonitor): LockEntry[] {
+    return sortLocks(filterLocks(monitor.locks, this.filterText), this.order, Date.now());
   }
 
   private redrawChanged(nodes: readonly LockNode[]): void {
@@ -192,12 +196,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   /** The listing of a connection as last read (tests, status). */
   listing(id: string): { locks: readonly LockEntry[]; more: boolean } | undefined {
-    const listing = this.listings.get(id);
-    return listing && { locks: listing.locks, more: listing.cursor !== undefined };
+    const monitor = this.monitors.get(id);
+    return monitor && monitor.readAt > 0 ? { locks: monitor.locks, more: monitor.cursor !== undefined } : undefined;
   }
 
   private rebuild(id?: string): void {
-    const ids = id ? [id] : [...this.listings.keys()];
+    const ids = id ? [id] : [...this.monitors.keys()];
     for (const each of ids) this.rows.delete(each);
     this.changed.fire(id ? this.connectionNodes.get(id) : undefined);
   }
@@ -244,14 +248,14 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
           command: { command: 'locksmith.locks.connect', title: 'Reconnect' },
         });
       case 'reconnecting':
-        if (!this.listings.get(config.id)?.locks.length) return message(`reconnecting: ${session.state.reason}`, 'sync~spin');
+        if (!this.monitors.get(config.id)?.locks.length) return message(`reconnecting: ${session.state.reason}`, 'sync~spin');
         break;
       case 'connected':
         break;
     }
-    const listing = this.listings.get(config.id);
-    if (!listing || (listing.readAt === 0 && listing.inFlight)) {
-      if (!listing) void this.load(config);
+    const listing = this.monitor(config)!;
+    if (listing.readAt === 0 && !listing.error) {
+      if (!listing.busy) void listing.refresh();
       return message('scanning for locks…', 'loading~spin');
     }
     if (listing.error && !listing.locks.length) return message(`reading locks failed: ${listing.error}`, 'error');
@@ -323,16 +327,18 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     const item = new vscode.TreeItem(config.name, vscode.TreeItemCollapsibleState.Expanded);
     item.id = `connection/${config.id}`;
     const insecure = config.url.startsWith('rediss:') && this.ctx.connections.tlsSettings().allowInsecure;
-    const listing = this.listings.get(config.id);
+    const listing = this.monitors.get(config.id);
+    const live = listing?.live.kind === 'notifications' ? 'live' : '';
     const locks = listing?.locks.filter((lock) => lock.kind !== 'other').length ?? 0;
     const count = listing && listing.readAt ? `${locks}${listing.cursor ? '+' : ''} lock${locks === 1 ? '' : 's'}` : '';
     let tooltip = `${config.url}${config.username ? ` as ${config.username}` : ''}`;
     switch (state?.kind) {
       case 'connected':
         // The count first: it is what a narrow side bar still shows.
-        item.description = [count, `Redis ${state.version}`, state.role].filter(Boolean).join(' · ');
+        item.description = [count, live, `Redis ${state.version}`, state.role].filter(Boolean).join(' · ');
         item.iconPath = new vscode.ThemeIcon(insecure ? 'warning' : 'database', insecure ? new vscode.ThemeColor('list.warningForeground') : undefined);
-        item.contextValue = 'connection.connected';
+        // `.notifiable`: the server could publish keyspace notifications; the menu offers to enable them.
+        item.contextValue = listing?.live.kind === 'polling' && listing.live.enable ? 'connection.connected.notifiable' : 'connection.connected';
         break;
       case 'reconnecting':
         item.description = 'reconnecting…';
@@ -351,6 +357,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         item.iconPath = new vscode.ThemeIcon('loading~spin');
         item.contextValue = 'connection.connecting';
     }
+    if (listing?.live.kind === 'notifications') tooltip += '\nLive: keyspace notifications update changed locks as they happen.';
+    else if (listing && this.visible) tooltip += `\nRe-read every ${this.settings().intervalMs / 1000} s (${listing.live.reason}).`;
     if (insecure) tooltip += '\nTLS certificate verification is OFF (redisLocksmith.tls.allowInsecure).';
     item.tooltip = tooltip;
     return item;
@@ -358,7 +366,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   dispose(): void {
     this.setVisible(false);
-    for (const listing of this.listings.values()) listing.inFlight?.abort();
+    for (const monitor of this.monitors.values()) monitor.dispose();
     for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }

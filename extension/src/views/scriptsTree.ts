@@ -17,8 +17,18 @@ export interface ScriptStatusNode {
   config: ConnectionConfig;
 }
 
-type Node = ScriptNode | ScriptStatusNode;
-type Status = { loaded: Record<ScriptName, boolean> } | { error: string } | 'offline';
+/** A Cluster's master under a script's status: whether that master has the script cached. */
+export interface ScriptMasterNode {
+  kind: 'scriptMaster';
+  script: ScriptDescriptor;
+  config: ConnectionConfig;
+  master: string;
+}
+
+type Node = ScriptNode | ScriptStatusNode | ScriptMasterNode;
+type Loaded = Record<ScriptName, boolean>;
+/** `byMaster` for a Cluster: the status of each master, by `host:port`. */
+type Status = { loaded: Loaded; byMaster?: Map<string, Loaded> } | { error: string } | 'offline';
 
 export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -41,7 +51,9 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
           return;
         }
         try {
-          next.set(config.id, { loaded: await new LockScripts(session.redis, this.ctx.pack).loaded() });
+          const byMaster = await new LockScripts(session.redis, this.ctx.pack).loadedByMaster();
+          const loaded = Object.fromEntries(SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])])) as Loaded;
+          next.set(config.id, session.topology === 'cluster' ? { loaded, byMaster } : { loaded });
         } catch (error) {
           next.set(config.id, { error: (error as Error).message });
         }
@@ -49,6 +61,13 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     );
     this.statuses = next;
     this.changed.fire(undefined);
+  }
+
+  /** Per master (Cluster only): whether each master has the script cached, as last read. */
+  byMaster(connectionId: string, script: ScriptName): Map<string, boolean> | undefined {
+    const status = this.statuses.get(connectionId);
+    if (typeof status !== 'object' || !('byMaster' in status) || !status.byMaster) return undefined;
+    return new Map([...status.byMaster].map(([master, flags]) => [master, flags[script]]));
   }
 
   /** The last status read for a script on a connection: true, false, or undefined when unknown. */
@@ -60,6 +79,10 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
   getChildren(node?: Node): Node[] {
     if (!node) return SCRIPT_NAMES.map((name) => ({ kind: 'script', script: this.ctx.pack[name] }));
     if (node.kind === 'script') return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', script: node.script, config }));
+    const status = this.statuses.get(node.config.id);
+    if (node.kind === 'scriptStatus' && typeof status === 'object' && 'byMaster' in status && status.byMaster) {
+      return [...status.byMaster.keys()].sort().map((master) => ({ kind: 'scriptMaster', script: node.script, config: node.config, master }));
+    }
     return [];
   }
 
@@ -78,7 +101,18 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       return item;
     }
     const status = this.statuses.get(node.config.id);
-    const item = new vscode.TreeItem(node.config.name, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === 'scriptMaster') {
+      const loaded = typeof status === 'object' && 'byMaster' in status && status.byMaster?.get(node.master)?.[node.script.name as ScriptName];
+      const item = new vscode.TreeItem(node.master, vscode.TreeItemCollapsibleState.None);
+      item.id = `script:${node.script.name}:${node.config.id}:${node.master}`;
+      item.description = loaded ? 'loaded' : 'not loaded';
+      item.iconPath = new vscode.ThemeIcon(loaded ? 'pass' : 'circle-large-outline');
+      item.contextValue = loaded ? 'scriptMaster.loaded' : 'scriptMaster.missing';
+      item.tooltip = `${node.script.name}.lua on master ${node.master} of ${node.config.name}: ${item.description}`;
+      return item;
+    }
+    const perMaster = typeof status === 'object' && 'byMaster' in status ? status.byMaster : undefined;
+    const item = new vscode.TreeItem(node.config.name, perMaster ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `script:${node.script.name}:${node.config.id}`;
     if (status === undefined || status === 'offline') {
       item.description = 'not connected';
@@ -89,9 +123,14 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       item.iconPath = new vscode.ThemeIcon('error');
       item.contextValue = 'scriptStatus.error';
     } else if (status.loaded[node.script.name as ScriptName]) {
-      item.description = 'loaded';
+      item.description = perMaster ? `loaded on all ${perMaster.size} masters` : 'loaded';
       item.iconPath = new vscode.ThemeIcon('pass');
       item.contextValue = 'scriptStatus.loaded';
+    } else if (perMaster) {
+      const on = [...perMaster.values()].filter((flags) => flags[node.script.name as ScriptName]).length;
+      item.description = `loaded on ${on} of ${perMaster.size} masters`;
+      item.iconPath = new vscode.ThemeIcon(on ? 'warning' : 'circle-large-outline');
+      item.contextValue = 'scriptStatus.missing';
     } else {
       item.description = 'not loaded';
       item.iconPath = new vscode.ThemeIcon('circle-large-outline');

@@ -135,6 +135,29 @@ suite('views', () => {
     await takeScreenshot('scripts-view');
   });
 
+  test('without keyspace notifications the view polls; Enable (confirmed) sets the flags and new locks then arrive without a SCAN', async () => {
+    await vscode.commands.executeCommand('locksmith.locks.focus');
+    const polling = await eventually(() => {
+      const mode = api.locksTree.liveMode(config.id);
+      return mode?.kind === 'polling' && mode.enable ? mode : undefined;
+    }, 'polling with an offer to enable notifications');
+    assert.match(polling.reason, /notify-keyspace-events '', without Kg\$x/);
+    const root = api.locksTree.getChildren().find((node) => node.kind === 'connection' && node.config.id === config.id)!;
+    assert.equal(item(root).contextValue, 'connection.connected.notifiable', 'the menu offers Enable Keyspace Notifications');
+    assert.deepEqual(await redis.config('GET', 'notify-keyspace-events'), ['notify-keyspace-events', ''], 'nothing changed before the user confirmed');
+
+    assert.equal(await vscode.commands.executeCommand('locksmith.locks.enableNotifications', root, { confirmed: true }), 'live');
+    const [, flags] = (await redis.config('GET', 'notify-keyspace-events')) as string[];
+    assert.match(flags, /K/);
+    assert.match(item(root).description as string, /live/);
+    const scans = Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+    await redis.set('lock:live:1', 'worker-9:4242:aa11bb22cc33dd44', 'PX', 60_000);
+    await eventually(async () => ((await locksOf()).some((node) => node.lock.key.toString() === 'lock:live:1') ? true : undefined), 'the new lock in the tree');
+    await redis.del('lock:live:1');
+    await eventually(async () => ((await locksOf()).every((node) => node.lock.key.toString() !== 'lock:live:1') ? true : undefined), 'its deletion in the tree');
+    assert.equal(Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0), scans, 'no re-scan: the events alone updated the tree');
+  });
+
   test('Remove Connection deletes its password from SecretStorage', async () => {
     const root = api.locksTree.getChildren().find((node) => node.kind === 'connection' && node.config.id === config.id);
     await vscode.commands.executeCommand('locksmith.locks.removeConnection', root, { confirmed: true });
