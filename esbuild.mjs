@@ -5,9 +5,10 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import process from 'node:process';
 import * as esbuild from 'esbuild';
 import { GRAMMARS } from './server/src/analysis/parsers.ts';
-import { writeStaticSnippets } from './shared/snippets/static.ts';
+import { writeStaticSnippets } from './snippets/static.ts';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');

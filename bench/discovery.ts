@@ -23,14 +23,20 @@ function lockCommands(i: number, locks: number): string[][] {
   const ttl = String(600_000 + Math.floor(Math.random() * 3_000_000));
   const share = i / locks;
   if (share < 0.6) {
-    const commands = [['SET', `lock:{order:${i}}`, `api-${i % 7}:${1000 + (i % 50)}:${randomBytes(8).toString('hex')}`, 'PX', ttl]];
+    const commands = [
+      ['SET', `lock:{order:${i}}`, `api-${i % 7}:${1000 + (i % 50)}:${randomBytes(8).toString('hex')}`, 'PX', ttl],
+    ];
     if (i % 3 === 0) commands.push(['SET', `fence:{order:${i}}`, String(i * 7)]);
     return commands;
   }
   if (share < 0.7) return [['SET', `redlock:resource:${i}`, randomBytes(16).toString('hex'), 'PX', ttl]];
   if (share < 0.8) return [['SET', `jobs:${i}:lock`, randomUUID()]]; // no TTL
   if (share < 0.85) return [['SET', `lock.legacy.${i}`, String(Math.floor(Date.now() / 1000) + (i % 600) - 300)]];
-  if (share < 0.95) return [['HSET', `app:lock:${i}`, `${randomUUID()}:${i % 64}`, String(1 + (i % 3))], ['PEXPIRE', `app:lock:${i}`, ttl]];
+  if (share < 0.95)
+    return [
+      ['HSET', `app:lock:${i}`, `${randomUUID()}:${i % 64}`, String(1 + (i % 3))],
+      ['PEXPIRE', `app:lock:${i}`, ttl],
+    ];
   if (share < 0.98) return [['RPUSH', `locks:queue:${i}`, 'a', 'b', 'c']];
   return [['SET', `job-lock:default:${i}`, `ADDED:${new Date().toISOString()}@api-${i % 7}`, 'PX', ttl]];
 }
@@ -51,7 +57,7 @@ function fillerCommand(i: number): string[] {
 async function load(server: RedisServer, keys: number, locks: number): Promise<void> {
   const cli = spawn('redis-cli', ['-p', String(server.port), '--pipe'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
-  cli.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  cli.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let commands: string[] = [];
   let keysMade = 0;
   const flush = async () => {
@@ -71,7 +77,7 @@ async function load(server: RedisServer, keys: number, locks: number): Promise<v
   }
   await flush();
   cli.stdin.end();
-  const [code] = await once(cli, 'exit');
+  const [code] = (await once(cli, 'exit')) as [number | null];
   if (code !== 0 || !/errors: 0,/.test(output)) throw new Error(`redis-cli --pipe failed (${code}): ${output}`);
 }
 
@@ -196,7 +202,17 @@ async function main(): Promise<void> {
       }
     }
 
-    const header = ['variant', 'median ms', 'min ms', 'max ms', 'SCANs', 'server ms', 'client CPU ms', 'slowlog >10ms', 'slowest us'];
+    const header = [
+      'variant',
+      'median ms',
+      'min ms',
+      'max ms',
+      'SCANs',
+      'server ms',
+      'client CPU ms',
+      'slowlog >10ms',
+      'slowest us',
+    ];
     const rows = variants.map(({ name, runs }) => [
       name,
       median(runs.map((r) => r.ms)).toFixed(0),
@@ -209,7 +225,8 @@ async function main(): Promise<void> {
       String(Math.max(0, ...runs.flatMap((r) => r.slow.map(([, micros]) => micros)))),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+    const line = (cells: string[]) =>
+      `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
     console.log(line(header));
     console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`);
     for (const row of rows) console.log(line(row));
@@ -223,7 +240,9 @@ async function main(): Promise<void> {
     if (slow.length) {
       // SLOWLOG is wall time: an O(1) command stopped by the OS on a busy machine shows here too,
       // as do the floor's plain SCANs. test/locks-discovery.test.ts re-runs such commands.
-      console.log(`  over ${SLOW_MICROS / 1000} ms: ${slow.map(([command, micros]) => `${command} ${(micros / 1000).toFixed(1)} ms`).join(', ')}`);
+      console.log(
+        `  over ${SLOW_MICROS / 1000} ms: ${slow.map(([command, micros]) => `${command} ${(micros / 1000).toFixed(1)} ms`).join(', ')}`,
+      );
     }
   } finally {
     admin.disconnect();

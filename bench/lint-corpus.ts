@@ -1,7 +1,7 @@
 // Source files for bench/lint.ts: ordinary backend code in the 9 linted languages (HTTP
 // handlers, loops, string handling, read-through caches on a Redis client) with a few real lock
 // mistakes and a few correct locks among it. Deterministic: the same seed gives the same files.
-import type { RuleCode } from '../shared/rules';
+import type { RuleCode } from '../server/src/catalogue';
 import type { Grammar } from '../server/src/analysis/parsers';
 
 export const LANGUAGES = ['javascript', 'typescript', 'python', 'java', 'go', 'php', 'csharp', 'ruby', 'lua'] as const;
@@ -50,7 +50,8 @@ interface Templates {
 /** What each block makes the linter report (Lua's mistakes are all LOCK007). */
 function expected(language: Language, kind: Kind): RuleCode[] {
   // Lua: a hard-coded key; KEYS plus an UNLINK of what it found; a key taken from ARGV.
-  if (language === 'lua') return kind === 'getCompareDel' ? ['LOCK007', 'LOCK007'] : MISTAKES.includes(kind as never) ? ['LOCK007'] : [];
+  if (language === 'lua')
+    return kind === 'getCompareDel' ? ['LOCK007', 'LOCK007'] : MISTAKES.includes(kind as never) ? ['LOCK007'] : [];
   switch (kind) {
     case 'setnxExpire':
       return ['LOCK001'];
@@ -90,7 +91,8 @@ const javascript: Templates = {
   footer: 'module.exports = { router };',
   comment: '//',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
 router.get('/orders/:id/items${n}', async (req, res, next) => {
   try {
     const orderId = String(req.params.id || '').trim();
@@ -115,7 +117,8 @@ async function loadOrderItems${n}(orderId, page) {
   return rows.map((row) => ({ sku: row.sku, quantity: Number(row.quantity), price: row.price_cents / 100 }));
 }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
 function summarizeInvoices${n}(invoices, currency) {
   const totals = new Map();
   let overdue = 0;
@@ -133,7 +136,8 @@ function summarizeInvoices${n}(invoices, currency) {
   return { overdue, top: ranked.slice(0, 10), customers: totals.size };
 }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
 function formatAddress${n}(address) {
   const parts = [address.line1, address.line2, address.city, address.postcode]
     .filter(Boolean)
@@ -151,7 +155,8 @@ function slugify${n}(title) {
     .slice(0, 80);
 }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
 async function getProductCached${n}(productId) {
   const cacheKey = \`cache:product:\${productId}\`;
   const cached = await redis.get(cacheKey);
@@ -167,7 +172,8 @@ async function invalidateProduct${n}(productId) {
   await redis.del(\`cache:product:\${productId}\`);
 }
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
 async function acquireImportLock${n}(tenantId) {
   const lockKey = \`lock:import:\${tenantId}\`;
   const token = randomUUID();
@@ -179,7 +185,8 @@ async function acquireImportLock${n}(tenantId) {
   return token;
 }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
 async function releaseImportLock${n}(lockKey, token) {
   const holder = await redis.get(lockKey);
   if (holder === token) {
@@ -189,7 +196,8 @@ async function releaseImportLock${n}(lockKey, token) {
   return false;
 }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
 async function nightlyReportJob${n}(buildReport) {
   const ok = await redis.set('lock:nightly-report:${n}', 'locked', 'EX', 3600, 'NX');
   if (ok !== 'OK') {
@@ -198,7 +206,8 @@ async function nightlyReportJob${n}(buildReport) {
   await buildReport();
 }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
 async function withLock${n}(resource, work) {
   const lockKey = \`lock:\${resource}\`;
   const token = randomUUID();
@@ -245,7 +254,8 @@ export interface Product {
   footer: 'export default router;',
   comment: '//',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
 interface OrderItem${n} {
   sku: string;
   quantity: number;
@@ -276,7 +286,8 @@ async function loadOrderItems${n}(orderId: string, page: number): Promise<OrderI
   return rows.map((row) => ({ sku: row.sku, quantity: Number(row.quantity), price: row.price_cents / 100 }));
 }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
 export function summarizeInvoices${n}(invoices: readonly { customerId: string; amount: number; currency: string; dueAt: number; paid: boolean }[], currency: string) {
   const totals = new Map<string, number>();
   let overdue = 0;
@@ -293,7 +304,8 @@ export function summarizeInvoices${n}(invoices: readonly { customerId: string; a
   return { overdue, top: ranked.slice(0, 10), customers: totals.size };
 }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
 export function formatAddress${n}(address: { line1: string; line2?: string; city: string; postcode: string; country?: string }): string {
   const parts = [address.line1, address.line2, address.city, address.postcode]
     .filter((part): part is string => !!part)
@@ -311,7 +323,8 @@ export function slugify${n}(title: string): string {
     .slice(0, 80);
 }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
 export async function getProductCached${n}(productId: string): Promise<Product> {
   const cacheKey = \`cache:product:\${productId}\`;
   const cached = await redis.get(cacheKey);
@@ -327,7 +340,8 @@ export async function invalidateProduct${n}(productId: string): Promise<void> {
   await redis.del(\`cache:product:\${productId}\`);
 }
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
 export async function acquireImportLock${n}(tenantId: string): Promise<string | null> {
   const lockKey = \`lock:import:\${tenantId}\`;
   const token = randomUUID();
@@ -339,7 +353,8 @@ export async function acquireImportLock${n}(tenantId: string): Promise<string | 
   return token;
 }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
 export async function releaseImportLock${n}(lockKey: string, token: string): Promise<boolean> {
   const holder = await redis.get(lockKey);
   if (holder === token) {
@@ -349,7 +364,8 @@ export async function releaseImportLock${n}(lockKey: string, token: string): Pro
   return false;
 }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
 export async function nightlyReportJob${n}(buildReport: () => Promise<void>): Promise<void> {
   const reply = await redis.set('lock:nightly-report:${n}', 'locked', 'EX', 3600, 'NX');
   if (reply !== 'OK') {
@@ -358,7 +374,8 @@ export async function nightlyReportJob${n}(buildReport: () => Promise<void>): Pr
   await buildReport();
 }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
 export async function withLock${n}<T>(resource: string, work: () => Promise<T>): Promise<T | undefined> {
   const lockKey = \`lock:\${resource}\`;
   const token = randomUUID();
@@ -409,7 +426,8 @@ if __name__ == "__main__":
 `),
   comment: '#',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
 @app.route("/orders/<order_id>/items${n}")
 def order_items_${n}(order_id):
     order_id = order_id.strip()
@@ -427,7 +445,8 @@ def order_items_${n}(order_id):
     log.info("order items listed", extra={"order_id": order_id, "count": len(items)})
     return jsonify({"order_id": order_id, "page": page, "items": items, "count": len(items)})
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
 def summarize_invoices_${n}(invoices, currency):
     totals = defaultdict(int)
     overdue = 0
@@ -441,7 +460,8 @@ def summarize_invoices_${n}(invoices, currency):
     ranked = sorted(totals.items(), key=lambda item: item[1], reverse=True)
     return {"overdue": overdue, "top": ranked[:10], "customers": len(totals)}
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
 def format_address_${n}(address):
     parts = [address.get(field) for field in ("line1", "line2", "city", "postcode")]
     parts = [" ".join(part.split()) for part in parts if part]
@@ -453,7 +473,8 @@ def slugify_${n}(title):
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower())
     return slug.strip("-")[:80]
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
 def get_product_cached_${n}(product_id):
     cache_key = f"cache:product:{product_id}"
     cached = r.get(cache_key)
@@ -467,7 +488,8 @@ def get_product_cached_${n}(product_id):
 def invalidate_product_${n}(product_id):
     r.delete(f"cache:product:{product_id}")
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
 def acquire_import_lock_${n}(tenant_id):
     lock_key = f"lock:import:{tenant_id}"
     token = str(uuid.uuid4())
@@ -476,20 +498,23 @@ def acquire_import_lock_${n}(tenant_id):
         return token
     return None
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
 def release_import_lock_${n}(lock_key, token):
     if r.get(lock_key) == token:
         r.delete(lock_key)
         return True
     return False
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
 def daily_digest_job_${n}(build_digest):
     if not r.set("lock:daily-digest:${n}", 1, nx=True, ex=3600):
         return
     build_digest()
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
 def with_lock_${n}(resource, work):
     lock_key = f"lock:{resource}"
     token = uuid.uuid4().hex
@@ -528,7 +553,8 @@ import redis.clients.jedis.params.SetParams;
 `),
   footer: '',
   comment: '//',
-  classOpen: (n) => block(`
+  classOpen: (n) =>
+    block(`
 @RestController
 class OrderService${n} {
     private static final String RELEASE =
@@ -545,7 +571,8 @@ class OrderService${n} {
 `),
   classClose: '}',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
     @GetMapping("/orders/{id}/items${n}")
     public ResponseEntity<Map<String, Object>> orderItems${n}(@PathVariable String id, @RequestParam(defaultValue = "1") int page) {
         String orderId = id.trim();
@@ -567,7 +594,8 @@ class OrderService${n} {
         return ResponseEntity.ok(body);
     }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
     Map<String, Long> summarizeInvoices${n}(List<Invoice> invoices, String currency) {
         Map<String, Long> totals = new HashMap<>();
         long overdue = 0;
@@ -585,7 +613,8 @@ class OrderService${n} {
         return totals;
     }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
     String formatAddress${n}(Address address) {
         List<String> parts = new ArrayList<>();
         for (String part : List.of(address.line1(), address.line2(), address.city(), address.postcode())) {
@@ -602,7 +631,8 @@ class OrderService${n} {
         return slug.length() > 80 ? slug.substring(0, 80) : slug;
     }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
     Product productCached${n}(String productId) throws Exception {
         String cacheKey = "cache:product:" + productId;
         String cached = jedis.get(cacheKey);
@@ -618,7 +648,8 @@ class OrderService${n} {
         jedis.del("cache:product:" + productId);
     }
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
     String acquireImportLock${n}(String tenantId) {
         String lockKey = "lock:import:" + tenantId;
         String token = UUID.randomUUID().toString();
@@ -629,7 +660,8 @@ class OrderService${n} {
         return null;
     }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
     boolean releaseImportLock${n}(String lockKey, String token) {
         if (token.equals(jedis.get(lockKey))) {
             jedis.del(lockKey);
@@ -638,7 +670,8 @@ class OrderService${n} {
         return false;
     }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
     void exportInvoices${n}(Runnable export) {
         String reply = jedis.set("lock:invoice-export:${n}", "locked", SetParams.setParams().nx().ex(600));
         if (!"OK".equals(reply)) {
@@ -647,7 +680,8 @@ class OrderService${n} {
         export.run();
     }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
     boolean withLock${n}(String resource, Runnable work) {
         String lockKey = "lock:" + resource;
         String token = UUID.randomUUID().toString();
@@ -713,7 +747,8 @@ type Invoice struct {
   footer: '',
   comment: '//',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
 // HandleOrderItems${n} lists one page of an order's items.
 func HandleOrderItems${n}(w http.ResponseWriter, req *http.Request) {
 	id := strings.TrimSpace(req.PathValue("id"))
@@ -736,7 +771,8 @@ func HandleOrderItems${n}(w http.ResponseWriter, req *http.Request) {
 	}
 }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
 func SummarizeInvoices${n}(invoices []Invoice, currency string) (map[string]int64, int) {
 	totals := make(map[string]int64)
 	overdue := 0
@@ -758,7 +794,8 @@ func SummarizeInvoices${n}(invoices []Invoice, currency string) (map[string]int6
 	return totals, overdue
 }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
 func FormatAddress${n}(line1, line2, city, postcode, country string) string {
 	parts := make([]string, 0, 4)
 	for _, part := range []string{line1, line2, city, postcode} {
@@ -772,7 +809,8 @@ func FormatAddress${n}(line1, line2, city, postcode, country string) string {
 	return fmt.Sprintf("%s (%s)", strings.Join(parts, ", "), strings.ToUpper(country))
 }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
 func GetProductCached${n}(ctx context.Context, productID string) (*Product, error) {
 	cacheKey := "cache:product:" + productID
 	cached, err := rdb.Get(ctx, cacheKey).Result()
@@ -797,7 +835,8 @@ func InvalidateProduct${n}(ctx context.Context, productID string) error {
 	return rdb.Del(ctx, "cache:product:"+productID).Err()
 }
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
 func AcquireImportLock${n}(ctx context.Context, tenantID string) (string, bool, error) {
 	lockKey := "lock:import:" + tenantID
 	token := uuid.NewString()
@@ -809,7 +848,8 @@ func AcquireImportLock${n}(ctx context.Context, tenantID string) (string, bool, 
 	return token, true, nil
 }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
 func ReleaseImportLock${n}(ctx context.Context, lockKey, token string) bool {
 	if rdb.Get(ctx, lockKey).Val() == token {
 		rdb.Del(ctx, lockKey)
@@ -818,7 +858,8 @@ func ReleaseImportLock${n}(ctx context.Context, lockKey, token string) bool {
 	return false
 }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
 func NightlyReport${n}(ctx context.Context, build func() error) error {
 	ok, err := rdb.SetNX(ctx, "lock:nightly-report:${n}", "1", time.Hour).Result()
 	if err != nil || !ok {
@@ -827,7 +868,8 @@ func NightlyReport${n}(ctx context.Context, build func() error) error {
 	return build()
 }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
 func WithLock${n}(ctx context.Context, resource string, work func() error) (bool, error) {
 	lockKey := "lock:" + resource
 	token := uuid.NewString()
@@ -856,7 +898,8 @@ use Redis;
 `),
   footer: '',
   comment: '//',
-  classOpen: (n) => block(`
+  classOpen: (n) =>
+    block(`
 final class OrderController${n}
 {
     private const RELEASE = <<<'LUA'
@@ -875,7 +918,8 @@ LUA;
 `),
   classClose: '}',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
     public function orderItems${n}(array $params, array $query): array
     {
         $orderId = trim((string) ($params['id'] ?? ''));
@@ -893,7 +937,8 @@ LUA;
         return ['status' => 200, 'body' => ['orderId' => $orderId, 'page' => $page, 'items' => $items]];
     }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
     public function summarizeInvoices${n}(array $invoices, string $currency): array
     {
         $totals = [];
@@ -913,7 +958,8 @@ LUA;
         return ['overdue' => $overdue, 'top' => array_slice($totals, 0, 10, true), 'customers' => count($totals)];
     }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
     public function formatAddress${n}(array $address): string
     {
         $parts = [];
@@ -933,7 +979,8 @@ LUA;
         return substr($slug, 0, 80);
     }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
     public function productCached${n}(string $productId): array
     {
         $cacheKey = "cache:product:{$productId}";
@@ -953,7 +1000,8 @@ LUA;
         $this->redis->del("cache:product:{$productId}");
     }
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
     public function acquireImportLock${n}(string $tenantId): ?string
     {
         $lockKey = "lock:import:{$tenantId}";
@@ -965,7 +1013,8 @@ LUA;
         return null;
     }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
     public function releaseImportLock${n}(string $lockKey, string $token): bool
     {
         if ($this->redis->get($lockKey) === $token) {
@@ -974,7 +1023,8 @@ LUA;
         return false;
     }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
     public function regenerateFeed${n}(callable $build): void
     {
         if (!$this->redis->set('lock:feed:${n}', '1', ['nx', 'ex' => 60])) {
@@ -983,7 +1033,8 @@ LUA;
         $build();
     }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
     public function withLock${n}(string $resource, callable $work): bool
     {
         $lockKey = "lock:{$resource}";
@@ -1018,7 +1069,8 @@ namespace Shop.Services;
 `),
   footer: '',
   comment: '//',
-  classOpen: (n) => block(`
+  classOpen: (n) =>
+    block(`
 [ApiController]
 public sealed class OrderController${n} : ControllerBase
 {
@@ -1041,7 +1093,8 @@ return 0";
 `),
   classClose: '}',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
     [HttpGet("orders/{id}/items${n}")]
     public async Task<IActionResult> OrderItems${n}(string id, int page = 1)
     {
@@ -1056,7 +1109,8 @@ return 0";
         return Ok(new { orderId, page, items = rows });
     }
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
     public (Dictionary<string, long> Totals, int Overdue) SummarizeInvoices${n}(IEnumerable<Invoice> invoices, string currency)
     {
         var totals = new Dictionary<string, long>();
@@ -1077,7 +1131,8 @@ return 0";
         return (totals, overdue);
     }
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
     public static string FormatAddress${n}(Address address)
     {
         var parts = new[] { address.Line1, address.Line2, address.City, address.Postcode }
@@ -1093,7 +1148,8 @@ return 0";
         return slug.Length > 80 ? slug[..80] : slug;
     }
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
     public async Task<Product?> ProductCached${n}(string productId)
     {
         var cacheKey = $"cache:product:{productId}";
@@ -1109,7 +1165,8 @@ return 0";
 
     public Task InvalidateProduct${n}(string productId) => _db.KeyDeleteAsync($"cache:product:{productId}");
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
     public async Task<string?> AcquireImportLock${n}(string tenantId)
     {
         RedisKey lockKey = $"lock:import:{tenantId}";
@@ -1123,7 +1180,8 @@ return 0";
         return null;
     }
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
     public async Task<bool> ReleaseImportLock${n}(string lockKey, string token)
     {
         if (await _db.StringGetAsync(lockKey) == token)
@@ -1134,13 +1192,15 @@ return 0";
         return false;
     }
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
     public bool TryLockInvoice${n}(string invoiceId)
     {
         return _db.StringSet("lock:invoice:${n}:" + invoiceId, "locked", TimeSpan.FromSeconds(10), When.NotExists);
     }
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
     public async Task<bool> WithLock${n}(string resource, Func<Task> work)
     {
         RedisKey lockKey = $"lock:{resource}";
@@ -1182,7 +1242,8 @@ LUA
 `),
   footer: '',
   comment: '#',
-  classOpen: (n) => block(`
+  classOpen: (n) =>
+    block(`
 class OrderService${n}
   ORDER_ID = /\\A[0-9a-f-]{8,}\\z/i
 
@@ -1194,7 +1255,8 @@ class OrderService${n}
 `),
   classClose: 'end',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
   def order_items_${n}(params)
     order_id = params.fetch("id", "").strip
     return [400, { error: "invalid order id" }.to_json] unless ORDER_ID.match?(order_id)
@@ -1211,7 +1273,8 @@ class OrderService${n}
     [200, { order_id: order_id, page: page, items: items }.to_json]
   end
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
   def summarize_invoices_${n}(invoices, currency)
     totals = Hash.new(0)
     overdue = 0
@@ -1226,7 +1289,8 @@ class OrderService${n}
     { overdue: overdue, top: ranked.first(10), customers: totals.size }
   end
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
   def format_address_${n}(address)
     parts = %i[line1 line2 city postcode].filter_map do |field|
       part = address[field].to_s.strip.squeeze(" ")
@@ -1240,7 +1304,8 @@ class OrderService${n}
     title.downcase.gsub(/[^a-z0-9]+/, "-").gsub(/\\A-+|-+\\z/, "")[0, 80]
   end
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
   def product_cached_${n}(product_id)
     cache_key = "cache:product:#{product_id}"
     cached = @redis.get(cache_key)
@@ -1255,7 +1320,8 @@ class OrderService${n}
     @redis.del("cache:product:#{product_id}")
   end
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
   def acquire_import_lock_${n}(tenant_id)
     lock_key = "lock:import:#{tenant_id}"
     token = SecureRandom.uuid
@@ -1264,20 +1330,23 @@ class OrderService${n}
     acquired ? token : nil
   end
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
   def release_import_lock_${n}(lock_key, token)
     owner = @redis.get(lock_key)
     @redis.del(lock_key) if owner == token
   end
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
   def rebuild_sitemap_${n}
     return unless @redis.set("lock:sitemap:${n}", "locked", nx: true, ex: 60)
 
     yield
   end
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
   def with_lock_${n}(resource)
     lock_key = "lock:#{resource}"
     token = SecureRandom.uuid
@@ -1305,7 +1374,8 @@ local unpack = unpack or table.unpack
   footer: 'return M',
   comment: '--',
   blocks: {
-    handler: (n) => block(`
+    handler: (n) =>
+      block(`
 -- KEYS[1]: the rate limit counter, ARGV[1]: limit, ARGV[2]: window in ms
 function M.rate_limit_${n}()
   local limit = tonumber(ARGV[1])
@@ -1320,7 +1390,8 @@ function M.rate_limit_${n}()
   return { 1, limit - current }
 end
 `),
-    loop: (n) => block(`
+    loop: (n) =>
+      block(`
 -- KEYS[1]: the totals hash; ARGV: customer, amount pairs
 function M.add_invoices_${n}()
   local added = 0
@@ -1335,7 +1406,8 @@ function M.add_invoices_${n}()
   return added
 end
 `),
-    strings: (n) => block(`
+    strings: (n) =>
+      block(`
 -- KEYS[1]: the slug index; ARGV[1]: title, ARGV[2]: id
 function M.index_slug_${n}()
   local slug = string.lower(ARGV[1])
@@ -1347,7 +1419,8 @@ function M.index_slug_${n}()
   return string.format('%s:%s', slug, ARGV[2])
 end
 `),
-    cache: (n) => block(`
+    cache: (n) =>
+      block(`
 -- KEYS[1]: the product cache entry; ARGV[1]: payload, ARGV[2]: ttl in seconds
 function M.cache_product_${n}()
   local cached = redis.call('GET', KEYS[1])
@@ -1358,14 +1431,16 @@ function M.cache_product_${n}()
   return ARGV[1]
 end
 `),
-    setnxExpire: (n) => block(`
+    setnxExpire: (n) =>
+      block(`
 -- Counts a page view; the daily total lives under a fixed key.
 function M.count_view_${n}()
   redis.call('INCR', KEYS[1])
   return redis.call('INCR', 'stats:views:total:${n}')
 end
 `),
-    getCompareDel: (n) => block(`
+    getCompareDel: (n) =>
+      block(`
 -- Drops every session of a user.
 function M.drop_sessions_${n}()
   local keys = redis.call('KEYS', 'session:' .. ARGV[1] .. ':*')
@@ -1375,13 +1450,15 @@ function M.drop_sessions_${n}()
   return #keys
 end
 `),
-    constantValue: (n) => block(`
+    constantValue: (n) =>
+      block(`
 -- Moves a job to the queue named by the caller.
 function M.enqueue_${n}()
   return redis.call('LPUSH', ARGV[1], ARGV[2])
 end
 `),
-    safeLock: (n) => block(`
+    safeLock: (n) =>
+      block(`
 -- KEYS[1]: the lock; ARGV[1]: owner token (compare-and-delete release)
 function M.release_${n}()
   if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -1393,7 +1470,17 @@ end
   },
 };
 
-export const TEMPLATES: Record<Language, Templates> = { javascript, typescript, python, java, go, php, csharp, ruby, lua };
+export const TEMPLATES: Record<Language, Templates> = {
+  javascript,
+  typescript,
+  python,
+  java,
+  go,
+  php,
+  csharp,
+  ruby,
+  lua,
+};
 
 export interface SourceFile {
   language: Language;
@@ -1423,7 +1510,13 @@ const countLines = (text: string) => text.split('\n').length;
  * classes of `perClass` blocks where the language needs them), then comment lines up to the
  * exact length, then the footer. `kindOf(b)` picks block b's kind.
  */
-function assemble(language: Language, name: string, targetLines: number, kindOf: (b: number) => Kind, perClass: number): SourceFile {
+function assemble(
+  language: Language,
+  name: string,
+  targetLines: number,
+  kindOf: (b: number) => Kind,
+  perClass: number,
+): SourceFile {
   const t = TEMPLATES[language];
   const parts: string[] = [];
   const expectedCodes: RuleCode[] = [];

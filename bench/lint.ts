@@ -17,7 +17,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as luaparse from 'luaparse';
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import { AnalyzedDocument, analyzeText } from '../server/src/analysis';
 import { parserFor } from '../server/src/analysis/parsers';
 import { bigFile, EXTENSION, GRAMMAR, LANGUAGES, workspace, type Language, type SourceFile } from './lint-corpus';
@@ -41,8 +46,13 @@ const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 /** Markdown table, first column left-aligned, the rest right-aligned. */
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`, ...rows.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
 }
 
 const luaParse = (text: string) => luaparse.parse(text, { ranges: true, luaVersion: '5.1' });
@@ -77,17 +87,35 @@ function editPoint(file: SourceFile): { index: number; row: number; column: numb
 }
 
 /** Typing `x` at `at`, or deleting it again: the new text and the tree-sitter edit. */
-function keystroke(text: string, at: { index: number; row: number; column: number }, insert: boolean): { text: string; edit: Edit } {
+function keystroke(
+  text: string,
+  at: { index: number; row: number; column: number },
+  insert: boolean,
+): { text: string; edit: Edit } {
   const start = { row: at.row, column: at.column };
   const after = { row: at.row, column: at.column + 1 };
   return insert
     ? {
         text: text.slice(0, at.index) + 'x' + text.slice(at.index),
-        edit: { startIndex: at.index, oldEndIndex: at.index, newEndIndex: at.index + 1, startPosition: start, oldEndPosition: start, newEndPosition: after },
+        edit: {
+          startIndex: at.index,
+          oldEndIndex: at.index,
+          newEndIndex: at.index + 1,
+          startPosition: start,
+          oldEndPosition: start,
+          newEndPosition: after,
+        },
       }
     : {
         text: text.slice(0, at.index) + text.slice(at.index + 1),
-        edit: { startIndex: at.index, oldEndIndex: at.index + 1, newEndIndex: at.index, startPosition: start, oldEndPosition: after, newEndPosition: start },
+        edit: {
+          startIndex: at.index,
+          oldEndIndex: at.index + 1,
+          newEndIndex: at.index,
+          startPosition: start,
+          oldEndPosition: after,
+          newEndPosition: start,
+        },
       };
 }
 
@@ -112,17 +140,18 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
   await document.analyze(file.text);
   let documentText = file.text;
   let documentInserted = false;
-  let floorTree: Tree | undefined = parser ? parser.parse(file.text) ?? undefined : undefined;
+  let floorTree: Tree | undefined = parser ? (parser.parse(file.text) ?? undefined) : undefined;
   let floorText = file.text;
   let floorInserted = false;
 
   const result: BigResult = { file, findings, cold: [], edit: [], parse: [], incremental: [] };
-  const variants: { samples: number[]; run: () => Promise<void> }[] = [
+  const variants: { samples: number[]; run: () => void | Promise<void> }[] = [
     {
       samples: result.cold,
       run: async () => {
         const found = await analyzeText(file.language, file.text);
-        if (found.length !== findings) throw new Error(`${file.language}: cold analysis found ${found.length}, then ${findings}`);
+        if (found.length !== findings)
+          throw new Error(`${file.language}: cold analysis found ${found.length}, then ${findings}`);
       },
     },
     {
@@ -135,15 +164,17 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
         const elapsed = performance.now() - started;
         documentText = next.text;
         documentInserted = !documentInserted;
-        if (found.length !== findings) throw new Error(`${file.language}: after a keystroke ${found.length} findings, not ${findings}`);
-        if (document.syntaxTree?.rootNode.hasError) throw new Error(`${file.language}: the edited document no longer parses cleanly`);
+        if (found.length !== findings)
+          throw new Error(`${file.language}: after a keystroke ${found.length} findings, not ${findings}`);
+        if (document.syntaxTree?.rootNode.hasError)
+          throw new Error(`${file.language}: the edited document no longer parses cleanly`);
         // Only the analysis is timed: the caller's bookkeeping runs outside.
         result.edit.push(elapsed);
       },
     },
     {
       samples: result.parse,
-      run: async () => {
+      run: () => {
         if (!parser) {
           luaParse(file.text);
           return;
@@ -155,7 +186,7 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
   if (parser) {
     variants.push({
       samples: result.incremental,
-      run: async () => {
+      run: () => {
         const next = keystroke(floorText, at, !floorInserted);
         const started = performance.now();
         floorTree!.edit(next.edit);
@@ -199,12 +230,20 @@ interface PublishDiagnosticsParams {
 
 /** Waits for publishDiagnostics of one document: of `version`, or the empty one sent on close. */
 class DiagnosticsWaiter {
-  private waiters = new Map<string, { version: number | 'closed'; resolve(params: PublishDiagnosticsParams): void }[]>();
+  private waiters = new Map<
+    string,
+    { version: number | 'closed'; resolve(params: PublishDiagnosticsParams): void }[]
+  >();
 
   constructor(connection: MessageConnection) {
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       const list = this.waiters.get(params.uri);
-      const i = list?.findIndex((w) => (w.version === 'closed' ? params.version === undefined && params.diagnostics.length === 0 : w.version === params.version)) ?? -1;
+      const i =
+        list?.findIndex((w) =>
+          w.version === 'closed'
+            ? params.version === undefined && params.diagnostics.length === 0
+            : w.version === params.version,
+        ) ?? -1;
       if (i < 0) return;
       list!.splice(i, 1)[0].resolve(params);
       if (!list!.length) this.waiters.delete(params.uri);
@@ -248,22 +287,34 @@ function writeFiles(dir: string, files: SourceFile[]): OpenedFile[] {
   });
 }
 
-async function openAll(connection: MessageConnection, waiter: DiagnosticsWaiter, opened: OpenedFile[]): Promise<{ ms: number; diagnostics: number }> {
+async function openAll(
+  connection: MessageConnection,
+  waiter: DiagnosticsWaiter,
+  opened: OpenedFile[],
+): Promise<{ ms: number; diagnostics: number }> {
   const published = opened.map(({ uri }) => waiter.wait(uri, 1));
   const started = performance.now();
   await Promise.all(
     opened.map(({ file, uri }) =>
-      connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: file.language, version: 1, text: file.text } }),
+      connection.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: file.language, version: 1, text: file.text },
+      }),
     ),
   );
   const results = await Promise.all(published);
   return { ms: performance.now() - started, diagnostics: sum(results.map((r) => r.diagnostics.length)) };
 }
 
-async function closeAll(connection: MessageConnection, waiter: DiagnosticsWaiter, opened: OpenedFile[]): Promise<number> {
+async function closeAll(
+  connection: MessageConnection,
+  waiter: DiagnosticsWaiter,
+  opened: OpenedFile[],
+): Promise<number> {
   const cleared = opened.map(({ uri }) => waiter.wait(uri, 'closed'));
   const started = performance.now();
-  await Promise.all(opened.map(({ uri }) => connection.sendNotification('textDocument/didClose', { textDocument: { uri } })));
+  await Promise.all(
+    opened.map(({ uri }) => connection.sendNotification('textDocument/didClose', { textDocument: { uri } })),
+  );
   await Promise.all(cleared);
   return performance.now() - started;
 }
@@ -289,16 +340,31 @@ interface ServerResult {
   exitCode: number | null;
 }
 
-async function runServer(dir: string, files: OpenedFile[], big: OpenedFile[], warm: OpenedFile[], keystrokes: number, settleMs: number): Promise<ServerResult> {
+async function runServer(
+  dir: string,
+  files: OpenedFile[],
+  big: OpenedFile[],
+  warm: OpenedFile[],
+  keystrokes: number,
+  settleMs: number,
+): Promise<ServerResult> {
   const server = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
-  const connection = createMessageConnection(new StreamMessageReader(server.stdout), new StreamMessageWriter(server.stdin));
+  const connection = createMessageConnection(
+    new StreamMessageReader(server.stdout),
+    new StreamMessageWriter(server.stdin),
+  );
   const waiter = new DiagnosticsWaiter(connection);
   connection.listen();
   try {
     const root = pathToFileURL(dir).href;
     // No workspace/configuration capability: the server uses its default settings (every rule on).
-    await connection.sendRequest('initialize', { processId: process.pid, rootUri: root, workspaceFolders: [{ uri: root, name: 'bench' }], capabilities: {} });
+    await connection.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: root,
+      workspaceFolders: [{ uri: root, name: 'bench' }],
+      capabilities: {},
+    });
     await connection.sendNotification('initialized', {});
     await sleep(500);
     const idle = memoryOf(server.pid!);
@@ -336,7 +402,9 @@ async function runServer(dir: string, files: OpenedFile[], big: OpenedFile[], wa
         const params = await published;
         samples.push(performance.now() - started - DEBOUNCE_MS);
         if (params.diagnostics.length !== bigDiagnostics.get(file.language)) {
-          throw new Error(`${file.language}: ${params.diagnostics.length} diagnostics after a keystroke, ${bigDiagnostics.get(file.language)} before`);
+          throw new Error(
+            `${file.language}: ${params.diagnostics.length} diagnostics after a keystroke, ${bigDiagnostics.get(file.language)} before`,
+          );
         }
       }
       keystrokeMs.set(file.language, samples);
@@ -406,16 +474,23 @@ async function main(): Promise<void> {
     throw new Error(`${SERVER} is missing: run npm run build first`);
   }
   const benchStarted = performance.now();
-  console.log(`Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'}; medians of ${runs} interleaved runs after ${warmup} warm-up rounds\n`);
+  console.log(
+    `Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'}; medians of ${runs} interleaved runs after ${warmup} warm-up rounds\n`,
+  );
 
   // Corpus and sanity: every file parses without errors and the planted mistakes are found.
   const bigFiles = LANGUAGES.map((language) => bigFile(language, bigLines));
   for (const file of bigFiles) {
     await bareParse(file);
     const found = (await analyzeText(file.language, file.text)).map((f) => f.code).sort();
-    if (found.length < 3) throw new Error(`${file.language}: only ${found.length} findings in the ${file.lines}-line file; the corpus should plant more`);
+    if (found.length < 3)
+      throw new Error(
+        `${file.language}: only ${found.length} findings in the ${file.lines}-line file; the corpus should plant more`,
+      );
     if (found.join() !== file.expected.join()) {
-      console.log(`note: ${file.language} findings ${found.join(',')} differ from the planted ${file.expected.join(',')}`);
+      console.log(
+        `note: ${file.language} findings ${found.join(',')} differ from the planted ${file.expected.join(',')}`,
+      );
     }
   }
 
@@ -445,7 +520,20 @@ async function main(): Promise<void> {
   });
   console.log(
     table(
-      ['language', 'lines', 'KiB', 'findings', '(a) cold ms', '(b) edit ms', '(c) parse ms', '(d) incr parse ms', '(a)/(c)', '(b)/(d)', `(b) < ${TARGET_MS} ms`, `(a) < ${TARGET_MS} ms`],
+      [
+        'language',
+        'lines',
+        'KiB',
+        'findings',
+        '(a) cold ms',
+        '(b) edit ms',
+        '(c) parse ms',
+        '(d) incr parse ms',
+        '(a)/(c)',
+        '(b)/(d)',
+        `(b) < ${TARGET_MS} ms`,
+        `(a) < ${TARGET_MS} ms`,
+      ],
       rows,
     ),
   );
@@ -464,7 +552,9 @@ async function main(): Promise<void> {
   // Part 2: the workspace, in process first (the floor), then in the server.
   const files = workspace(fileCount);
   const workspaceLines = sum(files.map((f) => f.lines));
-  const byLanguage = LANGUAGES.map((language) => `${language} ${files.filter((f) => f.language === language).length}`).join(', ');
+  const byLanguage = LANGUAGES.map(
+    (language) => `${language} ${files.filter((f) => f.language === language).length}`,
+  ).join(', ');
   const withMistakes = files.filter((f) => f.expected.length > 0).length;
   console.log(
     `\nPart 2: a workspace of ${files.length.toLocaleString('en')} files, ${workspaceLines.toLocaleString('en')} lines (50 to 400 each; ${byLanguage}); ` +
@@ -489,14 +579,21 @@ async function main(): Promise<void> {
     }
   }
   const plantedFindings = sum(files.map((f) => f.expected.length));
-  if (inProcessFindings !== plantedFindings) console.log(`note: analyzeText found ${inProcessFindings} in the workspace, ${plantedFindings} planted`);
+  if (inProcessFindings !== plantedFindings)
+    console.log(`note: analyzeText found ${inProcessFindings} in the workspace, ${plantedFindings} planted`);
 
   const dir = mkdtempSync(join(tmpdir(), 'locksmith-bench-lint-'));
   let server: ServerResult;
   try {
     const opened = writeFiles(dir, files);
-    const big = writeFiles(dir, bigFiles.map((file) => ({ ...file, name: `big/${file.name}` })));
-    const warm = writeFiles(dir, LANGUAGES.map((language) => ({ ...bigFile(language, 60), name: `warm/warm.${EXTENSION[language]}` })));
+    const big = writeFiles(
+      dir,
+      bigFiles.map((file) => ({ ...file, name: `big/${file.name}` })),
+    );
+    const warm = writeFiles(
+      dir,
+      LANGUAGES.map((language) => ({ ...bigFile(language, 60), name: `warm/warm.${EXTENSION[language]}` })),
+    );
     server = await runServer(dir, opened, big, warm, keystrokes, settleMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -508,10 +605,34 @@ async function main(): Promise<void> {
     table(
       ['workspace (2,000 files)', 'total ms', 'files/s', 'diagnostics', 'x (c)'],
       [
-        ['(e) server: didOpen all until every publishDiagnostics', ms(server.workspaceMs, 0), (files.length / (server.workspaceMs / 1000)).toFixed(0), String(server.workspaceDiagnostics), (server.workspaceMs / workspaceParse).toFixed(2)],
-        [`(e') server: the same, opened again after closing all`, ms(server.reopenMs, 0), (files.length / (server.reopenMs / 1000)).toFixed(0), String(server.reopenDiagnostics), (server.reopenMs / workspaceParse).toFixed(2)],
-        ['(f) in process: analyzeText of each file', ms(workspaceAnalyze, 0), (files.length / (workspaceAnalyze / 1000)).toFixed(0), String(inProcessFindings), (workspaceAnalyze / workspaceParse).toFixed(2)],
-        ['(c) in process: bare parse of each file (floor)', ms(workspaceParse, 0), (files.length / (workspaceParse / 1000)).toFixed(0), '-', '1.00'],
+        [
+          '(e) server: didOpen all until every publishDiagnostics',
+          ms(server.workspaceMs, 0),
+          (files.length / (server.workspaceMs / 1000)).toFixed(0),
+          String(server.workspaceDiagnostics),
+          (server.workspaceMs / workspaceParse).toFixed(2),
+        ],
+        [
+          `(e') server: the same, opened again after closing all`,
+          ms(server.reopenMs, 0),
+          (files.length / (server.reopenMs / 1000)).toFixed(0),
+          String(server.reopenDiagnostics),
+          (server.reopenMs / workspaceParse).toFixed(2),
+        ],
+        [
+          '(f) in process: analyzeText of each file',
+          ms(workspaceAnalyze, 0),
+          (files.length / (workspaceAnalyze / 1000)).toFixed(0),
+          String(inProcessFindings),
+          (workspaceAnalyze / workspaceParse).toFixed(2),
+        ],
+        [
+          '(c) in process: bare parse of each file (floor)',
+          ms(workspaceParse, 0),
+          (files.length / (workspaceParse / 1000)).toFixed(0),
+          '-',
+          '1.00',
+        ],
       ],
     ),
   );
@@ -533,8 +654,21 @@ async function main(): Promise<void> {
       ms(Math.max(...samples)),
     ];
   });
-  console.log(`\nthe ${bigLines.toLocaleString('en')}-line files opened in the same server, then ${keystrokes} keystrokes each (didChange, incremental)`);
-  console.log(table(['language', 'didOpen -> diagnostics ms', 'diagnostics', `keystroke ms (minus ${DEBOUNCE_MS} ms debounce), median`, 'max'], serverRows));
+  console.log(
+    `\nthe ${bigLines.toLocaleString('en')}-line files opened in the same server, then ${keystrokes} keystrokes each (didChange, incremental)`,
+  );
+  console.log(
+    table(
+      [
+        'language',
+        'didOpen -> diagnostics ms',
+        'diagnostics',
+        `keystroke ms (minus ${DEBOUNCE_MS} ms debounce), median`,
+        'max',
+      ],
+      serverRows,
+    ),
+  );
 
   const memoryRows = [
     ['initialized, nothing open', server.idle],
@@ -544,7 +678,12 @@ async function main(): Promise<void> {
     [`the ${files.length} workspace files opened again (${ms(server.reopenMs, 0)} ms)`, server.afterReopen],
   ] as const;
   console.log('\nserver process memory (/proc/<pid>/status)');
-  console.log(table(['after', 'VmRSS', 'VmHWM (peak)'], memoryRows.map(([what, m]) => [what, mb(m.rssKb), mb(m.hwmKb)])));
+  console.log(
+    table(
+      ['after', 'VmRSS', 'VmHWM (peak)'],
+      memoryRows.map(([what, m]) => [what, mb(m.rssKb), mb(m.hwmKb)]),
+    ),
+  );
   const reused = server.afterReopen.rssKb <= server.afterClose.rssKb * 1.05;
   console.log(`
 VmRSS and VmHWM of the server process (node + the tree-sitter runtime), read while it idles.

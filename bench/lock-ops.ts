@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type Redis from 'ioredis';
 import Redlock from 'redlock';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { startRedis, type RedisServer } from '../test/harness/redis';
 
 const TTL = 10_000;
@@ -48,8 +48,7 @@ const VARIANTS: Variant[] = [
     name: 'redlock',
     commands: ['evalsha'],
     makePair(redis) {
-      // redlock's types name ioredis 4; the client API it uses is the same.
-      const redlock = new Redlock([redis as never], { retryCount: 0 });
+      const redlock = new Redlock([redis], { retryCount: 0 });
       return async (key) => {
         const lock = await redlock.acquire([key], TTL);
         await lock.release();
@@ -72,7 +71,11 @@ async function rig(server: RedisServer, variant: Variant, concurrency: number): 
   const clients = Array.from({ length: concurrency }, () => server.client());
   const pairs = clients.map((client) => variant.makePair(client));
   // Warm-up: connections, script cache, JIT.
-  await Promise.all(pairs.map(async (pair, i) => { for (let n = 0; n < 200; n++) await pair(`bench:lock:${i}`); }));
+  await Promise.all(
+    pairs.map(async (pair, i) => {
+      for (let n = 0; n < 200; n++) await pair(`bench:lock:${i}`);
+    }),
+  );
   return { variant, clients, pairs, pairsDone: 0, seconds: 0, cpuMicros: 0, serverMicros: 0 };
 }
 
@@ -117,7 +120,9 @@ async function main(): Promise<void> {
     const probe = server.client();
     const version = /redis_version:(\S+)/.exec(await probe.info('server'))?.[1];
     probe.disconnect();
-    console.log(`redis-server ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell\n`);
+    console.log(
+      `redis-server ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell\n`,
+    );
     const header = ['conc', ...VARIANTS.map((v) => v.name), '(a)/(b)', '(a)/(c)'];
     const rows: string[][] = [];
     const detail: string[] = [];
@@ -137,7 +142,12 @@ async function main(): Promise<void> {
       }));
       const [pack, raw, redlock] = cells.map((c) => c.pairsPerSecond);
       targetsMet &&= pack >= 0.9 * raw && pack > redlock;
-      rows.push([String(concurrency), ...cells.map((c) => c.pairsPerSecond.toFixed(0)), (pack / raw).toFixed(2), (pack / redlock).toFixed(2)]);
+      rows.push([
+        String(concurrency),
+        ...cells.map((c) => c.pairsPerSecond.toFixed(0)),
+        (pack / raw).toFixed(2),
+        (pack / redlock).toFixed(2),
+      ]);
       for (const [i, variant] of VARIANTS.entries()) {
         detail.push(
           `conc ${String(concurrency).padStart(2)}  ${variant.name.padEnd(16)} client CPU ${cells[i].clientCpuUsPerPair.toFixed(1).padStart(6)} us/pair   server ${cells[i].serverUsPerPair.toFixed(1).padStart(5)} us/pair`,

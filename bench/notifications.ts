@@ -105,7 +105,10 @@ interface Result {
 
 /** Runs one mode: a fresh Session and LockMonitor, a writer, and the window measured between two INFOs on the writer's connection. */
 async function run(server: RedisServer, writer: Redis, tokens: string[], mode: Mode, index: number): Promise<Result> {
-  const session = new Session({ id: `bench-${index}`, name: mode.name, url: `redis://127.0.0.1:${server.port}/0` }, undefined);
+  const session = new Session(
+    { id: `bench-${index}`, name: mode.name, url: `redis://127.0.0.1:${server.port}/0` },
+    undefined,
+  );
   await session.connect();
   const monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: mode.limit }));
   let timer: NodeJS.Timeout | undefined;
@@ -196,7 +199,7 @@ async function run(server: RedisServer, writer: Redis, tokens: string[], mode: M
       writerCommands += pipe.length;
       const replies = (await pipe.exec()) ?? [];
       const failed = replies.find(([error]) => error);
-      if (failed) throw failed[0];
+      if (failed?.[0]) throw failed[0];
     }
     await sleep(start + ticks * TICK_MS - performance.now());
     inWindow.to = performance.now();
@@ -208,7 +211,9 @@ async function run(server: RedisServer, writer: Redis, tokens: string[], mode: M
     const calls = callsBetween(before, after);
     const info = calls.get('info') ?? 0;
     const writerCalls = WRITER_COMMANDS.reduce((sum, command) => sum + (calls.get(command) ?? 0), 0);
-    const viewCalls = new Map([...calls].filter(([command]) => command !== 'info' && !WRITER_COMMANDS.includes(command)));
+    const viewCalls = new Map(
+      [...calls].filter(([command]) => command !== 'info' && !WRITER_COMMANDS.includes(command)),
+    );
     return {
       mode,
       seconds,
@@ -240,7 +245,8 @@ const sum = (calls: Map<string, number>) => [...calls.values()].reduce((a, b) =>
 const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(0));
 
 async function main(): Promise<void> {
-  if (!(SECONDS > 0)) throw new Error(`BENCH_SECONDS must be a positive number of seconds, got ${process.env.BENCH_SECONDS}`);
+  if (!(SECONDS > 0))
+    throw new Error(`BENCH_SECONDS must be a positive number of seconds, got ${process.env.BENCH_SECONDS}`);
   const server = await startRedis();
   const admin = server.client();
   const writer = server.client();
@@ -269,7 +275,20 @@ async function main(): Promise<void> {
       if (mode.live) await admin.config('SET', 'notify-keyspace-events', '');
     }
 
-    const header = ['mode', 'view cmds/s', '(commandstats)', 'SCAN/s', 'reads/s', 'full read ms', 'listed', 'changes shown', 'of listed keys', 'latency p50 ms', 'p95 ms', 'max ms'];
+    const header = [
+      'mode',
+      'view cmds/s',
+      '(commandstats)',
+      'SCAN/s',
+      'reads/s',
+      'full read ms',
+      'listed',
+      'changes shown',
+      'of listed keys',
+      'latency p50 ms',
+      'p95 ms',
+      'max ms',
+    ];
     const rows = results.map((r) => [
       r.mode.name,
       (r.viewCommands / r.seconds).toFixed(0),
@@ -285,19 +304,22 @@ async function main(): Promise<void> {
       ms(r.latencies.length ? r.latencies.reduce((max, value) => Math.max(max, value), 0) : NaN),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+    const line = (cells: string[]) =>
+      `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
     console.log(line(header));
     console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`);
     for (const row of rows) console.log(line(row));
     console.log(
-      '\nview cmds/s: total_commands_processed minus the writer\'s and the bench\'s INFO; (commandstats): the same from INFO commandstats.' +
+      "\nview cmds/s: total_commands_processed minus the writer's and the bench's INFO; (commandstats): the same from INFO commandstats." +
         '\nreads/s: keys read (one TYPE each). changes shown: writer changes the listing showed by ' +
         `${GRACE_MS / 1000} s after the window (new token, or the new TTL), of listed keys: of changes to keys listed when the window began.`,
     );
 
     console.log('\nper command over the window (calls/s):');
     for (const r of results) {
-      const perCommand = [...r.viewCalls].sort(([a], [b]) => a.localeCompare(b)).map(([command, n]) => `${command} ${(n / r.seconds).toFixed(1)}`);
+      const perCommand = [...r.viewCalls]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([command, n]) => `${command} ${(n / r.seconds).toFixed(1)}`);
       console.log(`  ${r.mode.name.padEnd(24)} ${perCommand.join(', ') || 'none'}`);
     }
     for (const r of results) {

@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { startRedis } from '../test/harness/redis';
 import { atExit } from '../test/vscode/atExit';
 import { startCodeServer } from '../test/vscode/codeServer';
@@ -27,7 +27,8 @@ import {
 
 const ROOT = join(__dirname, '..');
 const BUNDLES = ['extension/out/extension.js', 'server/out/server.js'];
-const CODE_HINT = "install VS Code and its `code` command (Command Palette: Shell Command: Install 'code' command in PATH), or run the demo without --desktop to use code-server in a browser";
+const CODE_HINT =
+  "install VS Code and its `code` command (Command Palette: Shell Command: Install 'code' command in PATH), or run the demo without --desktop to use code-server in a browser";
 
 /** What the demo starts itself (the harnesses stop redis-server and code-server on their own exit hooks). */
 const started = {
@@ -48,7 +49,7 @@ function descendants(pid: number): number[] {
     children.set(parent, [...(children.get(parent) ?? []), child]);
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length; ) {
+  for (let queue = [pid]; queue.length;) {
     const next = children.get(queue.shift()!) ?? [];
     found.push(...next);
     queue.push(...next);
@@ -122,7 +123,9 @@ async function startWorkers(url: string): Promise<Crash> {
 function scheduleCrash({ doomed, held }: Crash): void {
   setTimeout(() => {
     doomed.kill('SIGKILL');
-    console.log(`${new Date().toLocaleTimeString()}  SIGKILLed ${DOOMED_WORKER} (pid ${doomed.pid}) while it held ${held}: watch its TTL run out, then another worker take it`);
+    console.log(
+      `${new Date().toLocaleTimeString()}  SIGKILLed ${DOOMED_WORKER} (pid ${doomed.pid}) while it held ${held}: watch its TTL run out, then another worker take it`,
+    );
   }, KILL_AFTER_MS);
 }
 
@@ -133,13 +136,21 @@ function workbenchUrl(base: string, port: number, workspace: string): string {
 }
 
 /** Runs desktop VS Code on a throwaway user-data-dir; resolves when its window is closed. */
-async function runDesktop(code: string, scratch: string, workspace: string, settings: Record<string, unknown>): Promise<void> {
+async function runDesktop(
+  code: string,
+  scratch: string,
+  workspace: string,
+  settings: Record<string, unknown>,
+): Promise<void> {
   const userData = join(scratch, 'user-data');
   mkdirSync(join(userData, 'User'), { recursive: true });
   writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
   // --wait: the CLI stays until the window closes, which ends the demo. Its own process group:
   // Ctrl-C in the terminal must not kill the CLI before stopStarted() has followed it to the editor.
-  const editor = spawn(code, ['--wait', `--extensionDevelopmentPath=${ROOT}`, '--user-data-dir', userData, workspace], { stdio: 'inherit', detached: true });
+  const editor = spawn(code, ['--wait', `--extensionDevelopmentPath=${ROOT}`, '--user-data-dir', userData, workspace], {
+    stdio: 'inherit',
+    detached: true,
+  });
   started.editor = editor;
   await new Promise<void>((resolve, reject) => {
     editor.once('error', reject);
@@ -159,7 +170,9 @@ async function startScenario(): Promise<{ connectionUrl: string; crash: Crash }>
   console.log(`Redis Locksmith demo
   redis-server  127.0.0.1:${server.port}, throwaway, no password; the lock scripts are loaded
   workers       ${Object.keys(WORKER_PLANS).join(', ')}, contending for ${[...contended].join(', ')}
-${Object.entries(SEEDED_KEYS).map(([key, what]) => `  seeded        ${key}: ${what}`).join('\n')}
+${Object.entries(SEEDED_KEYS)
+  .map(([key, what]) => `  seeded        ${key}: ${what}`)
+  .join('\n')}
 `);
   return { connectionUrl: `redis://127.0.0.1:${server.port}/0`, crash };
 }
@@ -195,7 +208,9 @@ async function main(): Promise<void> {
   };
 
   if (code) {
-    console.log(`Starting VS Code with the extension in development mode and throwaway user data.\n${whatToLookAt(crash)}\nClose the window or press Ctrl-C to stop.\n`);
+    console.log(
+      `Starting VS Code with the extension in development mode and throwaway user data.\n${whatToLookAt(crash)}\nClose the window or press Ctrl-C to stop.\n`,
+    );
     scheduleCrash(crash);
     await runDesktop(code, scratch, workspace, settings);
     console.log('VS Code closed: the demo stops.');

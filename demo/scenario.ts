@@ -35,7 +35,7 @@ export const WORKER_PLANS = {
   'api-2': { locks: [ORDER_42, ORDER_43, PAYMENT_7], ttlMs: 10_000, holdMs: [2_000, 8_000], pauseMs: [300, 1_500] },
   // Long jobs under a short lease: the TTL visibly goes back up at each extension. It also
   // takes over the daily report once the killed worker's lease has run out.
-  'batch': { locks: [PAYMENT_7, ORDER_42, DAILY_REPORT], ttlMs: 6_000, holdMs: [8_000, 20_000], pauseMs: [1_000, 4_000] },
+  batch: { locks: [PAYMENT_7, ORDER_42, DAILY_REPORT], ttlMs: 6_000, holdMs: [8_000, 20_000], pauseMs: [1_000, 4_000] },
   // Holds its lock until the demo kills it: no release, no more extensions.
   [DOOMED_WORKER]: { locks: [DAILY_REPORT], ttlMs: 15_000, holdMs: 'until killed', pauseMs: [1_000, 1_000] },
 } satisfies Record<string, WorkerPlan>;

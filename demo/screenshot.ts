@@ -26,12 +26,20 @@ async function main(url: string, out: string): Promise<void> {
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(url);
-    await page.locator('.part.activitybar a.action-label[aria-label^="Redis Locksmith"]').click({ timeout: WORKBENCH_TIMEOUT_MS });
+    await page
+      .locator('.part.activitybar a.action-label[aria-label^="Redis Locksmith"]')
+      .click({ timeout: WORKBENCH_TIMEOUT_MS });
     // A lock row under the connection: connected and scanned.
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'lock:' }).first().waitFor({ timeout: WORKBENCH_TIMEOUT_MS });
+    await page
+      .locator('.part.sidebar .monaco-list-row', { hasText: 'lock:' })
+      .first()
+      .waitFor({ timeout: WORKBENCH_TIMEOUT_MS });
     await widenSidebar(page, SIDEBAR_EXTRA_PX);
     // Show the reentrant lock's holders.
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'lock:inventory' }).locator('.monaco-tl-twistie').click();
+    await page
+      .locator('.part.sidebar .monaco-list-row', { hasText: 'lock:inventory' })
+      .locator('.monaco-tl-twistie')
+      .click();
     // Focus and the pointer away from the view: no focus outline, no hover tooltip.
     await page.mouse.click(900, 700);
     await page.waitForTimeout(SETTLE_MS);

@@ -4,14 +4,20 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import Redis from 'ioredis';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { WORKER_PLANS, type DemoLock, type HoldingMessage, type WorkerName, type WorkerPlan } from './scenario';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = ([min, max]: [number, number]) => min + Math.random() * (max - min);
 
 /** Holds `lock` for `holdMs`, extending it every ttl/3 so it outlives its TTL; false when the lease was lost. */
-async function hold(locks: LockScripts, lock: DemoLock, token: string, plan: WorkerPlan, holdMs: number): Promise<boolean> {
+async function hold(
+  locks: LockScripts,
+  lock: DemoLock,
+  token: string,
+  plan: WorkerPlan,
+  holdMs: number,
+): Promise<boolean> {
   const until = Date.now() + holdMs;
   for (let left = holdMs; left > 0; left = until - Date.now()) {
     await sleep(Math.min(plan.ttlMs / 3, left));

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
-import { SCRIPT_NAMES, loadPack } from '../shared/pack';
-import { LockScripts } from '../shared/runtime';
+import { SCRIPT_NAMES, loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 import { describeActionError, describeConnectionError } from '../extension/src/connections/config';
 import { Session } from '../extension/src/connections/session';
 import type { LockEntry } from '../extension/src/locks/classify';
@@ -37,7 +37,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   admin.disconnect();
-  for (const user of (await fx.redis.acl('USERS')) as string[]) if (user !== 'default') await fx.redis.acl('DELUSER', user);
+  for (const user of await fx.redis.acl('USERS')) if (user !== 'default') await fx.redis.acl('DELUSER', user);
 });
 
 /** Runs a documented `ACL SETUSER` line (with `rules` in place of its rules when given); returns the user name. */
@@ -79,7 +79,8 @@ const SEEDED: [string, LockEntry['kind']][] = [
   ['lock:{order:42}', 'token'],
 ];
 
-const kinds = (entries: readonly LockEntry[]) => entries.map((entry): [string, string] => [entry.key.toString(), entry.kind]).sort();
+const kinds = (entries: readonly LockEntry[]) =>
+  entries.map((entry): [string, string] => [entry.key.toString(), entry.kind]).sort();
 
 interface AclDenial {
   reason: string;
@@ -93,13 +94,21 @@ async function aclLog(): Promise<AclDenial[]> {
   return entries.map((flat) => {
     const fields: Record<string, unknown> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = flat[i + 1];
-    return { reason: String(fields.reason), context: String(fields.context), object: String(fields.object), username: String(fields.username) };
+    return {
+      reason: String(fields.reason),
+      context: String(fields.context),
+      object: String(fields.object),
+      username: String(fields.username),
+    };
   });
 }
 
 /** A Session as the extension opens it, for `user`; disposed after `use`. */
 async function withSession<T>(user: string, use: (session: Session) => Promise<T>): Promise<T> {
-  const session = new Session({ id: user, name: TARGET, url: `redis://127.0.0.1:${fx.server.port}/${DB}`, username: user }, PASSWORD);
+  const session = new Session(
+    { id: user, name: TARGET, url: `redis://127.0.0.1:${fx.server.port}/${DB}`, username: user },
+    PASSWORD,
+  );
   try {
     await session.connect();
     return await use(session);
@@ -144,12 +153,24 @@ describe('browse-only user', () => {
 
       const before = await browse(session);
       assert.deepEqual(kinds(before.page.entries), SEEDED);
-      assert.deepEqual(Object.values(before.loaded), SCRIPT_NAMES.map(() => false), 'SCRIPT EXISTS: none loaded yet');
+      assert.deepEqual(
+        Object.values(before.loaded),
+        SCRIPT_NAMES.map(() => false),
+        'SCRIPT EXISTS: none loaded yet',
+      );
       await new LockScripts(fx.redis, pack).load();
-      assert.deepEqual(Object.values((await browse(session)).loaded), SCRIPT_NAMES.map(() => true), 'SCRIPT EXISTS: loaded by an admin');
+      assert.deepEqual(
+        Object.values((await browse(session)).loaded),
+        SCRIPT_NAMES.map(() => true),
+        'SCRIPT EXISTS: loaded by an admin',
+      );
 
       const clients = (await fx.redis.client('LIST')) as string;
-      assert.match(clients, new RegExp(`name=redis-locksmith .*db=${DB} .*user=${user}`), 'CLIENT SETNAME and SELECT were allowed');
+      assert.match(
+        clients,
+        new RegExp(`name=redis-locksmith .*db=${DB} .*user=${user}`),
+        'CLIENT SETNAME and SELECT were allowed',
+      );
     });
     assert.deepEqual(await aclLog(), [], 'the ACL log records no denied command');
   });
@@ -164,13 +185,26 @@ describe('browse-only user', () => {
         /^Release failed: Not permitted on acl-test \(NOPERM this user has no permissions to run the 'evalsha' command\): the connection's ACL user lacks this right/,
       );
       const extended = await scripts.extend('lock:{order:42}', TOKEN, 600_000).catch((error: unknown) => error);
-      assert.match(describeActionError('extend', extended, TARGET), /^Extend failed: Not permitted on acl-test \(NOPERM [^)]*'evalsha'/);
+      assert.match(
+        describeActionError('extend', extended, TARGET),
+        /^Extend failed: Not permitted on acl-test \(NOPERM [^)]*'evalsha'/,
+      );
       const loaded = await loadScripts(session).catch((error: unknown) => error);
-      assert.match(describeActionError('load', loaded, TARGET), /^Could not load the lock scripts: Not permitted on acl-test \(NOPERM [^)]*'script\|load'/);
+      assert.match(
+        describeActionError('load', loaded, TARGET),
+        /^Could not load the lock scripts: Not permitted on acl-test \(NOPERM [^)]*'script\|load'/,
+      );
 
       // Also when the scripts are cached: NOPERM is not NOSCRIPT, so there is no EVAL fallback to try.
       await new LockScripts(fx.redis, pack).load();
-      assert.match(describeActionError('release', await scripts.release('lock:{order:42}', TOKEN).catch((e: unknown) => e), TARGET), /NOPERM/);
+      assert.match(
+        describeActionError(
+          'release',
+          await scripts.release('lock:{order:42}', TOKEN).catch((e: unknown) => e),
+          TARGET,
+        ),
+        /NOPERM/,
+      );
     });
     assert.equal(await admin.get('lock:{order:42}'), TOKEN, 'the lock is still held');
     const pttl = await admin.pttl('lock:{order:42}');
@@ -193,11 +227,18 @@ describe('manage user', () => {
     assert.deepEqual(await aclLog(), []);
   });
 
-  test("a command a script may not run is reported as not permitted too (Redis 7.0 says ERR, not NOPERM)", async () => {
-    const rules = MANAGE_ACL.split(' ').slice(3).filter((rule) => rule !== '+del');
+  test('a command a script may not run is reported as not permitted too (Redis 7.0 says ERR, not NOPERM)', async () => {
+    const rules = MANAGE_ACL.split(' ')
+      .slice(3)
+      .filter((rule) => rule !== '+del');
     const user = await createUser(MANAGE_ACL, rules);
-    const error = await withSession(user, (session) => new LockScripts(session.redis, pack).release('lock:{order:42}', TOKEN)).catch((e: unknown) => e);
-    assert.match(describeActionError('release', error, TARGET), /^Release failed: Not permitted on acl-test \((NOPERM|ERR The user executing the script can't run)/);
+    const error = await withSession(user, (session) =>
+      new LockScripts(session.redis, pack).release('lock:{order:42}', TOKEN),
+    ).catch((e: unknown) => e);
+    assert.match(
+      describeActionError('release', error, TARGET),
+      /^Release failed: Not permitted on acl-test \((NOPERM|ERR The user executing the script can't run)/,
+    );
     assert.equal(await admin.get('lock:{order:42}'), TOKEN);
   });
 });
@@ -217,13 +258,17 @@ describe('the documented rules are minimal', () => {
         await fx.redis.script('FLUSH');
         await seed();
         await fx.redis.acl('LOG', 'RESET');
-        const user = await createUser(documented, rules.filter((rule) => rule !== dropped));
+        const user = await createUser(
+          documented,
+          rules.filter((rule) => rule !== dropped),
+        );
         const error = await withSession(user, flow).then(
           () => undefined,
           (e: unknown) => e,
         );
         // Some denials fail the action; others (CLIENT SETNAME, INFO, SELECT) are absorbed but leave the view wrong.
-        if (error) assert.match(describeConnectionError(error, TARGET), /^Not permitted on acl-test \(/, `without ${dropped}`);
+        if (error)
+          assert.match(describeConnectionError(error, TARGET), /^Not permitted on acl-test \(/, `without ${dropped}`);
         const denials = (await aclLog()).filter((denial) => denial.username === user);
         assert.ok(denials.length > 0, `without ${dropped}, nothing was denied: the rule is not needed`);
         if (dropped.startsWith('+')) {
@@ -232,7 +277,10 @@ describe('the documented rules are minimal', () => {
             `without ${dropped}: ${JSON.stringify(denials)}`,
           );
         } else {
-          assert.ok(denials.some((denial) => denial.reason === 'key'), `without ${dropped}: ${JSON.stringify(denials)}`);
+          assert.ok(
+            denials.some((denial) => denial.reason === 'key'),
+            `without ${dropped}: ${JSON.stringify(denials)}`,
+          );
         }
         await fx.redis.acl('DELUSER', user);
       }
@@ -240,7 +288,9 @@ describe('the documented rules are minimal', () => {
   }
 
   test('manage needs write access to keys: read-only %R~* is not enough', async () => {
-    const rules = MANAGE_ACL.split(' ').slice(3).map((rule) => (rule === '~*' ? '%R~*' : rule));
+    const rules = MANAGE_ACL.split(' ')
+      .slice(3)
+      .map((rule) => (rule === '~*' ? '%R~*' : rule));
     const user = await createUser(MANAGE_ACL, rules);
     const error = await withSession(user, manage).catch((e: unknown) => e);
     assert.match(describeActionError('extend', error, TARGET), /Not permitted on acl-test/);

@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test';
 import type { Cluster, Redis } from 'ioredis';
 import { Session } from '../extension/src/connections/session';
 import { LockMonitor } from '../extension/src/locks/monitor';
-import { loadPack, SCRIPT_NAMES } from '../shared/pack';
-import { LockScripts } from '../shared/runtime';
+import { loadPack, SCRIPT_NAMES } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 import { startCluster, type RedisCluster, type RedisServer } from './harness/redis';
 import { waitFor } from './helpers';
 
@@ -27,7 +27,7 @@ before(async () => {
   admin = await cluster.client();
   const slots = (await admin.cluster('SLOTS')) as unknown as [number, number, [string, number]][];
   for (let n = 0; tags.size < cluster.masters.length; n++) {
-    const slot = (await admin.cluster('KEYSLOT', `job:${n}`)) as number;
+    const slot = await admin.cluster('KEYSLOT', `job:${n}`);
     const [, , [, port]] = slots.find(([from, to]) => slot >= from && slot <= to)!;
     const master = cluster.masters.find((each) => each.port === port)!;
     if (!tags.has(master)) tags.set(master, `job:${n}`);
@@ -64,7 +64,7 @@ test('a redis-cluster:// connection reports the cluster and its masters', () => 
 
 test('the Locks view scans every master and merges; Load more goes on across masters without duplicates', async () => {
   await monitor.refresh();
-  assert.deepEqual(listed(), [...allKeys].sort(), 'every master\'s locks');
+  assert.deepEqual(listed(), [...allKeys].sort(), "every master's locks");
 
   const paged = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 12 }));
   try {
@@ -76,7 +76,11 @@ test('the Locks view scans every master and merges; Load more goes on across mas
     await paged.loadMore();
     await paged.loadMore();
     assert.equal(paged.cursor, undefined, 'scanned through');
-    assert.deepEqual(paged.locks.map((lock) => lock.key.toString()).sort(), [...allKeys].sort(), 'each lock exactly once');
+    assert.deepEqual(
+      paged.locks.map((lock) => lock.key.toString()).sort(),
+      [...allKeys].sort(),
+      'each lock exactly once',
+    );
   } finally {
     paged.dispose();
   }
@@ -91,7 +95,11 @@ test('Load Lock Scripts loads on every master; the Scripts view reads each maste
   assert.deepEqual(await scripts.loadWhereMissing(), [], 'a pack never loaded is not loaded unasked');
 
   await scripts.load();
-  for (const [master, flags] of await scripts.loadedByMaster()) assert.ok(SCRIPT_NAMES.every((name) => flags[name]), master);
+  for (const [master, flags] of await scripts.loadedByMaster())
+    assert.ok(
+      SCRIPT_NAMES.every((name) => flags[name]),
+      master,
+    );
   // Release through the cluster client runs on the master owning each key.
   for (const tag of tags.values()) assert.equal(await scripts.release(`lock:{${tag}}:0`, `worker-0:${tag}`), true);
   for (const tag of tags.values()) await admin.set(`lock:{${tag}}:0`, `worker-0:${tag}`, 'PX', 600_000);
@@ -107,7 +115,9 @@ test('keyspace notifications from every master update the listing', async () => 
     assert.match(flags, /K/, `set on ${node.port}, replicas too, so a promoted replica keeps publishing`);
   }
   for (const tag of tags.values()) await admin.set(`lock:{${tag}}:live`, 'worker:live', 'PX', 600_000);
-  await waitFor('a new lock on each master', () => [...tags.values()].every((tag) => listed().includes(`lock:{${tag}}:live`)));
+  await waitFor('a new lock on each master', () =>
+    [...tags.values()].every((tag) => listed().includes(`lock:{${tag}}:live`)),
+  );
   for (const tag of tags.values()) await admin.del(`lock:{${tag}}:live`);
   await waitFor('their deletion', () => listed().length === allKeys.length);
   monitor.stopLive();
@@ -129,8 +139,11 @@ test('CLUSTER FAILOVER on a replica: the masters change, every lock is listed ag
     client.disconnect();
   }
   // The view learns it by itself: the slot map is re-read on MOVED and every 5 s.
-  const masters = await Promise.race([changed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('masters never changed')), 15_000))]);
-  assert.ok(masters.includes(`127.0.0.1:${replica.port}`), `new master listed: ${masters}`);
+  const masters = await Promise.race([
+    changed,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('masters never changed')), 15_000)),
+  ]);
+  assert.ok(masters.includes(`127.0.0.1:${replica.port}`), `new master listed: ${masters.join(', ')}`);
   assert.ok(!masters.includes(`127.0.0.1:${oldMaster.port}`), 'old master gone');
 
   await monitor.refresh(true);
@@ -138,14 +151,18 @@ test('CLUSTER FAILOVER on a replica: the masters change, every lock is listed ag
 
   await waitFor('the reload after the failover', () => reloaded.length > 0, 10_000);
   assert.deepEqual(reloaded[0], [`127.0.0.1:${replica.port}`], 'loaded where missing: only on the promoted replica');
-  for (const [master, flags] of await scripts.loadedByMaster()) assert.ok(SCRIPT_NAMES.every((name) => flags[name]), master);
+  for (const [master, flags] of await scripts.loadedByMaster())
+    assert.ok(
+      SCRIPT_NAMES.every((name) => flags[name]),
+      master,
+    );
 });
 
 /** The replica of `master`, from CLUSTER REPLICAS. */
 async function replicaOf(master: RedisServer): Promise<RedisServer> {
   const client: Redis = master.client();
   try {
-    const id = (await client.cluster('MYID')) as string;
+    const id = await client.cluster('MYID');
     const lines = (await client.call('CLUSTER', 'REPLICAS', id)) as string[];
     const port = Number(/:(\d+)@/.exec(lines[0])![1]);
     return cluster.replicas.find((replica) => replica.port === port)!;

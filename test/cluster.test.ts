@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Cluster } from 'ioredis';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { startCluster, type RedisCluster, type RedisServer } from './harness/redis';
 
 let cluster: RedisCluster;
@@ -30,7 +30,7 @@ async function tagPerMaster(): Promise<Map<RedisServer, string>> {
   const tags = new Map<RedisServer, string>();
   for (let n = 0; tags.size < cluster.masters.length; n++) {
     const tag = `order:${n}`;
-    const master = ownerOf((await client.cluster('KEYSLOT', tag)) as number);
+    const master = ownerOf(await client.cluster('KEYSLOT', tag));
     if (!tags.has(master)) tags.set(master, tag);
   }
   return tags;

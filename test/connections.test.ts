@@ -2,7 +2,12 @@
 // answers (wrong password, nothing listening, restart) turned into states the views show.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConnectionError, describeConnectionError, parseRedisUrl, redisOptions } from '../extension/src/connections/config';
+import {
+  ConnectionError,
+  describeConnectionError,
+  parseRedisUrl,
+  redisOptions,
+} from '../extension/src/connections/config';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { startRedis } from './harness/redis';
 import { sleep } from './helpers';
@@ -10,8 +15,15 @@ import { sleep } from './helpers';
 describe('parseRedisUrl', () => {
   test('accepts redis:// and rediss:// with defaults filled in', () => {
     assert.deepEqual(parseRedisUrl('redis://cache.internal'), {
-      kind: 'standalone', tls: false, nodes: [{ host: 'cache.internal', port: 6379 }], host: 'cache.internal', port: 6379, db: 0,
-      username: undefined, password: undefined, url: 'redis://cache.internal:6379/0',
+      kind: 'standalone',
+      tls: false,
+      nodes: [{ host: 'cache.internal', port: 6379 }],
+      host: 'cache.internal',
+      port: 6379,
+      db: 0,
+      username: undefined,
+      password: undefined,
+      url: 'redis://cache.internal:6379/0',
     });
     const tls = parseRedisUrl(' rediss://app:s%40cret@10.0.0.5:6380/3 ');
     assert.equal(tls.tls, true);
@@ -25,15 +37,39 @@ describe('parseRedisUrl', () => {
   test('accepts Cluster seed nodes and Sentinel addresses with a master name', () => {
     const cluster = parseRedisUrl('redis-cluster://10.0.0.1:7000, 10.0.0.2');
     assert.equal(cluster.kind, 'cluster');
-    assert.deepEqual(cluster.nodes, [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 6379 }]);
+    assert.deepEqual(cluster.nodes, [
+      { host: '10.0.0.1', port: 7000 },
+      { host: '10.0.0.2', port: 6379 },
+    ]);
     assert.equal(cluster.url, 'redis-cluster://10.0.0.1:7000,10.0.0.2:6379', 'Cluster has no database number');
     const sentinel = parseRedisUrl('rediss-sentinel://app:pw@s1,[::1]:26380/2#orders%20main');
     assert.deepEqual(
-      { kind: sentinel.kind, tls: sentinel.tls, nodes: sentinel.nodes, db: sentinel.db, masterName: sentinel.masterName, password: sentinel.password },
-      { kind: 'sentinel', tls: true, nodes: [{ host: 's1', port: 26379 }, { host: '::1', port: 26380 }], db: 2, masterName: 'orders main', password: 'pw' },
+      {
+        kind: sentinel.kind,
+        tls: sentinel.tls,
+        nodes: sentinel.nodes,
+        db: sentinel.db,
+        masterName: sentinel.masterName,
+        password: sentinel.password,
+      },
+      {
+        kind: 'sentinel',
+        tls: true,
+        nodes: [
+          { host: 's1', port: 26379 },
+          { host: '::1', port: 26380 },
+        ],
+        db: 2,
+        masterName: 'orders main',
+        password: 'pw',
+      },
       'sentinels default to port 26379',
     );
-    assert.equal(sentinel.url, 'rediss-sentinel://s1:26379,[::1]:26380/2#orders%20main', 'credentials are dropped from the saved URL');
+    assert.equal(
+      sentinel.url,
+      'rediss-sentinel://s1:26379,[::1]:26380/2#orders%20main',
+      'credentials are dropped from the saved URL',
+    );
   });
 
   const rejects: Array<[string, RegExp]> = [
@@ -44,7 +80,10 @@ describe('parseRedisUrl', () => {
     ['redis://localhost:6379/99999', /Database 99999 is out of range/],
     ['redis://localhost:6379/0?tls=true', /Remove '\?tls=true'/],
     ['redis:// bad host', /'bad host' is not a host:port/],
-    ['redis://a:1,b:2', /redis:\/\/ takes one host; list several with redis-cluster:\/\/ \(seed nodes\) or redis-sentinel:\/\//],
+    [
+      'redis://a:1,b:2',
+      /redis:\/\/ takes one host; list several with redis-cluster:\/\/ \(seed nodes\) or redis-sentinel:\/\//,
+    ],
     ['redis-cluster://a:1,,b:2', /has an empty host/],
     ['redis-cluster://a:7000/3', /Redis Cluster has database 0 only/],
     ['redis-sentinel://s1:26379/0', /Add the master's name after '#'/],
@@ -53,7 +92,10 @@ describe('parseRedisUrl', () => {
   ];
   for (const [input, message] of rejects) {
     test(`rejects ${JSON.stringify(input)} with a specific message`, () => {
-      assert.throws(() => parseRedisUrl(input), (error: Error) => error instanceof ConnectionError && message.test(error.message));
+      assert.throws(
+        () => parseRedisUrl(input),
+        (error: Error) => error instanceof ConnectionError && message.test(error.message),
+      );
     });
   }
 });
@@ -62,15 +104,25 @@ describe('redisOptions', () => {
   test('TLS verifies certificates unless allowed otherwise; an unreadable CA file is named', () => {
     const config = { id: 'x', name: 'x', url: 'rediss://example.com:6380/1' };
     assert.equal((redisOptions(config, undefined).tls as { rejectUnauthorized: boolean }).rejectUnauthorized, true);
-    assert.equal((redisOptions(config, undefined, { allowInsecure: true }).tls as { rejectUnauthorized: boolean }).rejectUnauthorized, false);
+    assert.equal(
+      (redisOptions(config, undefined, { allowInsecure: true }).tls as { rejectUnauthorized: boolean })
+        .rejectUnauthorized,
+      false,
+    );
     assert.equal(redisOptions({ ...config, url: 'redis://example.com:6380/1' }, undefined).tls, undefined);
-    assert.throws(() => redisOptions(config, undefined, { caFile: '/nonexistent/ca.pem' }), /Cannot read the CA file \/nonexistent\/ca\.pem/);
+    assert.throws(
+      () => redisOptions(config, undefined, { caFile: '/nonexistent/ca.pem' }),
+      /Cannot read the CA file \/nonexistent\/ca\.pem/,
+    );
   });
 });
 
 test('describeConnectionError names TLS causes', () => {
   const error = Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
-  assert.match(describeConnectionError(error, 'rediss://h:1/0'), /TLS failure at rediss:\/\/h:1\/0: the server certificate is self-signed/);
+  assert.match(
+    describeConnectionError(error, 'rediss://h:1/0'),
+    /TLS failure at rediss:\/\/h:1\/0: the server certificate is self-signed/,
+  );
 });
 
 describe('Session against a real redis-server', () => {
@@ -109,7 +161,10 @@ describe('Session against a real redis-server', () => {
     const url = `redis://127.0.0.1:${server.port}/0`;
     await server.stop();
     const session = new Session({ id: 'b', name: 'gone', url }, undefined);
-    await assert.rejects(session.connect(), new RegExp(`Connection refused at redis://127\\.0\\.0\\.1:${server.port}/0`));
+    await assert.rejects(
+      session.connect(),
+      new RegExp(`Connection refused at redis://127\\.0\\.0\\.1:${server.port}/0`),
+    );
     session.dispose();
   });
 

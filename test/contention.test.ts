@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { sleep, useRedis } from './helpers';
 
 const fx = useRedis();
@@ -53,13 +53,17 @@ test('a holder SIGKILLed in its critical section: another process takes the lock
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
-    const [line] = await once(holder.stdout!, 'data');
+    const [line] = (await once(holder.stdout, 'data')) as [Buffer];
     assert.equal(String(line).trim(), 'holding');
     holder.kill('SIGKILL');
     const killedAt = Date.now();
     await once(holder, 'exit');
 
-    assert.equal(await fx.locks.acquire('lock:crash', 'survivor', TTL), 0, 'the dead holder still owns it until expiry');
+    assert.equal(
+      await fx.locks.acquire('lock:crash', 'survivor', TTL),
+      0,
+      'the dead holder still owns it until expiry',
+    );
     while ((await fx.locks.acquire('lock:crash', 'survivor', TTL)) === 0) await sleep(5);
     const waited = Date.now() - killedAt;
     assert.ok(waited <= TTL + 100, `took the lock ${waited} ms after the kill`);

@@ -16,16 +16,20 @@ test('the extension in a VS Code extension host (code-server)', { timeout: 15 * 
   const dir = mkdtempSync(join(tmpdir(), 'locksmith-extension-host-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const reportFile = join(dir, 'report.json');
-  const runner = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'vscode', 'run.ts'), '--report', reportFile], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // On timeout or cancellation: SIGTERM, and the runner stops code-server and Chromium.
-    signal: t.signal,
-  });
+  const runner = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'test', 'vscode', 'run.ts'), '--report', reportFile],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // On timeout or cancellation: SIGTERM, and the runner stops code-server and Chromium.
+      signal: t.signal,
+    },
+  );
   // Progress (the code-server install) shows as it happens; the summary only when it failed.
   runner.stderr.pipe(process.stderr);
   let summary = '';
-  runner.stdout.on('data', (chunk: Buffer) => (summary += chunk));
+  runner.stdout.on('data', (chunk: Buffer) => (summary += chunk.toString()));
   const [exitCode] = (await once(runner, 'close')) as [number | null];
 
   let report: RunReport;

@@ -7,8 +7,8 @@ import type { ConnectionConfig } from '../extension/src/connections/config';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { discoverLocks } from '../extension/src/locks/discovery';
 import { LockMonitor } from '../extension/src/locks/monitor';
-import { loadPack, SCRIPT_NAMES } from '../shared/pack';
-import { LockScripts } from '../shared/runtime';
+import { loadPack, SCRIPT_NAMES } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from './harness/proxy';
 import { startRedis, type RedisServer } from './harness/redis';
 import { commandCalls, sleep, waitFor } from './helpers';
@@ -73,7 +73,10 @@ describe('faults the Locks view survives', () => {
       const port = server.port;
       await server.restart();
       assert.equal(server.port, port, 'restarted on the same port');
-      await waitFor('connected after reconnecting', () => seen.some((s) => s.kind === 'reconnecting') && session.state.kind === 'connected');
+      await waitFor(
+        'connected after reconnecting',
+        () => seen.some((s) => s.kind === 'reconnecting') && session.state.kind === 'connected',
+      );
       const order = seen.map((s) => s.kind);
       assert.ok(order.indexOf('reconnecting') < order.lastIndexOf('connected'), kinds(seen));
       assert.ok(!order.includes('error') && !order.includes('closed'), `never gave up: ${kinds(seen)}`);
@@ -126,7 +129,11 @@ describe('faults the Locks view survives', () => {
       proxy.setLatency(0);
       await waitFor('reconnecting', () => session!.state.kind === 'reconnecting');
       const state = session.state as { kind: 'reconnecting'; reason: string };
-      assert.match(state.reason, new RegExp(`127\\.0\\.0\\.1:${proxy.port}`), `the reason names the server: ${state.reason}`);
+      assert.match(
+        state.reason,
+        new RegExp(`127\\.0\\.0\\.1:${proxy.port}`),
+        `the reason names the server: ${state.reason}`,
+      );
 
       // A read started while cut fails instead of queueing for a server that is not there.
       const whileCut = await timed(discoverLocks(session.masters()[0]));
@@ -204,7 +211,10 @@ describe('faults the Locks view survives', () => {
       assert.equal(session.state.kind, 'connected', 'latency alone is not a disconnect');
 
       // Already aborted: rejects without sending anything.
-      await assert.rejects(discoverLocks(session.masters()[0], { signal: AbortSignal.abort(reason) }), (error) => error === reason);
+      await assert.rejects(
+        discoverLocks(session.masters()[0], { signal: AbortSignal.abort(reason) }),
+        (error) => error === reason,
+      );
 
       // The server speeds up: the second read completes with every lock, and so does a new one.
       proxy.setLatency(0);
@@ -223,7 +233,7 @@ describe('faults the Locks view survives', () => {
     }
   });
 
-  test('the view\'s listing (LockMonitor) over a 2 s latency: one read in flight, an explicit refresh cancels it, the listing stays usable', async () => {
+  test("the view's listing (LockMonitor) over a 2 s latency: one read in flight, an explicit refresh cancels it, the listing stays usable", async () => {
     const server = await startRedis();
     let proxy: TcpProxy | undefined;
     let session: Session | undefined;
@@ -253,7 +263,10 @@ describe('faults the Locks view survives', () => {
       await sleep(200);
       const explicit = timed(monitor.refresh(true));
       const first = await slow;
-      assert.ok(first.ms < 1500, `the abandoned read returns at once (${Math.round(first.ms)} ms), without touching the listing`);
+      assert.ok(
+        first.ms < 1500,
+        `the abandoned read returns at once (${Math.round(first.ms)} ms), without touching the listing`,
+      );
       assert.equal(monitor.locks, listed);
       proxy.setLatency(0);
       const done = await explicit;
@@ -262,7 +275,10 @@ describe('faults the Locks view survives', () => {
       assert.equal(monitor.error, undefined);
       assert.deepEqual(keyNames(monitor.locks), [...keys].sort());
       // The abandoned read's SCAN may have reached the server; the skipped one never did.
-      assert.ok((await commandCalls(counter, 'scan')) - scans <= 2, 'at most the abandoned and the explicit read scanned');
+      assert.ok(
+        (await commandCalls(counter, 'scan')) - scans <= 2,
+        'at most the abandoned and the explicit read scanned',
+      );
       assertNoUnhandled();
     } finally {
       monitor?.dispose();
@@ -273,7 +289,7 @@ describe('faults the Locks view survives', () => {
     }
   });
 
-  test('the view\'s listing through a cut connection: the read fails with the reason, and the next refresh after restore lists the locks', async () => {
+  test("the view's listing through a cut connection: the read fails with the reason, and the next refresh after restore lists the locks", async () => {
     const server = await startRedis();
     let proxy: TcpProxy | undefined;
     let session: Session | undefined;

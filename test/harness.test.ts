@@ -55,8 +55,8 @@ for (const mode of ['fail', 'exit'] as const) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     assert.notEqual(code, 0, 'the fixture must have failed');
     const pid = Number(/redis-pid (\d+)/.exec(output)?.[1]);

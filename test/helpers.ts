@@ -1,7 +1,7 @@
 // Shared test plumbing: one throwaway Redis per test file, stopped after it whatever happens.
 import { after, before } from 'node:test';
 import type Redis from 'ioredis';
-import { LockScripts } from '../shared/runtime';
+import { LockScripts } from '../pack/runtime';
 import { startRedis, type RedisServer, type StartOptions } from './harness/redis';
 
 export interface RedisFixture {
@@ -35,7 +35,11 @@ export async function digest(redis: Redis): Promise<string> {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `predicate` every 25 ms; fails naming `what` after `timeoutMs`. */
-export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -45,6 +49,6 @@ export async function waitFor(what: string, predicate: () => boolean | Promise<b
 
 /** Calls of one command so far on a server, from INFO commandstats (e.g. 'scan', 'type'). */
 export async function commandCalls(redis: Redis, command: string): Promise<number> {
-  const stats = (await redis.info('commandstats')) as string;
+  const stats = await redis.info('commandstats');
   return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
 }

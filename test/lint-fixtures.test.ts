@@ -14,7 +14,17 @@ import { syntaxFor } from '../server/src/analysis/syntax';
 import { applyEdits, LspClient } from './harness/lsp';
 
 const ROOT = join(__dirname, 'fixtures', 'lint');
-const LANGUAGE: Record<string, string> = { js: 'javascript', ts: 'typescript', py: 'python', java: 'java', go: 'go', php: 'php', cs: 'csharp', rb: 'ruby', lua: 'lua' };
+const LANGUAGE: Record<string, string> = {
+  js: 'javascript',
+  ts: 'typescript',
+  py: 'python',
+  java: 'java',
+  go: 'go',
+  php: 'php',
+  cs: 'csharp',
+  rb: 'ruby',
+  lua: 'lua',
+};
 const README_LINES = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').split('\n');
 
 interface Fixture {
@@ -34,7 +44,12 @@ function fixtures(): Fixture[] {
           const marker = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)/.exec(line);
           return marker ? marker[1].split(/\s*,\s*/).map((code) => `${i + 1}:${code}`) : [];
         });
-        return { name: `${dir.name}/${file}`, languageId: LANGUAGE[file.slice(file.lastIndexOf('.') + 1)], text, expected: expected.sort() };
+        return {
+          name: `${dir.name}/${file}`,
+          languageId: LANGUAGE[file.slice(file.lastIndexOf('.') + 1)],
+          text,
+          expected: expected.sort(),
+        };
       }),
     );
 }
@@ -66,7 +81,8 @@ after(async () => {
 test('the corpus covers every rule in every language, positive and negative', () => {
   const languages = [...new Set(Object.values(LANGUAGE))];
   for (const language of languages) {
-    const codes = language === 'lua' ? ['LOCK007'] : ['LOCK001', 'LOCK002', 'LOCK003', 'LOCK004', 'LOCK005', 'LOCK006', 'LOCK007'];
+    const codes =
+      language === 'lua' ? ['LOCK007'] : ['LOCK001', 'LOCK002', 'LOCK003', 'LOCK004', 'LOCK005', 'LOCK006', 'LOCK007'];
     for (const code of codes) {
       for (const kind of ['positive', 'negative']) {
         const count = all.filter((f) => f.languageId === language && f.name.includes(`/${code}-${kind}-`)).length;
@@ -74,7 +90,10 @@ test('the corpus covers every rule in every language, positive and negative', ()
       }
     }
   }
-  assert.ok(all.some((f) => f.name.includes('/seed-')), 'the seed articles are in the corpus');
+  assert.ok(
+    all.some((f) => f.name.includes('/seed-')),
+    'the seed articles are in the corpus',
+  );
 });
 
 describe('each fixture gets exactly its marked diagnostics', () => {
@@ -94,7 +113,10 @@ describe('each fixture gets exactly its marked diagnostics', () => {
         assert.equal(diagnostic.source, 'Redis Locksmith');
         const href = diagnostic.codeDescription?.href ?? '';
         const line = Number(/#L(\d+)$/.exec(href)?.[1]);
-        assert.ok(README_LINES[line - 1]?.startsWith(`### ${diagnostic.code}: `), `${href} points at the rule's README section`);
+        assert.ok(
+          README_LINES[line - 1]?.startsWith(`### ${diagnostic.code}: `),
+          `${href} points at the rule's README section`,
+        );
       }
       await server.close(uri);
     });
@@ -109,7 +131,10 @@ describe('quick fixes: the vetted lock replaces the flagged code', () => {
       let fixes = 0;
       for (const diagnostic of diagnostics) {
         const actions = await server.codeActions(uri, diagnostic.range, [diagnostic]);
-        assert.ok(actions.some((a) => a.title === `Explain ${diagnostic.code}`), `${diagnostic.code} has Explain`);
+        assert.ok(
+          actions.some((a) => a.title === `Explain ${diagnostic.code}`),
+          `${diagnostic.code} has Explain`,
+        );
         const replace = actions.find((a) => a.title.startsWith("Replace with Locksmith's vetted lock"));
         if (diagnostic.code === 'LOCK007') assert.equal(replace, undefined);
         if (!replace) continue;
@@ -121,12 +146,24 @@ describe('quick fixes: the vetted lock replaces the flagged code', () => {
         await server.close(fixedUri);
         assert.ok(await parsesCleanly(fixture.languageId, fixed), `the fixed ${fixture.name} parses:\n${fixed}`);
         // Nothing new: whatever is still reported was reported before (same code, same line text).
-        const before = new Set(diagnostics.map((d) => `${d.code} ${fixture.text.split('\n')[d.range.start.line].trim()}`));
+        const before = new Set(
+          diagnostics.map((d) => `${d.code} ${fixture.text.split('\n')[d.range.start.line].trim()}`),
+        );
         for (const d of after) {
-          assert.ok(before.has(`${d.code} ${fixed.split('\n')[d.range.start.line].trim()}`), `the fix introduced ${d.code}: ${d.message}`);
+          assert.ok(
+            before.has(`${d.code} ${fixed.split('\n')[d.range.start.line].trim()}`),
+            `the fix introduced ${d.code}: ${JSON.stringify(d.message)}`,
+          );
         }
         assert.ok(after.length < diagnostics.length, `the fix removed ${diagnostic.code}`);
-        assert.ok(!after.some((d) => d.code === diagnostic.code && fixed.split('\n')[d.range.start.line].trim() === fixture.text.split('\n')[diagnostic.range.start.line].trim()));
+        assert.ok(
+          !after.some(
+            (d) =>
+              d.code === diagnostic.code &&
+              fixed.split('\n')[d.range.start.line].trim() ===
+                fixture.text.split('\n')[diagnostic.range.start.line].trim(),
+          ),
+        );
       }
       await server.close(uri);
     });
@@ -135,5 +172,8 @@ describe('quick fixes: the vetted lock replaces the flagged code', () => {
 
 test('most flagged fixtures get the vetted-lock fix', () => {
   const flagged = all.filter((f) => f.expected.some((e) => !e.endsWith('LOCK007')));
-  assert.ok(fixedFiles.size >= flagged.length / 2, `${fixedFiles.size} of ${flagged.length} flagged fixtures were fixed`);
+  assert.ok(
+    fixedFiles.size >= flagged.length / 2,
+    `${fixedFiles.size} of ${flagged.length} flagged fixtures were fixed`,
+  );
 });

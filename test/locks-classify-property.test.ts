@@ -11,7 +11,6 @@ import {
   type HashField,
   type KeySnapshot,
   type LockEntry,
-  type TokenLock,
   type ValueSample,
 } from '../extension/src/locks/classify';
 import { filterLocks, presentHolder, presentLock, sortLocks, type LockView } from '../extension/src/locks/present';
@@ -41,7 +40,15 @@ const anyBytes = (maxLength: number) => fc.uint8Array({ maxLength }).map((bytes)
 const invalidUtf8 = fc
   .tuple(
     anyBytes(40),
-    fc.constantFrom([0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xff], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80]),
+    fc.constantFrom(
+      [0x80],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xe2, 0x82],
+      [0xff],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+    ),
     anyBytes(40),
   )
   .map(([before, bad, after]) => Buffer.concat([before, Buffer.from(bad), after]));
@@ -51,7 +58,28 @@ const trickyText = fc
   .array(
     fc.oneof(
       fc.string({ unit: 'binary', maxLength: 20 }),
-      fc.constantFrom('\n', '\r', '\t', '\0', '\x1b[31m', '\x7f', '\u0085', '\u061c', '\u200b', '\u200e', '\u2028', '\u2029', '\u202e', '\u2066', '\ufeff', '\\', '`', '``', '€', '😀'),
+      fc.constantFrom(
+        '\n',
+        '\r',
+        '\t',
+        '\0',
+        '\x1b[31m',
+        '\x7f',
+        '\u0085',
+        '\u061c',
+        '\u200b',
+        '\u200e',
+        '\u2028',
+        '\u2029',
+        '\u202e',
+        '\u2066',
+        '\ufeff',
+        '\\',
+        '`',
+        '``',
+        '€',
+        '😀',
+      ),
     ),
     { maxLength: 12 },
   )
@@ -100,11 +128,20 @@ const fieldName = fc.oneof(
   invalidUtf8,
   trickyText,
   fc.constant(Buffer.from('mode')),
-  fc.tuple(uuid, digits(1, 30), fc.boolean()).map(([id, thread, write]) => Buffer.from(`${id}:${thread}${write ? ':write' : ''}`)),
+  fc
+    .tuple(uuid, digits(1, 30), fc.boolean())
+    .map(([id, thread, write]) => Buffer.from(`${id}:${thread}${write ? ':write' : ''}`)),
   fc.tuple(hostPidRandom, digits(1, 400)).map(([parts, thread]) => Buffer.from(`${parts.join(':')}:${thread}`)),
-  fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 2000 }), digits(1, 5)).map(([name, thread]) => Buffer.from(`${name}:${thread}`)),
+  fc
+    .tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 2000 }), digits(1, 5))
+    .map(([name, thread]) => Buffer.from(`${name}:${thread}`)),
 );
-const fieldValue = fc.oneof(anyBytes(40), invalidUtf8, digits(1, 20).map((text) => Buffer.from(text)), fc.constantFrom(...['1', '2', '0', 'read', 'write'].map((text) => Buffer.from(text))));
+const fieldValue = fc.oneof(
+  anyBytes(40),
+  invalidUtf8,
+  digits(1, 20).map((text) => Buffer.from(text)),
+  fc.constantFrom(...['1', '2', '0', 'read', 'write'].map((text) => Buffer.from(text))),
+);
 const hashSample: fc.Arbitrary<ValueSample> = fc
   .tuple(fc.array(fc.tuple(fieldName, fieldValue), { maxLength: 20 }), fc.nat(1_000_000))
   .map(([pairs, extra]) => {
@@ -117,7 +154,9 @@ const key = fc.oneof(
   anyBytes(80),
   invalidUtf8,
   trickyText,
-  fc.constantFrom('fence:{order:42}', 'redisson_lock_token:{x}', 'order:42:fence', 'a.lock.b').map((text) => Buffer.from(text)),
+  fc
+    .constantFrom('fence:{order:42}', 'redisson_lock_token:{x}', 'order:42:fence', 'a.lock.b')
+    .map((text) => Buffer.from(text)),
 );
 
 const pttl = fc.oneof(fc.constant(-1), fc.nat(1_000_000_000_000));
@@ -129,14 +168,28 @@ const snapshot: fc.Arbitrary<KeySnapshot> = fc
     fc.oneof(
       stringSample.map((value) => ['string', value] as const),
       hashSample.map((value) => ['hash', value] as const),
-      fc.tuple(fc.constantFrom('list', 'set', 'zset', 'stream'), fc.nat(Number.MAX_SAFE_INTEGER)).map(([type, length]) => [type, { type: 'collection', length }] as const),
+      fc
+        .tuple(fc.constantFrom('list', 'set', 'zset', 'stream'), fc.nat(Number.MAX_SAFE_INTEGER))
+        .map(([type, length]) => [type, { type: 'collection', length }] as const),
       // Module types have 9-character names; `__proto__` is one too.
-      fc.constantFrom('ReJSON-RL', 'MBbloom--', 'TSDB-TYPE', '__proto__', 'toString_').map((type) => [type, { type: 'unread' }] as const),
+      fc
+        .constantFrom('ReJSON-RL', 'MBbloom--', 'TSDB-TYPE', '__proto__', 'toString_')
+        .map((type) => [type, { type: 'unread' }] as const),
     ),
     pttl,
-    fc.option(fc.tuple(anyBytes(40), fc.bigInt({ min: 0n, max: 2n ** 64n })).map(([key, value]) => ({ key, value })), { nil: undefined }),
+    fc.option(
+      fc.tuple(anyBytes(40), fc.bigInt({ min: 0n, max: 2n ** 64n })).map(([key, value]) => ({ key, value })),
+      { nil: undefined },
+    ),
   )
-  .map(([key, [type, value], pttl, fence]) => ({ key, type, pttl, readAt: READ_AT, value: value as ValueSample, ...(fence && { fence }) }));
+  .map(([key, [type, value], pttl, fence]) => ({
+    key,
+    type,
+    pttl,
+    readAt: READ_AT,
+    value: value,
+    ...(fence && { fence }),
+  }));
 
 const now = fc.integer({ min: READ_AT - 1_000_000_000, max: READ_AT + 1_000_000_000_000 });
 
@@ -146,13 +199,27 @@ function copy(snapshot: KeySnapshot): KeySnapshot {
     snapshot.value.type === 'string'
       ? { ...snapshot.value, head: Buffer.from(snapshot.value.head) }
       : snapshot.value.type === 'hash'
-        ? { ...snapshot.value, fields: snapshot.value.fields.map(({ name, value }) => ({ name: Buffer.from(name), value: Buffer.from(value) })) }
+        ? {
+            ...snapshot.value,
+            fields: snapshot.value.fields.map(({ name, value }) => ({
+              name: Buffer.from(name),
+              value: Buffer.from(value),
+            })),
+          }
         : { ...snapshot.value };
-  return { ...snapshot, key: Buffer.from(snapshot.key), value, ...(snapshot.fence && { fence: { ...snapshot.fence, key: Buffer.from(snapshot.fence.key) } }) };
+  return {
+    ...snapshot,
+    key: Buffer.from(snapshot.key),
+    value,
+    ...(snapshot.fence && { fence: { ...snapshot.fence, key: Buffer.from(snapshot.fence.key) } }),
+  };
 }
 
 function views(entry: LockEntry, at: number): LockView[] {
-  return [presentLock(entry, at), ...(entry.kind === 'reentrant' ? entry.holders.map((holder) => presentHolder(entry, holder)) : [])];
+  return [
+    presentLock(entry, at),
+    ...(entry.kind === 'reentrant' ? entry.holders.map((holder) => presentHolder(entry, holder)) : []),
+  ];
 }
 
 // ---- properties ------------------------------------------------------------------------------
@@ -178,10 +245,18 @@ describe('classifyKey and presentLock on arbitrary input', () => {
       fc.property(snapshot, (input) => {
         const entry = classifyKey(input);
         if (entry.kind === 'other') {
-          assert.ok(codePoints(entry.preview) <= PREVIEW_MAX, `preview of ${codePoints(entry.preview)} characters: ${entry.preview}`);
+          assert.ok(
+            codePoints(entry.preview) <= PREVIEW_MAX,
+            `preview of ${codePoints(entry.preview)} characters: ${entry.preview}`,
+          );
           assert.doesNotMatch(entry.preview, RAW_UNSAFE);
         }
-        const owners = entry.kind === 'token' ? [entry.owner] : entry.kind === 'reentrant' ? entry.holders.map((holder) => holder.owner) : [];
+        const owners =
+          entry.kind === 'token'
+            ? [entry.owner]
+            : entry.kind === 'reentrant'
+              ? entry.holders.map((holder) => holder.owner)
+              : [];
         for (const owner of owners) {
           assert.ok(codePoints(owner) <= OWNER_MAX, `owner of ${codePoints(owner)} characters: ${owner}`);
           assert.doesNotMatch(owner, RAW_UNSAFE);
@@ -209,17 +284,34 @@ describe('classifyKey and presentLock on arbitrary input', () => {
 
   test('escapeBytes is injective on what it shows: different bytes never look the same', () => {
     fc.assert(
-      fc.property(fc.oneof(anyBytes(30), invalidUtf8, trickyText), fc.oneof(anyBytes(30), invalidUtf8, trickyText), (a, b) => {
-        if (!a.equals(b)) assert.notEqual(escapeBytes(a), escapeBytes(b));
-      }),
+      fc.property(
+        fc.oneof(anyBytes(30), invalidUtf8, trickyText),
+        fc.oneof(anyBytes(30), invalidUtf8, trickyText),
+        (a, b) => {
+          if (!a.equals(b)) assert.notEqual(escapeBytes(a), escapeBytes(b));
+        },
+      ),
       // U+0085 in text against a lone byte 0x85; a literal backslash sequence against the byte it spells.
-      { ...RUNS, examples: [[Buffer.from('\u0085'), Buffer.from([0x85])], [Buffer.from('\\xff'), Buffer.from([0xff])], [Buffer.from('\u202e'), Buffer.from([0xe2, 0x80, 0xae, 0xff])]] },
+      {
+        ...RUNS,
+        examples: [
+          [Buffer.from('\u0085'), Buffer.from([0x85])],
+          [Buffer.from('\\xff'), Buffer.from([0xff])],
+          [Buffer.from('\u202e'), Buffer.from([0xe2, 0x80, 0xae, 0xff])],
+        ],
+      },
     );
   });
 
   test('a key with many backtick runs still gets a tooltip (inline code fences)', () => {
     const key = Buffer.from(`lock:${'`a'.repeat(200_000)}`);
-    const entry = classifyKey({ key, type: 'string', pttl: -1, readAt: READ_AT, value: { type: 'string', head: Buffer.from('x'), length: 1 } });
+    const entry = classifyKey({
+      key,
+      type: 'string',
+      pttl: -1,
+      readAt: READ_AT,
+      value: { type: 'string', head: Buffer.from('x'), length: 1 },
+    });
     assert.match(presentLock(entry, READ_AT).tooltip, /^\*\*Token lock\*\* ``/);
   });
 });
@@ -242,11 +334,20 @@ describe('timestamps', () => {
         const inMs = n >= MIN_MS && n < MAX_MS;
         const expected = inSeconds ? n * 1000 : inMs ? n : undefined;
         assert.equal(unixTimeMs(String(n)), expected);
-        const entry = classifyKey({ key: Buffer.from('lock.legacy'), type: 'string', pttl: -1, readAt: READ_AT, value: { type: 'string', head: Buffer.from(String(n)), length: String(n).length } });
+        const entry = classifyKey({
+          key: Buffer.from('lock.legacy'),
+          type: 'string',
+          pttl: -1,
+          readAt: READ_AT,
+          value: { type: 'string', head: Buffer.from(String(n)), length: String(n).length },
+        });
         assert.equal(entry.kind, expected === undefined ? 'token' : 'timestamp', String(n));
         if (entry.kind === 'timestamp') assert.equal(entry.expiresAt, expected);
       }),
-      { numRuns: 5000, examples: [[MIN_S - 1], [MIN_S], [MAX_S - 1], [MAX_S], [MIN_MS - 1], [MIN_MS], [MAX_MS - 1], [MAX_MS]] },
+      {
+        numRuns: 5000,
+        examples: [[MIN_S - 1], [MIN_S], [MAX_S - 1], [MAX_S], [MIN_MS - 1], [MIN_MS], [MAX_MS - 1], [MAX_MS]],
+      },
     );
   });
 
@@ -254,7 +355,18 @@ describe('timestamps', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: MIN_S, max: MAX_S - 1 }),
-        fc.constantFrom((t: string) => `-${t}`, (t: string) => `+${t}`, (t: string) => `0${t}`, (t: string) => ` ${t}`, (t: string) => `${t} `, (t: string) => `${t}.`, (t: string) => `${t}e0`, (t: string) => t.replace(/^(\d)/, '$1_'), (t: string) => `0x${t}`, (t: string) => `${t}\n`),
+        fc.constantFrom(
+          (t: string) => `-${t}`,
+          (t: string) => `+${t}`,
+          (t: string) => `0${t}`,
+          (t: string) => ` ${t}`,
+          (t: string) => `${t} `,
+          (t: string) => `${t}.`,
+          (t: string) => `${t}e0`,
+          (t: string) => t.replace(/^(\d)/, '$1_'),
+          (t: string) => `0x${t}`,
+          (t: string) => `${t}\n`,
+        ),
         (seconds, disguise) => {
           assert.equal(unixTimeMs(disguise(String(seconds))), undefined, disguise(String(seconds)));
         },
@@ -269,12 +381,21 @@ describe('owners', () => {
     fc.assert(
       fc.property(hostPidRandom, pttl, (parts, ttl) => {
         const token = parts.join(':');
-        const entry = classifyKey({ key: Buffer.from('lock:job'), type: 'string', pttl: ttl, readAt: READ_AT, value: { type: 'string', head: Buffer.from(token), length: Buffer.byteLength(token) } });
+        const entry = classifyKey({
+          key: Buffer.from('lock:job'),
+          type: 'string',
+          pttl: ttl,
+          readAt: READ_AT,
+          value: { type: 'string', head: Buffer.from(token), length: Buffer.byteLength(token) },
+        });
         assert.equal(entry.kind, 'token');
-        assert.equal((entry as TokenLock).owner, `${parts[0]}#${parts[1]}`);
-        assert.ok((entry as TokenLock).token.equals(Buffer.from(token)));
+        assert.equal(entry.owner, `${parts[0]}#${parts[1]}`);
+        assert.ok(entry.token.equals(Buffer.from(token)));
         assert.equal(shortOwner(token), `${parts[0]}#${parts[1]}`);
-        assert.match(presentLock(entry, READ_AT).description, new RegExp(`^${parts[0].replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}#${parts[1]} · `));
+        assert.match(
+          presentLock(entry, READ_AT).description,
+          new RegExp(`^${parts[0].replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}#${parts[1]} · `),
+        );
       }),
       RUNS,
     );
@@ -288,11 +409,18 @@ describe('owners', () => {
           type: 'hash',
           pttl: 30_000,
           readAt: READ_AT,
-          value: { type: 'hash', fields: [{ name: Buffer.from(`${id}:${thread}`), value: Buffer.from(String(count)) }], length: 1 },
+          value: {
+            type: 'hash',
+            fields: [{ name: Buffer.from(`${id}:${thread}`), value: Buffer.from(String(count)) }],
+            length: 1,
+          },
         });
         assert.equal(entry.kind, 'reentrant');
         if (entry.kind !== 'reentrant') return;
-        assert.deepEqual(entry.holders.map((holder) => [holder.owner, holder.count]), [[`${id.slice(0, 8)}#${thread}`, count]]);
+        assert.deepEqual(
+          entry.holders.map((holder) => [holder.owner, holder.count]),
+          [[`${id.slice(0, 8)}#${thread}`, count]],
+        );
       }),
       RUNS,
     );

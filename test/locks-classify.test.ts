@@ -28,11 +28,20 @@ const UUID = '8743c9c0-0795-4907-87fd-6c719a6b4586';
 
 function stringKey(key: string | Buffer, value: string | Buffer, pttl = 10_000, length?: number): LockEntry {
   const head = Buffer.from(value);
-  return classifyKey({ key: Buffer.from(key), type: 'string', pttl, readAt: READ_AT, value: { type: 'string', head, length: length ?? head.length } });
+  return classifyKey({
+    key: Buffer.from(key),
+    type: 'string',
+    pttl,
+    readAt: READ_AT,
+    value: { type: 'string', head, length: length ?? head.length },
+  });
 }
 
 function hashKey(key: string, fields: Record<string, string>, pttl = 30_000, length?: number): LockEntry {
-  const entries = Object.entries(fields).map(([name, value]) => ({ name: Buffer.from(name), value: Buffer.from(value) }));
+  const entries = Object.entries(fields).map(([name, value]) => ({
+    name: Buffer.from(name),
+    value: Buffer.from(value),
+  }));
   const snapshot: KeySnapshot = {
     key: Buffer.from(key),
     type: 'hash',
@@ -95,7 +104,10 @@ describe('classifyKey', () => {
 
   test('a read-write lock hash keeps its mode out of the holders', () => {
     const lock = hashKey('rw:lock', { mode: 'write', [`${UUID}:1:write`]: '1' }) as ReentrantLock;
-    assert.deepEqual([lock.kind, lock.mode, lock.holderCount, lock.holders[0].owner], ['reentrant', 'write', 1, '8743c9c0#1']);
+    assert.deepEqual(
+      [lock.kind, lock.mode, lock.holderCount, lock.holders[0].owner],
+      ['reentrant', 'write', 1, '8743c9c0#1'],
+    );
   });
 
   test('a big hash sampled by HSCAN reports the full holder count', () => {
@@ -104,7 +116,13 @@ describe('classifyKey', () => {
   });
 
   test('hashes that are not holder maps are other data', () => {
-    const notHolders: Record<string, string>[] = [{ name: 'x' }, { [`${UUID}:1`]: 'abc' }, { [`${UUID}:1`]: '0' }, {}, { mode: 'read' }];
+    const notHolders: Record<string, string>[] = [
+      { name: 'x' },
+      { [`${UUID}:1`]: 'abc' },
+      { [`${UUID}:1`]: '0' },
+      {},
+      { mode: 'read' },
+    ];
     for (const fields of notHolders) {
       const entry = hashKey('lock:h', fields) as OtherKey;
       assert.deepEqual([entry.kind, entry.why], ['other', 'hash'], JSON.stringify(fields));
@@ -135,10 +153,22 @@ describe('classifyKey', () => {
 
   test('lists, sets, sorted sets, streams and module types are other data', () => {
     for (const type of ['list', 'set', 'zset', 'stream']) {
-      const entry = classifyKey({ key: Buffer.from('lock:x'), type, pttl: -1, readAt: READ_AT, value: { type: 'collection', length: 3 } });
+      const entry = classifyKey({
+        key: Buffer.from('lock:x'),
+        type,
+        pttl: -1,
+        readAt: READ_AT,
+        value: { type: 'collection', length: 3 },
+      });
       assert.deepEqual([entry.kind, (entry as OtherKey).size], ['other', 3]);
     }
-    const module = classifyKey({ key: Buffer.from('lock:x'), type: 'ReJSON-RL', pttl: -1, readAt: READ_AT, value: { type: 'unread' } });
+    const module = classifyKey({
+      key: Buffer.from('lock:x'),
+      type: 'ReJSON-RL',
+      pttl: -1,
+      readAt: READ_AT,
+      value: { type: 'unread' },
+    });
     assert.deepEqual([module.kind, (module as OtherKey).size], ['other', undefined]);
   });
 });
@@ -233,7 +263,13 @@ describe('presentLock', () => {
     assert.equal(big.description, 'string · 1.0 MiB');
     assert.deepEqual([big.icon, big.warning, big.contextValue], ['symbol-string', false, CONTEXT_VALUES.other]);
     assert.match(big.tooltip, /too long to be an owner token/);
-    const list = classifyKey({ key: Buffer.from('lock:q'), type: 'list', pttl: 2_000, readAt: READ_AT, value: { type: 'collection', length: 1 } });
+    const list = classifyKey({
+      key: Buffer.from('lock:q'),
+      type: 'list',
+      pttl: 2_000,
+      readAt: READ_AT,
+      value: { type: 'collection', length: 1 },
+    });
     assert.equal(presentLock(list, READ_AT).description, 'list · 1 entry · 2.0 s');
     assert.equal(presentLock(stringKey('lock:b', Buffer.from([0xff])), READ_AT).icon, 'file-binary');
   });
@@ -247,8 +283,15 @@ describe('presentLock', () => {
 
 test('formatDuration rounds down: a countdown never shows more than is left', () => {
   const cases: [number, string][] = [
-    [0, '0.0 s'], [4_299, '4.2 s'], [9_999, '9.9 s'], [10_000, '10 s'], [99_999, '99 s'], [100_000, '1 min'],
-    [7_199_999, '119 min'], [7_200_000, '2 h'], [172_800_000, '2 d'],
+    [0, '0.0 s'],
+    [4_299, '4.2 s'],
+    [9_999, '9.9 s'],
+    [10_000, '10 s'],
+    [99_999, '99 s'],
+    [100_000, '1 min'],
+    [7_199_999, '119 min'],
+    [7_200_000, '2 h'],
+    [172_800_000, '2 d'],
   ];
   for (const [ms, text] of cases) assert.equal(formatDuration(ms), text, String(ms));
 });
@@ -261,13 +304,19 @@ describe('sortLocks and filterLocks', () => {
   const all = [forever, later, soon, stale];
 
   test('by TTL: soonest (or longest expired) first, no TTL last', () => {
-    assert.deepEqual(sortLocks(all, 'ttl', READ_AT).map((lock) => lock.key.toString()), ['lock:d', 'lock:c', 'lock:a', 'lock:b']);
+    assert.deepEqual(
+      sortLocks(all, 'ttl', READ_AT).map((lock) => lock.key.toString()),
+      ['lock:d', 'lock:c', 'lock:a', 'lock:b'],
+    );
     assert.equal(remainingMs(forever, READ_AT), undefined);
     assert.equal(remainingMs(soon, READ_AT + 400), 600);
   });
 
   test('by key bytes, and the input is left as it was', () => {
-    assert.deepEqual(sortLocks(all, 'key', READ_AT).map((lock) => lock.key.toString()), ['lock:a', 'lock:b', 'lock:c', 'lock:d']);
+    assert.deepEqual(
+      sortLocks(all, 'key', READ_AT).map((lock) => lock.key.toString()),
+      ['lock:a', 'lock:b', 'lock:c', 'lock:d'],
+    );
     assert.deepEqual(all, [forever, later, soon, stale]);
   });
 

@@ -166,7 +166,9 @@ describe('planScans', () => {
   });
 
   test('patterns without a shared literal of 4 bytes keep their own SCAN; duplicates are dropped', () => {
-    const scans = planScans(['lock:*', 'mutex:*', '*:lock', 'mutex:*', 'a:*', 'b:*', 'l\\*ck?x*'].map((p) => Buffer.from(p)));
+    const scans = planScans(
+      ['lock:*', 'mutex:*', '*:lock', 'mutex:*', 'a:*', 'b:*', 'l\\*ck?x*'].map((p) => Buffer.from(p)),
+    );
     assert.deepEqual(
       scans.map((scan) => [scan.match.toString(), scan.patterns?.map(String)]),
       [
@@ -193,14 +195,73 @@ describe('planScans', () => {
 
 test('the client-side glob matcher agrees with SCAN MATCH', async () => {
   const keys = [
-    'lock:a', 'lock:', 'lock', 'xlock:a', 'a:lock', 'a:lock:b', 'lock.a', 'LOCK:a', '', 'a', 'ab', 'abc', 'a*c', 'a?c',
-    'a[c', 'a]c', 'a\\c', 'a-c', 'a^c', 'b', 'c', '[', ']', '\\', 'aaaaaaaaab', 'aaaaaaaaaa', 'x\xffy', 'é:lock',
+    'lock:a',
+    'lock:',
+    'lock',
+    'xlock:a',
+    'a:lock',
+    'a:lock:b',
+    'lock.a',
+    'LOCK:a',
+    '',
+    'a',
+    'ab',
+    'abc',
+    'a*c',
+    'a?c',
+    'a[c',
+    'a]c',
+    'a\\c',
+    'a-c',
+    'a^c',
+    'b',
+    'c',
+    '[',
+    ']',
+    '\\',
+    'aaaaaaaaab',
+    'aaaaaaaaaa',
+    'x\xffy',
+    'é:lock',
   ].map((key) => Buffer.from(key, 'latin1'));
   keys.push(Buffer.from([0x61, 0x00, 0x63]), Buffer.from([0x61, 0x80, 0x63]), Buffer.from([0xc3, 0xa9, 0x3a, 0x6c]));
   const patterns = [
-    '*', '?', 'lock:*', '*:lock', '*:lock:*', '*lock*', 'a?c', 'a*c', 'a\\*c', 'a\\?c', 'a[bc]', 'a[^b]c', 'a[a-c]',
-    'a[c-a]', 'a[\\]]c', 'a[]]c', 'a[\\\\]c', 'a[-]c', 'a[^]c', 'a[', 'a[bc', '[', '\\', 'a\\', '*a*a*a*a*b', 'a**c',
-    'x[\xff]y', 'x[\\\xff]y', 'x[\x80-\xff]y', 'a[\x01-\xff]c', 'a[\x00-\x7f]c', 'a[\x7f-\x81]c', '?:l*', '*?*', 'a[b-]c', 'a[!b]c',
+    '*',
+    '?',
+    'lock:*',
+    '*:lock',
+    '*:lock:*',
+    '*lock*',
+    'a?c',
+    'a*c',
+    'a\\*c',
+    'a\\?c',
+    'a[bc]',
+    'a[^b]c',
+    'a[a-c]',
+    'a[c-a]',
+    'a[\\]]c',
+    'a[]]c',
+    'a[\\\\]c',
+    'a[-]c',
+    'a[^]c',
+    'a[',
+    'a[bc',
+    '[',
+    '\\',
+    'a\\',
+    '*a*a*a*a*b',
+    'a**c',
+    'x[\xff]y',
+    'x[\\\xff]y',
+    'x[\x80-\xff]y',
+    'a[\x01-\xff]c',
+    'a[\x00-\x7f]c',
+    'a[\x7f-\x81]c',
+    '?:l*',
+    '*?*',
+    'a[b-]c',
+    'a[!b]c',
   ].map((pattern) => Buffer.from(pattern, 'latin1'));
   const pipe = fx.redis.pipeline();
   for (const key of keys) pipe.set(key, '1');
@@ -209,7 +270,10 @@ test('the client-side glob matcher agrees with SCAN MATCH', async () => {
     const fromServer: string[] = [];
     let cursor = '0';
     do {
-      const [next, found] = (await fx.redis.callBuffer('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)) as [Buffer, Buffer[]];
+      const [next, found] = (await fx.redis.callBuffer('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)) as [
+        Buffer,
+        Buffer[],
+      ];
       cursor = next.toString();
       fromServer.push(...found.map((key) => key.toString('hex')));
     } while (cursor !== '0');
@@ -235,7 +299,10 @@ describe('paging', () => {
       await populate('user', 20_000);
       const pages = await allPages({ patterns, limit: 150 });
       assert.ok(pages.length >= Math.ceil(expected.length / 150), `${pages.length} pages`);
-      assert.ok(pages.slice(0, -1).every((page) => page.length === 150), 'every page but the last is full');
+      assert.ok(
+        pages.slice(0, -1).every((page) => page.length === 150),
+        'every page but the last is full',
+      );
       const keys = pages.flat().map((entry) => entry.key.toString());
       assert.equal(new Set(keys).size, keys.length, 'no key twice');
       assert.deepEqual(keys.sort(), expected.sort());

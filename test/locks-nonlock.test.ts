@@ -30,14 +30,56 @@ interface Expected {
 }
 
 const EXPECTED: Record<string, Expected> = {
-  'lock:list': { why: 'type', type: 'list', size: 3, description: 'list · 3 entries', icon: 'list-ordered', preview: '' },
+  'lock:list': {
+    why: 'type',
+    type: 'list',
+    size: 3,
+    description: 'list · 3 entries',
+    icon: 'list-ordered',
+    preview: '',
+  },
   'locks:set': { why: 'type', type: 'set', size: 2, description: 'set · 2 members', icon: 'symbol-array', preview: '' },
-  'job-lock:zset': { why: 'type', type: 'zset', size: 1, description: 'zset · 1 member', icon: 'sort-precedence', preview: '' },
-  'redlock:stream': { why: 'type', type: 'stream', size: 2, description: 'stream · 2 entries', icon: 'pulse', preview: '' },
-  'lock:big-list': { why: 'type', type: 'list', size: 100_000, description: 'list · 100000 entries', icon: 'list-ordered', preview: '' },
-  'lock:1mb-text': { why: 'long', type: 'string', size: MiB, description: 'string · 1.0 MiB', icon: 'symbol-string', preview: `${'x'.repeat(119)}…` },
+  'job-lock:zset': {
+    why: 'type',
+    type: 'zset',
+    size: 1,
+    description: 'zset · 1 member',
+    icon: 'sort-precedence',
+    preview: '',
+  },
+  'redlock:stream': {
+    why: 'type',
+    type: 'stream',
+    size: 2,
+    description: 'stream · 2 entries',
+    icon: 'pulse',
+    preview: '',
+  },
+  'lock:big-list': {
+    why: 'type',
+    type: 'list',
+    size: 100_000,
+    description: 'list · 100000 entries',
+    icon: 'list-ordered',
+    preview: '',
+  },
+  'lock:1mb-text': {
+    why: 'long',
+    type: 'string',
+    size: MiB,
+    description: 'string · 1.0 MiB',
+    icon: 'symbol-string',
+    preview: `${'x'.repeat(119)}…`,
+  },
   // The 1024th byte is the first half of an `é`: the preview drops it and stays text, not hex.
-  'lock:1mb-utf8': { why: 'long', type: 'string', size: 1 + 2 * 600_000, description: 'string · 1.1 MiB', icon: 'symbol-string', preview: `a${'é'.repeat(118)}…` },
+  'lock:1mb-utf8': {
+    why: 'long',
+    type: 'string',
+    size: 1 + 2 * 600_000,
+    description: 'string · 1.1 MiB',
+    icon: 'symbol-string',
+    preview: `a${'é'.repeat(118)}…`,
+  },
   'lock:1mb-binary': {
     why: 'long',
     type: 'string',
@@ -46,15 +88,71 @@ const EXPECTED: Record<string, Expected> = {
     icon: 'symbol-string',
     preview: `${Array.from({ length: 48 }, (_, i) => (i % 256).toString(16).padStart(2, '0')).join(' ')} …`,
   },
-  'lock:binary': { why: 'binary', type: 'string', size: BINARY.length, description: 'string · 9 B', icon: 'file-binary', preview: 'ff fe 00 80 c3 28 5c 41 0a' },
-  'lock:control': { why: 'binary', type: 'string', size: 16, description: 'string · 16 B', icon: 'file-binary', preview: 'a\\nb\\x1b[31m\\x00\\u{202e}\\\\end' },
-  'lock:empty': { why: 'empty', type: 'string', size: 0, description: 'string · 0 B', icon: 'symbol-string', preview: '' },
-  'lock:300b': { why: 'long', type: 'string', size: 300, description: 'string · 300 B', icon: 'symbol-string', preview: `${'y'.repeat(119)}…` },
-  'app:lock:config': { why: 'hash', type: 'hash', size: 2, description: 'hash · 2 fields', icon: 'symbol-object', preview: /^(color=red size=xl|size=xl color=red)$/ },
+  'lock:binary': {
+    why: 'binary',
+    type: 'string',
+    size: BINARY.length,
+    description: 'string · 9 B',
+    icon: 'file-binary',
+    preview: 'ff fe 00 80 c3 28 5c 41 0a',
+  },
+  'lock:control': {
+    why: 'binary',
+    type: 'string',
+    size: 16,
+    description: 'string · 16 B',
+    icon: 'file-binary',
+    preview: 'a\\nb\\x1b[31m\\x00\\u{202e}\\\\end',
+  },
+  'lock:empty': {
+    why: 'empty',
+    type: 'string',
+    size: 0,
+    description: 'string · 0 B',
+    icon: 'symbol-string',
+    preview: '',
+  },
+  'lock:300b': {
+    why: 'long',
+    type: 'string',
+    size: 300,
+    description: 'string · 300 B',
+    icon: 'symbol-string',
+    preview: `${'y'.repeat(119)}…`,
+  },
+  'app:lock:config': {
+    why: 'hash',
+    type: 'hash',
+    size: 2,
+    description: 'hash · 2 fields',
+    icon: 'symbol-object',
+    preview: /^(color=red size=xl|size=xl color=red)$/,
+  },
   // A Redisson-looking field with a count that is not a count.
-  'app:lock:almost': { why: 'hash', type: 'hash', size: 1, description: 'hash · 1 field', icon: 'symbol-object', preview: `${REDISSON}:1=several` },
-  'app:lock:binary-hash': { why: 'hash', type: 'hash', size: 1, description: 'hash · 1 field', icon: 'symbol-object', preview: 'ff 00=80 0a' },
-  'app:lock:big-hash': { why: 'hash', type: 'hash', size: 10_000, description: 'hash · 10000 fields', icon: 'symbol-object', preview: /^field:\d+=value:\d+ field:\d+=value:\d+ .*…$/ },
+  'app:lock:almost': {
+    why: 'hash',
+    type: 'hash',
+    size: 1,
+    description: 'hash · 1 field',
+    icon: 'symbol-object',
+    preview: `${REDISSON}:1=several`,
+  },
+  'app:lock:binary-hash': {
+    why: 'hash',
+    type: 'hash',
+    size: 1,
+    description: 'hash · 1 field',
+    icon: 'symbol-object',
+    preview: 'ff 00=80 0a',
+  },
+  'app:lock:big-hash': {
+    why: 'hash',
+    type: 'hash',
+    size: 10_000,
+    description: 'hash · 10000 fields',
+    icon: 'symbol-object',
+    preview: /^field:\d+=value:\d+ field:\d+=value:\d+ .*…$/,
+  },
 };
 
 const BINARY_KEY = Buffer.from([...Buffer.from('lock:'), 0xff, 0x0a, 0xe2, 0x80, 0xae]); // invalid UTF-8, a newline, U+202E
@@ -76,7 +174,8 @@ describe('non-lock data matching the lock patterns', () => {
     await redis.zadd('job-lock:zset', 1, 'a');
     await redis.xadd('redlock:stream', '*', 'f', 'v');
     await redis.xadd('redlock:stream', '*', 'f', 'w');
-    for (let i = 0; i < 100_000; i += 10_000) await redis.rpush('lock:big-list', ...Array.from({ length: 10_000 }, (_, j) => `item:${i + j}`));
+    for (let i = 0; i < 100_000; i += 10_000)
+      await redis.rpush('lock:big-list', ...Array.from({ length: 10_000 }, (_, j) => `item:${i + j}`));
     await redis.set('lock:1mb-text', 'x'.repeat(MiB));
     await redis.set('lock:1mb-utf8', `a${'é'.repeat(600_000)}`);
     await redis.set('lock:1mb-binary', Buffer.from(Array.from({ length: MiB }, (_, i) => i % 256)));
@@ -88,7 +187,10 @@ describe('non-lock data matching the lock patterns', () => {
     await redis.hset('app:lock:almost', `${REDISSON}:1`, 'several');
     await redis.hset('app:lock:binary-hash', Buffer.from([0xff, 0x00]), Buffer.from([0x80, 0x0a]));
     for (let i = 0; i < 10_000; i += 1000) {
-      await redis.hset('app:lock:big-hash', Object.fromEntries(Array.from({ length: 1000 }, (_, j) => [`field:${i + j}`, `value:${i + j}`])));
+      await redis.hset(
+        'app:lock:big-hash',
+        Object.fromEntries(Array.from({ length: 1000 }, (_, j) => [`field:${i + j}`, `value:${i + j}`])),
+      );
     }
     await redis.sadd(BINARY_KEY, 'member');
     await redis.set('unrelated:key', 'x'.repeat(MiB)); // matches no pattern
@@ -105,7 +207,8 @@ describe('non-lock data matching the lock patterns', () => {
     const expected = [...Object.keys(EXPECTED), BINARY_KEY.toString('latin1')].sort();
     assert.deepEqual([...entries.keys()].sort(), expected);
     assert.equal(entryCount, expected.length, 'no key twice');
-    for (const key of entries.keys()) assert.ok(DEFAULT_LOCK_PATTERNS.some((pattern) => globMatches(Buffer.from(pattern), Buffer.from(key, 'latin1'))));
+    for (const key of entries.keys())
+      assert.ok(DEFAULT_LOCK_PATTERNS.some((pattern) => globMatches(Buffer.from(pattern), Buffer.from(key, 'latin1'))));
   });
 
   for (const [key, expected] of Object.entries(EXPECTED)) {
@@ -113,7 +216,7 @@ describe('non-lock data matching the lock patterns', () => {
       const entry = entries.get(key);
       assert.ok(entry, `${key} not found`);
       assert.equal(entry.kind, 'other', `${key} is not a lock`);
-      const other = entry as OtherKey;
+      const other = entry;
       assert.deepEqual([other.why, other.type, other.size], [expected.why, expected.type, expected.size]);
       if (typeof expected.preview === 'string') assert.equal(other.preview, expected.preview);
       else assert.match(other.preview, expected.preview);
@@ -133,7 +236,10 @@ describe('non-lock data matching the lock patterns', () => {
   test('the big hash is sampled (HSCAN), not read whole', () => {
     const entry = entries.get('app:lock:big-hash') as OtherKey;
     assert.ok(entry.value.type === 'hash');
-    assert.ok(entry.value.fields.length > 0 && entry.value.fields.length < 100, `${entry.value.fields.length} fields read of 10000`);
+    assert.ok(
+      entry.value.fields.length > 0 && entry.value.fields.length < 100,
+      `${entry.value.fields.length} fields read of 10000`,
+    );
   });
 
   test('1 MB strings: only the first 1024 bytes travel (GETRANGE), STRLEN gives the size', () => {

@@ -4,13 +4,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
 import { GRAMMARS } from '../server/src/analysis/parsers';
-import { LINTED_LANGUAGES } from '../shared/languages';
-import { RULE_CODES, RULE_TITLES, SEVERITIES } from '../shared/rules';
-import { snippetContributions } from '../shared/snippets/static';
+import { LINTED_LANGUAGES } from '../server/src/languages';
+import { RULE_CODES, RULE_TITLES, SEVERITIES } from '../server/src/catalogue';
+import { snippetContributions } from '../snippets/static';
+import { readPackageJson } from './packageJson';
 
-const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
-const contributes = manifest.contributes;
-const declared: string[] = contributes.commands.map((command: { command: string }) => command.command);
+const { contributes } = readPackageJson();
+const declared = contributes.commands.map((command) => command.command);
 
 test('every contributed command is registered by the extension, and every registered one contributed', () => {
   const source = readFileSync('extension/src/extension.ts', 'utf8');
@@ -19,8 +19,12 @@ test('every contributed command is registered by the extension, and every regist
 });
 
 test('menus and welcome views name only contributed commands', () => {
-  const used = Object.values(contributes.menus as Record<string, Array<{ command: string }>>).flat().map((entry) => entry.command);
-  const welcome = contributes.viewsWelcome.flatMap((entry: { contents: string }) => [...entry.contents.matchAll(/\(command:([\w.]+)\)/g)].map((match) => match[1]));
+  const used = Object.values(contributes.menus)
+    .flat()
+    .map((entry) => entry.command);
+  const welcome = contributes.viewsWelcome.flatMap((entry) =>
+    [...entry.contents.matchAll(/\(command:([\w.]+)\)/g)].map((match) => match[1]),
+  );
   for (const command of [...used, ...welcome]) assert.ok(declared.includes(command), `${command} is not contributed`);
 });
 
@@ -35,27 +39,28 @@ test('contributes.snippets lists the generated snippet files for every client la
 test('the view container icon and the snippet files ship in the package', () => {
   const ignore = readFileSync('.vscodeignore', 'utf8');
   assert.match(ignore, /^!media\/\*\.svg$/m);
-  assert.match(ignore, /^!snippets\/\*\.code-snippets$/m);
+  assert.match(ignore, /^!extension\/out\/snippets\/\*\.code-snippets$/m);
   assert.ok(readFileSync(contributes.viewsContainers.activitybar[0].icon, 'utf8').startsWith('<svg'));
 });
 
 test('the lint settings list every rule with its title, every severity and every linted language', () => {
   const properties = contributes.configuration.properties;
-  const rules = properties['redisLocksmith.lint.rules'].properties;
+  const rules = properties['redisLocksmith.lint.rules'].properties ?? {};
   assert.deepEqual(Object.keys(rules), [...RULE_CODES]);
   for (const code of RULE_CODES) {
     assert.equal(rules[code].description, RULE_TITLES[code]);
     assert.deepEqual(rules[code].enum, [...SEVERITIES]);
   }
-  assert.deepEqual(properties['redisLocksmith.lint.languages'].items.enum, [...LINTED_LANGUAGES]);
+  assert.deepEqual(properties['redisLocksmith.lint.languages'].items?.enum, [...LINTED_LANGUAGES]);
   assert.equal(properties['redisLocksmith.lint.enable'].default, true);
 });
 
 test('the language server ships with its grammars and the snippet templates its fixes render', () => {
   const ignore = readFileSync('.vscodeignore', 'utf8');
   assert.match(ignore, /^!server\/out\/wasm\/\*\.wasm$/m);
-  assert.match(ignore, /^!shared\/snippets\/templates\/\*\*$/m);
-  for (const grammar of GRAMMARS) assert.ok(existsSync(`server/out/wasm/tree-sitter-${grammar}.wasm`), `${grammar} grammar built`);
+  assert.match(ignore, /^!snippets\/templates\/\*\*$/m);
+  for (const grammar of GRAMMARS)
+    assert.ok(existsSync(`server/out/wasm/tree-sitter-${grammar}.wasm`), `${grammar} grammar built`);
 });
 
 test('every rule has its README section: three lines of failure scenario, then the fix', () => {
@@ -63,7 +68,10 @@ test('every rule has its README section: three lines of failure scenario, then t
   for (const code of RULE_CODES) {
     const heading = lines.indexOf(`### ${code}: ${RULE_TITLES[code]}`);
     assert.ok(heading >= 0, `README has ### ${code}: ${RULE_TITLES[code]}`);
-    const section = lines.slice(heading + 1, lines.findIndex((line, i) => i > heading && (line === '' || line.startsWith('#'))));
+    const section = lines.slice(
+      heading + 1,
+      lines.findIndex((line, i) => i > heading && (line === '' || line.startsWith('#'))),
+    );
     assert.equal(section.length, 4, `${code}: ${section.join(' | ')}`);
     assert.match(section[3], /^Fix: /);
   }

@@ -1,7 +1,7 @@
 // The runtime hides NOSCRIPT: after SCRIPT FLUSH and after a restart the caller sees no error.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SCRIPT_NAMES } from '../shared/pack';
+import { SCRIPT_NAMES } from '../pack/pack';
 import { useRedis } from './helpers';
 
 const fx = useRedis();

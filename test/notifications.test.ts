@@ -16,7 +16,10 @@ let monitor: LockMonitor;
 let changes: ChangeKind[];
 
 async function connect(username?: string, password?: string): Promise<void> {
-  session = new Session({ id: 'n', name: 'n', url: `redis://127.0.0.1:${fx.server.port}/0`, ...(username && { username }) }, password);
+  session = new Session(
+    { id: 'n', name: 'n', url: `redis://127.0.0.1:${fx.server.port}/0`, ...(username && { username }) },
+    password,
+  );
   await session.connect();
   monitor = new LockMonitor(session, () => ({ patterns: PATTERNS, limit: 500 }));
   changes = [];
@@ -37,9 +40,9 @@ afterEach(() => {
 const find = (key: string): LockEntry | undefined => monitor.locks.find((lock) => lock.key.toString() === key);
 
 describe('keyspace notification flags', () => {
-  test('what is missing, and what enabling sets without removing the user\'s flags', () => {
+  test("what is missing, and what enabling sets without removing the user's flags", () => {
     assert.deepEqual(missingLockEvents(''), ['K', 'g', '$', 'x']);
-    assert.deepEqual(missingLockEvents('KEA'), [], "A stands for g$lshzxetd");
+    assert.deepEqual(missingLockEvents('KEA'), [], 'A stands for g$lshzxetd');
     assert.deepEqual(missingLockEvents('Ex'), ['K', 'g', '$']);
     assert.equal(withLockEvents(''), 'Kg$xh');
     assert.equal(withLockEvents('Elx'), 'ElxKg$h', 'E, l and x stay');
@@ -55,11 +58,15 @@ describe('LockMonitor live updates', () => {
     assert.equal(mode.kind, 'polling');
     assert.match(mode.kind === 'polling' ? mode.reason : '', /notify-keyspace-events 'lE', without Kg\$x/);
     assert.equal(mode.kind === 'polling' && mode.enable, 'lEKg$xh', "Redis reports the user's flags as 'lE'");
-    assert.deepEqual(await fx.redis.config('GET', 'notify-keyspace-events'), ['notify-keyspace-events', 'lE'], 'never changed silently');
+    assert.deepEqual(
+      await fx.redis.config('GET', 'notify-keyspace-events'),
+      ['notify-keyspace-events', 'lE'],
+      'never changed silently',
+    );
     assert.equal(await fx.redis.pubsub('NUMPAT'), 0, 'no subscription while polling');
   });
 
-  test('enabling on request adds the flags, keeps the user\'s, subscribes and re-reads', async () => {
+  test("enabling on request adds the flags, keeps the user's, subscribes and re-reads", async () => {
     await fx.redis.config('SET', 'notify-keyspace-events', 'El');
     await connect();
     assert.equal((await monitor.startLive()).kind, 'polling');
@@ -89,7 +96,11 @@ describe('LockMonitor live updates', () => {
     await waitFor('the extended TTL', () => (find('lock:job-2')?.pttl ?? 0) > 60_000);
     await fx.redis.expire('lock:job-3', 1);
     await waitFor('the shortened TTL', () => (find('lock:job-3')?.pttl ?? Infinity) <= 1000);
-    await waitFor('the expired lock to go', async () => (await fx.redis.exists('lock:job-3')) === 0 && find('lock:job-3') === undefined, 5000);
+    await waitFor(
+      'the expired lock to go',
+      async () => (await fx.redis.exists('lock:job-3')) === 0 && find('lock:job-3') === undefined,
+      5000,
+    );
     await fx.redis.set('cache:user:1', 'not a lock'); // matches no pattern: no event reaches the view
     await fx.redis.set('orders:lock', 'worker-9:token-x', 'PX', 60_000);
     await waitFor('a lock of the second pattern', () => find('orders:lock') !== undefined);
@@ -99,7 +110,10 @@ describe('LockMonitor live updates', () => {
     assert.equal((await commandCalls(fx.redis, 'type')) - types, 4);
     assert.equal(monitor.locks.length, 50 + 2 - 2);
     assert.equal(find('lock:job-7'), before, 'unchanged locks are the same objects: their rows are not redrawn');
-    assert.ok(changes.includes('rows') && changes.includes('values'), `rows for keys that come and go, values for a TTL change: ${changes}`);
+    assert.ok(
+      changes.includes('rows') && changes.includes('values'),
+      `rows for keys that come and go, values for a TTL change: ${changes.join(', ')}`,
+    );
   });
 
   test('a partial listing (Load more pending) updates its own locks but adds no others, so Load more never lists a key twice', async () => {
@@ -113,13 +127,18 @@ describe('LockMonitor live updates', () => {
       const [first] = paged.locks;
       await fx.redis.set('lock:fresh', 'worker:fresh', 'PX', 60_000);
       await fx.redis.set(first.key, 'worker:moved-on', 'PX', 60_000);
-      await waitFor('the listed lock to change owner', () => paged.locks.some((lock) => lock.key.equals(first.key) && lock !== first));
+      await waitFor('the listed lock to change owner', () =>
+        paged.locks.some((lock) => lock.key.equals(first.key) && lock !== first),
+      );
       assert.equal(paged.locks.length, 10, 'the fresh lock waits for Load more or a refresh');
       while (paged.cursor) await paged.loadMore();
       const keys = paged.locks.map((lock) => lock.key.toString());
       assert.equal(new Set(keys).size, keys.length, 'no key twice');
       await paged.refresh(true);
-      assert.ok(paged.locks.some((lock) => lock.key.toString() === 'lock:fresh'), 'a refresh lists it');
+      assert.ok(
+        paged.locks.some((lock) => lock.key.toString() === 'lock:fresh'),
+        'a refresh lists it',
+      );
     } finally {
       paged.dispose();
     }
@@ -137,9 +156,25 @@ describe('LockMonitor live updates', () => {
     await waitFor('its deletion', () => find('lock:during') === undefined);
   });
 
-  test('a browse-only ACL user (no CONFIG) stays on polling with the server\'s reason', async () => {
+  test("a browse-only ACL user (no CONFIG) stays on polling with the server's reason", async () => {
     await fx.redis.config('SET', 'notify-keyspace-events', 'K$gx');
-    await fx.redis.acl('SETUSER', 'viewer', 'on', '>viewer-pw', '~*', '&*', '-@all', '+scan', '+type', '+pttl', '+getrange', '+info', '+psubscribe', '+hello', '+client|setname');
+    await fx.redis.acl(
+      'SETUSER',
+      'viewer',
+      'on',
+      '>viewer-pw',
+      '~*',
+      '&*',
+      '-@all',
+      '+scan',
+      '+type',
+      '+pttl',
+      '+getrange',
+      '+info',
+      '+psubscribe',
+      '+hello',
+      '+client|setname',
+    );
     try {
       await connect('viewer', 'viewer-pw');
       const mode = await monitor.startLive();
@@ -153,7 +188,7 @@ describe('LockMonitor live updates', () => {
     }
   });
 
-  test('after a restart the subscription is gone with the server\'s config: startLive says so and polling takes over', async () => {
+  test("after a restart the subscription is gone with the server's config: startLive says so and polling takes over", async () => {
     await fx.redis.config('SET', 'notify-keyspace-events', 'K$gx');
     await connect();
     assert.equal((await monitor.startLive()).kind, 'notifications');

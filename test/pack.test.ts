@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { defaultPackDir, loadPack, PackError, parseScript, SCRIPT_NAMES } from '../shared/pack';
+import { defaultPackDir, loadPack, PackError, parseScript, SCRIPT_NAMES } from '../pack/pack';
 
 const ROOT = join(__dirname, '..');
 
@@ -25,7 +25,10 @@ describe('loadPack', () => {
       keys: pack[name].keys.map((key) => `${key.name}:${key.required ? 'required' : 'optional'}`),
       args: pack[name].args.map((arg) => `${arg.name}:${arg.format}`),
     });
-    assert.deepEqual(shape('acquire'), { keys: ['lock:required', 'fence:optional'], args: ['token:token', 'ttl_ms:ms'] });
+    assert.deepEqual(shape('acquire'), {
+      keys: ['lock:required', 'fence:optional'],
+      args: ['token:token', 'ttl_ms:ms'],
+    });
     assert.deepEqual(shape('release'), { keys: ['lock:required'], args: ['token:token'] });
     assert.deepEqual(shape('extend'), { keys: ['lock:required'], args: ['token:token', 'ttl_ms:ms'] });
   });
@@ -34,7 +37,10 @@ describe('loadPack', () => {
     for (const name of SCRIPT_NAMES) {
       const zero = pack[name].replies.find((reply) => reply.value === '0');
       assert.ok(zero, `${name} documents reply 0`);
-      assert.ok(pack[name].errors.some((error) => error.prefix === 'ERR'), `${name} documents ERR`);
+      assert.ok(
+        pack[name].errors.some((error) => error.prefix === 'ERR'),
+        `${name} documents ERR`,
+      );
       assert.ok(pack[name].summary.length > 20);
       for (const spec of [...pack[name].keys, ...pack[name].args, ...pack[name].replies]) {
         assert.ok(spec.meaning.length > 5, `${name}: every entry has a meaning`);
@@ -63,7 +69,11 @@ describe('parseScript rejects malformed headers with file and line', () => {
   const cases: [string, string, RegExp][] = [
     ['unknown tag', header(...good, '-- @flavour vanilla'), /demo\.lua:4: unknown header tag @flavour/],
     ['key kind', header(...good, '-- @key fence maybe x'), /demo\.lua:4: @key fence must be 'required' or 'optional'/],
-    ['arg format', header(...good, '-- @arg ttl float x'), /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms/],
+    [
+      'arg format',
+      header(...good, '-- @arg ttl float x'),
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms/,
+    ],
     ['not a tag', header(...good, '-- just a comment'), /demo\.lua:4: header line must read '-- @tag value'/],
     ['name mismatch', header('-- @script other', ...good.slice(1)), /@script is 'other' but the file is demo\.lua/],
     ['no summary', header(good[0], good[2]), /demo\.lua: header has no @summary/],
@@ -76,16 +86,22 @@ describe('parseScript rejects malformed headers with file and line', () => {
   ];
   for (const [label, source, message] of cases) {
     test(label, () => {
-      assert.throws(() => parseScript('/pack/demo.lua', source), (error: Error) => {
-        assert.ok(error instanceof PackError);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => parseScript('/pack/demo.lua', source),
+        (error: Error) => {
+          assert.ok(error instanceof PackError);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 
   test('a well-formed header parses', () => {
-    const script = parseScript('/pack/demo.lua', header(...good, '-- @arg token token The owner.', '-- @reply 0 Not held.'));
+    const script = parseScript(
+      '/pack/demo.lua',
+      header(...good, '-- @arg token token The owner.', '-- @reply 0 Not held.'),
+    );
     assert.deepEqual(script.keys, [{ name: 'lock', required: true, meaning: 'The lock key.' }]);
     assert.deepEqual(script.args, [{ name: 'token', format: 'token', meaning: 'The owner.' }]);
     assert.deepEqual(script.replies, [{ value: '0', meaning: 'Not held.' }]);
@@ -112,8 +128,16 @@ test('the Lua text lives only in scripts-lua/', () => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!['node_modules', 'out', '.git', 'scripts-lua', '.scratch'].includes(entry.name) && !USER_CODE.includes(path)) walk(path);
-      } else if (/\.(ts|js|mjs)$/.test(entry.name) && !USER_CODE.includes(path) && LUA_CALL.test(readFileSync(path, 'utf8'))) {
+        if (
+          !['node_modules', 'out', '.git', 'scripts-lua', '.scratch'].includes(entry.name) &&
+          !USER_CODE.includes(path)
+        )
+          walk(path);
+      } else if (
+        /\.(ts|js|mjs)$/.test(entry.name) &&
+        !USER_CODE.includes(path) &&
+        LUA_CALL.test(readFileSync(path, 'utf8'))
+      ) {
         offenders.push(path);
       }
     }

@@ -69,7 +69,10 @@ describe('acquire', () => {
 
   test('a fence key that is not an integer: ERR naming it, nothing written', async () => {
     await fx.redis.set('fence:a', 'abc');
-    await rejectsAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'), /^ReplyError: ERR acquire: fence key/);
+    await rejectsAndWritesNothing(
+      () => fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'),
+      /^ReplyError: ERR acquire: fence key/,
+    );
     assert.equal(await fx.redis.exists('lock:a'), 0);
   });
 
@@ -80,7 +83,10 @@ describe('acquire', () => {
   });
 
   test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(() => fx.locks.run('acquire', [], ['t', TTL]), /^ReplyError: ERR acquire takes 1 or 2 keys/);
+    await rejectsAndWritesNothing(
+      () => fx.locks.run('acquire', [], ['t', TTL]),
+      /^ReplyError: ERR acquire takes 1 or 2 keys/,
+    );
     await rejectsAndWritesNothing(
       () => fx.locks.run('acquire', ['lock:a', 'fence:a', 'x'], ['t', TTL]),
       /^ReplyError: ERR acquire takes 1 or 2 keys/,
@@ -106,7 +112,10 @@ describe('release', () => {
   });
 
   test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(() => fx.locks.run('release', ['lock:a', 'lock:b'], ['t']), /^ReplyError: ERR release takes exactly 1 key/);
+    await rejectsAndWritesNothing(
+      () => fx.locks.run('release', ['lock:a', 'lock:b'], ['t']),
+      /^ReplyError: ERR release takes exactly 1 key/,
+    );
   });
 });
 
@@ -130,7 +139,10 @@ describe('extend', () => {
   });
 
   test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(() => fx.locks.run('extend', [], ['t', TTL]), /^ReplyError: ERR extend takes exactly 1 key/);
+    await rejectsAndWritesNothing(
+      () => fx.locks.run('extend', [], ['t', TTL]),
+      /^ReplyError: ERR extend takes exactly 1 key/,
+    );
   });
 });
 
@@ -160,7 +172,10 @@ describe('bad arguments get an ERR naming the argument and write nothing', () =>
     }
   }
   for (const script of ['acquire', 'release', 'extend'] as const) {
-    for (const [label, token] of [['empty', ['']], ['missing', []]] as const) {
+    for (const [label, token] of [
+      ['empty', ['']],
+      ['missing', []],
+    ] as const) {
       test(`${script}: token ${label}`, async () => {
         await fx.locks.acquire('lock:a', 'owner-1', TTL);
         const args = token.length === 0 ? [] : script === 'release' ? [...token] : [...token, TTL];

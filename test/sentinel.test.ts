@@ -21,7 +21,10 @@ before(async () => {
   for (const key of KEYS) await writer.set(key, `worker:${key}`, 'PX', 600_000);
   assert.equal(await writer.wait(1, 2000), 1, 'replicated before any failover');
   const sentinels = group.sentinels.map(({ host, port }) => `${host}:${port}`).join(',');
-  session = new Session({ id: 's', name: 'sentinel', url: `redis-sentinel://${sentinels}/0#${group.masterName}` }, undefined);
+  session = new Session(
+    { id: 's', name: 'sentinel', url: `redis-sentinel://${sentinels}/0#${group.masterName}` },
+    undefined,
+  );
   await session.connect();
   monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
 });
@@ -49,7 +52,10 @@ test('a wrong master name, no sentinel, or a URL of the wrong kind fails with a 
     [`redis-sentinel://${sentinel}/0#nosuchmaster`, /monitor no master by that name: check the name after '#'/],
     ['redis-sentinel://127.0.0.1:1/0#locksmith', /No sentinel answered at .*: check the addresses and ports/],
     [`redis://${sentinel}/0`, /is a Sentinel, not a data node: use redis-sentinel:\/\//],
-    [`redis-cluster://127.0.0.1:${group.servers[0].port}`, /is not a Redis Cluster \(cluster support disabled\): use redis:\/\//],
+    [
+      `redis-cluster://127.0.0.1:${group.servers[0].port}`,
+      /is not a Redis Cluster \(cluster support disabled\): use redis:\/\//,
+    ],
     ['redis-cluster://127.0.0.1:1', /No seed node answered at redis-cluster:\/\/127\.0\.0\.1:1/],
   ];
   for (const [url, message] of cases) {
@@ -70,8 +76,15 @@ test('after a failover the session follows the new master and the view lists its
   const newPort = await group.failover();
   assert.equal(newPort, group.servers[1].port);
 
-  await waitFor('the session on the new master', () => session.state.kind === 'connected' && session.state.role.includes(`:${newPort} `), 20_000);
-  assert.ok(states.some((state) => state.kind === 'reconnecting'), `went through reconnecting: ${states.map((state) => state.kind)}`);
+  await waitFor(
+    'the session on the new master',
+    () => session.state.kind === 'connected' && session.state.role.includes(`:${newPort} `),
+    20_000,
+  );
+  assert.ok(
+    states.some((state) => state.kind === 'reconnecting'),
+    `went through reconnecting: ${states.map((state) => state.kind).join(', ')}`,
+  );
   assert.deepEqual(await mastersChanged, [`127.0.0.1:${newPort}`]);
 
   await monitor.refresh(true);

@@ -2,11 +2,12 @@
 // matches what the bundles and the server expect.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { LINTED_LANGUAGES } from '../shared/languages';
+import { readPackageJson } from './packageJson';
+import { LINTED_LANGUAGES } from '../server/src/languages';
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'server', 'out', 'server.js');
@@ -15,14 +16,17 @@ test('node server/out/server.js --stdio speaks LSP: initialize, shutdown, exit',
   assert.ok(existsSync(SERVER), `${SERVER} is missing: run npm run build`);
   const server = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
-  const connection = createMessageConnection(new StreamMessageReader(server.stdout), new StreamMessageWriter(server.stdin));
+  const connection = createMessageConnection(
+    new StreamMessageReader(server.stdout),
+    new StreamMessageWriter(server.stdin),
+  );
   connection.listen();
   try {
-    const result = (await connection.sendRequest('initialize', {
+    const result = await connection.sendRequest<{ serverInfo?: { name: string }; capabilities: object }>('initialize', {
       processId: process.pid,
       rootUri: null,
       capabilities: {},
-    })) as { serverInfo?: { name: string }; capabilities: object };
+    });
     assert.equal(result.serverInfo?.name, 'redis-locksmith');
     assert.equal(typeof result.capabilities, 'object');
     await connection.sendNotification('initialized', {});
@@ -36,11 +40,14 @@ test('node server/out/server.js --stdio speaks LSP: initialize, shutdown, exit',
 });
 
 test('the manifest: entry point built, engine 1.100, activation on the linted languages', () => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const manifest = readPackageJson(ROOT);
   assert.equal(manifest.name, 'redis-locksmith');
   assert.equal(manifest.displayName, 'Redis Locksmith');
   assert.equal(manifest.engines.vscode, '^1.100.0');
   assert.match(manifest.devDependencies['@types/vscode'], /^~1\.100\./);
   assert.ok(existsSync(join(ROOT, manifest.main)), `${manifest.main} is missing: run npm run build`);
-  assert.deepEqual(manifest.activationEvents, LINTED_LANGUAGES.map((language) => `onLanguage:${language}`));
+  assert.deepEqual(
+    manifest.activationEvents,
+    LINTED_LANGUAGES.map((language) => `onLanguage:${language}`),
+  );
 });

@@ -16,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { loadPack, type ScriptName } from '../shared/pack';
-import { findClient, renderCode } from '../shared/snippets/render';
-import { PATTERNS, type PatternId } from '../shared/snippets/patterns';
+import { loadPack, type ScriptName } from '../pack/pack';
+import { findClient, renderCode } from '../snippets/render';
+import { PATTERNS, type PatternId } from '../snippets/patterns';
 import { useRedis } from './helpers';
 import { indent } from './proofs/proof';
 
@@ -78,8 +78,10 @@ describe('golden files', () => {
         assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
         const golden = readFileSync(path, 'utf8');
         if (golden !== code) {
-          assert.fail(`${shown} differs from renderCode('${client}', '${pattern}') (- golden, + rendered):\n` +
-            `${lineDiff(golden, code)}\nIf the change is intended, regenerate with ${REGENERATE} and review the diff.`);
+          assert.fail(
+            `${shown} differs from renderCode('${client}', '${pattern}') (- golden, + rendered):\n` +
+              `${lineDiff(golden, code)}\nIf the change is intended, regenerate with ${REGENERATE} and review the diff.`,
+          );
         }
       });
     }
@@ -90,7 +92,10 @@ describe('golden files', () => {
     const found = readdirSync(GOLDEN_DIR, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name));
-    assert.deepEqual(found.filter((path) => !expected.includes(path)), []);
+    assert.deepEqual(
+      found.filter((path) => !expected.includes(path)),
+      [],
+    );
   });
 });
 
@@ -211,7 +216,10 @@ async function check(command: string, args: string[], options: { cwd?: string } 
 
 /** The list after "Imports:" in a snippet's header comment, so the check also proves that list. */
 function headerImports(code: string): string[] {
-  const header = /^(?:\/\/.*\n)+/.exec(code)![0].replace(/^\/\/ ?/gm, '').replace(/\n/g, ' ');
+  const header = /^(?:\/\/.*\n)+/
+    .exec(code)![0]
+    .replace(/^\/\/ ?/gm, '')
+    .replace(/\n/g, ' ');
   return /Imports: (.*?)\.(?:\s|$)/.exec(header)![1].split(/,\s*/);
 }
 
@@ -246,7 +254,8 @@ public class JedisPool {
     'package redis.clients.jedis.exceptions;\npublic class JedisNoScriptException extends JedisDataException {}\n',
   'io/lettuce/core/ScriptOutputType.java':
     'package io.lettuce.core;\npublic enum ScriptOutputType { BOOLEAN, INTEGER, MULTI, STATUS, VALUE }\n',
-  'io/lettuce/core/RedisException.java': 'package io.lettuce.core;\npublic class RedisException extends RuntimeException {}\n',
+  'io/lettuce/core/RedisException.java':
+    'package io.lettuce.core;\npublic class RedisException extends RuntimeException {}\n',
   'io/lettuce/core/RedisCommandExecutionException.java':
     'package io.lettuce.core;\npublic class RedisCommandExecutionException extends RedisException {}\n',
   'io/lettuce/core/RedisNoScriptException.java':
@@ -313,14 +322,17 @@ function predisProgram(pattern: PatternId, ttl: number): string {
     body: PREDIS_BODIES[pattern],
   });
   const path = join(work, `predis-${pattern}.php`);
-  writeFileSync(path, `<?php
+  writeFileSync(
+    path,
+    `<?php
 require '${PREDIS}';
 $client = new Predis\\Client($argv[1]);
 for ($round = 0; $round < (int) $argv[2]; $round++) {
 ${indent(snippet, '    ')}
 ${indent(PREDIS_AFTER[pattern], '    ')}
 }
-`);
+`,
+  );
   return path;
 }
 
@@ -381,26 +393,34 @@ pub fn random<T: Standard>() -> T { T::sample() }
 
 describe('compile checks', () => {
   for (const client of ['jedis', 'lettuce']) {
-    test(`${client}: every pattern compiles with javac (Java 17) against a stub of the library`, { skip: missing('/usr/bin/javac', 'openjdk-17-jdk-headless') }, async () => {
-      const dir = join(work, client);
-      writeFiles(dir, JAVA_STUBS);
-      const { imports, parameter } = JAVA_CLIENT[client];
-      for (const pattern of PATTERNS) {
-        const code = renderCode(client, pattern);
-        const className = `Locked${pattern[0].toUpperCase()}${pattern.slice(1)}`;
-        writeFiles(dir, {
-          [`${className}.java`]: `${[...headerImports(code), ...imports].map((name) => `import ${name};\n`).join('')}
+    test(
+      `${client}: every pattern compiles with javac (Java 17) against a stub of the library`,
+      { skip: missing('/usr/bin/javac', 'openjdk-17-jdk-headless') },
+      async () => {
+        const dir = join(work, client);
+        writeFiles(dir, JAVA_STUBS);
+        const { imports, parameter } = JAVA_CLIENT[client];
+        for (const pattern of PATTERNS) {
+          const code = renderCode(client, pattern);
+          const className = `Locked${pattern[0].toUpperCase()}${pattern.slice(1)}`;
+          writeFiles(dir, {
+            [`${className}.java`]: `${[...headerImports(code), ...imports].map((name) => `import ${name};\n`).join('')}
 class ${className} {
     static void locked(${parameter}) throws InterruptedException {
 ${indent(code, '        ')}
     }
 }
 `,
+          });
+        }
+        const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) =>
+          path.endsWith('.java'),
+        );
+        await check('/usr/bin/javac', ['-Xlint:all,-serial', '-Werror', '-d', join(dir, 'classes'), ...sources], {
+          cwd: dir,
         });
-      }
-      const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.java'));
-      await check('/usr/bin/javac', ['-Xlint:all,-serial', '-Werror', '-d', join(dir, 'classes'), ...sources], { cwd: dir });
-    });
+      },
+    );
   }
 
   test('predis: every pattern passes php -l', { skip: missing('/usr/bin/php', 'php-cli') }, async () => {
@@ -413,65 +433,110 @@ ${indent(code, '        ')}
 
   // Debian's Go is 1.19 and the snippets need 1.21 (context.WithCancelCause, WithoutCancel), so
   // Go gets a syntax and formatting check only.
-  test('go-redis: every pattern parses and is gofmt-clean', { skip: missing('/usr/bin/gofmt', 'golang-go') }, async () => {
-    for (const pattern of PATTERNS) {
-      const path = join(work, `go-redis-${pattern}.go`);
-      writeFileSync(path, GO_WRAPPER(renderCode('go-redis', pattern)));
-      assert.equal(await check('/usr/bin/gofmt', ['-d', '-e', path]), '', `gofmt would change ${pattern}`);
-    }
-  });
+  test(
+    'go-redis: every pattern parses and is gofmt-clean',
+    { skip: missing('/usr/bin/gofmt', 'golang-go') },
+    async () => {
+      for (const pattern of PATTERNS) {
+        const path = join(work, `go-redis-${pattern}.go`);
+        writeFileSync(path, GO_WRAPPER(renderCode('go-redis', pattern)));
+        assert.equal(await check('/usr/bin/gofmt', ['-d', '-e', path]), '', `gofmt would change ${pattern}`);
+      }
+    },
+  );
 
-  test('redis-rs: every pattern compiles with rustc against stubs of redis and rand', { skip: missing('/usr/bin/rustc', 'rustc') }, async () => {
-    const dir = join(work, 'redis-rs');
-    mkdirSync(dir, { recursive: true });
-    const externs: string[] = [];
-    for (const [crate, source] of Object.entries(RUST_STUBS)) {
-      writeFileSync(join(dir, `${crate}.rs`), source);
-      await check('/usr/bin/rustc', ['--edition', '2021', '--crate-type', 'lib', '--crate-name', crate, '--emit', 'metadata', '-o', join(dir, `lib${crate}.rmeta`), join(dir, `${crate}.rs`)]);
-      externs.push('--extern', `${crate}=${join(dir, `lib${crate}.rmeta`)}`);
-    }
-    for (const pattern of PATTERNS) {
-      const path = join(dir, `${pattern}.rs`);
-      writeFileSync(path, `fn locked(client: redis::Client, mut con: redis::Connection) -> Result<(), Box<dyn std::error::Error>> {
+  test(
+    'redis-rs: every pattern compiles with rustc against stubs of redis and rand',
+    { skip: missing('/usr/bin/rustc', 'rustc') },
+    async () => {
+      const dir = join(work, 'redis-rs');
+      mkdirSync(dir, { recursive: true });
+      const externs: string[] = [];
+      for (const [crate, source] of Object.entries(RUST_STUBS)) {
+        writeFileSync(join(dir, `${crate}.rs`), source);
+        await check('/usr/bin/rustc', [
+          '--edition',
+          '2021',
+          '--crate-type',
+          'lib',
+          '--crate-name',
+          crate,
+          '--emit',
+          'metadata',
+          '-o',
+          join(dir, `lib${crate}.rmeta`),
+          join(dir, `${crate}.rs`),
+        ]);
+        externs.push('--extern', `${crate}=${join(dir, `lib${crate}.rmeta`)}`);
+      }
+      for (const pattern of PATTERNS) {
+        const path = join(dir, `${pattern}.rs`);
+        writeFileSync(
+          path,
+          `fn locked(client: redis::Client, mut con: redis::Connection) -> Result<(), Box<dyn std::error::Error>> {
 ${indent(renderCode('redis-rs', pattern), '    ')}
     Ok(())
 }
 
 fn main() {}
-`);
-      // Unused client, con or fencing_token are the body's business; every other warning fails.
-      await check('/usr/bin/rustc', ['--edition', '2021', '--emit', 'metadata', '-D', 'warnings', '-A', 'unused', '-o', join(dir, `${pattern}.rmeta`), ...externs, path]);
-    }
-  });
+`,
+        );
+        // Unused client, con or fencing_token are the body's business; every other warning fails.
+        await check('/usr/bin/rustc', [
+          '--edition',
+          '2021',
+          '--emit',
+          'metadata',
+          '-D',
+          'warnings',
+          '-A',
+          'unused',
+          '-o',
+          join(dir, `${pattern}.rmeta`),
+          ...externs,
+          path,
+        ]);
+      }
+    },
+  );
 
-  test('stackexchange: not compiled', { skip: 'no C# 11 compiler in Debian (mono-mcs stops at C# 7, dotnet is not packaged)' }, () => {});
+  test(
+    'stackexchange: not compiled',
+    { skip: 'no C# 11 compiler in Debian (mono-mcs stops at C# 7, dotnet is not packaged)' },
+    () => {},
+  );
 
-  describe('predis against a real Redis', { skip: missing(PREDIS, 'php-predis') || missing('/usr/bin/php', 'php-cli') }, () => {
-    const fx = useRedis();
-    const runPhp = (path: string, rounds: number) => check('/usr/bin/php', [path, fx.server.url, String(rounds)]);
+  describe(
+    'predis against a real Redis',
+    { skip: missing(PREDIS, 'php-predis') || missing('/usr/bin/php', 'php-cli') },
+    () => {
+      const fx = useRedis();
+      const runPhp = (path: string, rounds: number) => check('/usr/bin/php', [path, fx.server.url, String(rounds)]);
 
-    test('guard: two processes x 200 rounds around a non-atomic counter end exact, with SCRIPT FLUSH between rounds', async () => {
-      await fx.redis.flushall();
-      const path = predisProgram('guard', 5000);
-      await Promise.all([runPhp(path, 200), runPhp(path, 200)]);
-      assert.equal(await fx.redis.get('proof:counter'), '400');
-      assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
-    });
+      test('guard: two processes x 200 rounds around a non-atomic counter end exact, with SCRIPT FLUSH between rounds', async () => {
+        await fx.redis.flushall();
+        const path = predisProgram('guard', 5000);
+        await Promise.all([runPhp(path, 200), runPhp(path, 200)]);
+        assert.equal(await fx.redis.get('proof:counter'), '400');
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
+      });
 
-    test('renew: the lock outlives 3x its TTL while the body calls $lockRenew, and nothing renews after release', async () => {
-      await fx.redis.flushall();
-      await runPhp(predisProgram('renew', 300), 1);
-      assert.equal(await fx.redis.get('proof:renewed'), '1');
-      assert.equal(await fx.redis.exists('proof:lock'), 0);
-    });
+      test('renew: the lock outlives 3x its TTL while the body calls $lockRenew, and nothing renews after release', async () => {
+        await fx.redis.flushall();
+        await runPhp(predisProgram('renew', 300), 1);
+        assert.equal(await fx.redis.get('proof:renewed'), '1');
+        assert.equal(await fx.redis.exists('proof:lock'), 0);
+      });
 
-    test('fenced: tokens strictly increase across two contending processes', async () => {
-      await fx.redis.flushall();
-      const path = predisProgram('fenced', 5000);
-      await Promise.all([runPhp(path, 50), runPhp(path, 50)]);
-      const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
-      assert.equal(tokens.length, 100);
-      for (let i = 1; i < tokens.length; i++) assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
-    });
-  });
+      test('fenced: tokens strictly increase across two contending processes', async () => {
+        await fx.redis.flushall();
+        const path = predisProgram('fenced', 5000);
+        await Promise.all([runPhp(path, 50), runPhp(path, 50)]);
+        const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
+        assert.equal(tokens.length, 100);
+        for (let i = 1; i < tokens.length; i++)
+          assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
+      });
+    },
+  );
 });

@@ -1,8 +1,8 @@
 // Client inference for "Insert Lock Snippet": language, imports, manifests, the remembered choice.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLIENTS } from '../shared/snippets/clients';
-import { MANIFEST_GLOBS, rankClients, type InferInput } from '../shared/snippets/infer';
+import { CLIENTS } from '../snippets/clients';
+import { MANIFEST_GLOBS, rankClients, type InferInput } from '../snippets/infer';
 
 const first = (input: InferInput) => rankClients(input)[0].id;
 
@@ -22,7 +22,12 @@ test('a manifest dependency picks between clients of one language', () => {
   const cases: Array<[string, string, string, string]> = [
     ['javascript', 'package.json', '{"dependencies": {"redis": "^4.6.0", "express": "^4"}}', 'node-redis'],
     ['javascript', 'package.json', '{"dependencies": {"ioredis": "^5"}}', 'ioredis'],
-    ['java', 'pom.xml', '<dependency><groupId>io.lettuce</groupId><artifactId>lettuce-core</artifactId></dependency>', 'lettuce'],
+    [
+      'java',
+      'pom.xml',
+      '<dependency><groupId>io.lettuce</groupId><artifactId>lettuce-core</artifactId></dependency>',
+      'lettuce',
+    ],
     ['java', 'build.gradle', "implementation 'redis.clients:jedis:5.1.0'", 'jedis'],
     ['go', 'go.mod', 'require github.com/gomodule/redigo v1.8.9', 'redigo'],
     ['go', 'go.mod', 'require github.com/redis/go-redis/v9 v9.5.1', 'go-redis'],
@@ -42,7 +47,9 @@ test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
 });
 
 test('an .csproj file of any name counts', () => {
-  const manifests = [{ name: 'Orders.Api.csproj', text: '<PackageReference Include="StackExchange.Redis" Version="2.8.0" />' }];
+  const manifests = [
+    { name: 'Orders.Api.csproj', text: '<PackageReference Include="StackExchange.Redis" Version="2.8.0" />' },
+  ];
   assert.equal(first({ manifests }), 'stackexchange');
   assert.ok(MANIFEST_GLOBS.includes('*.csproj'));
 });

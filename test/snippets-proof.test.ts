@@ -4,14 +4,20 @@
 // snippet's tokens strictly increase.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { findClient, renderCode } from '../shared/snippets/render';
-import type { PatternId } from '../shared/snippets/patterns';
+import { findClient, renderCode } from '../snippets/render';
+import type { PatternId } from '../snippets/patterns';
+import { proof as ioredis } from './proofs/ioredis';
+import { proof as nodeRedis } from './proofs/node-redis';
+import { proof as phpredis } from './proofs/phpredis';
 import type { Proof } from './proofs/proof';
+import { proof as redigo } from './proofs/redigo';
+import { proof as redisPy } from './proofs/redis-py';
+import { proof as redisRb } from './proofs/redis-rb';
 import { useRedis } from './helpers';
 
 const run = promisify(execFile);
@@ -19,10 +25,7 @@ const fx = useRedis();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-// One module per client in test/proofs/, each exporting `proof`.
-const PROOFS: Proof[] = readdirSync(join(__dirname, 'proofs'))
-  .filter((file) => file !== 'proof.ts')
-  .map((file) => (require(join(__dirname, 'proofs', file)) as { proof: Proof }).proof);
+const PROOFS: Proof[] = [ioredis, nodeRedis, phpredis, redigo, redisPy, redisRb];
 
 function program(proof: Proof, pattern: PatternId, ttl: number): string {
   const path = join(work, `${proof.client}-${pattern}-${proof.file}`);
@@ -40,7 +43,10 @@ function program(proof: Proof, pattern: PatternId, ttl: number): string {
 async function runProgram(proof: Proof, path: string, rounds: number): Promise<void> {
   const [command, ...args] = proof.command;
   try {
-    await run(command, [...args, path, fx.server.url, String(rounds)], { timeout: 60_000, env: { ...process.env, ...proof.env } });
+    await run(command, [...args, path, fx.server.url, String(rounds)], {
+      timeout: 60_000,
+      env: { ...process.env, ...proof.env },
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`${proof.client} ${path} failed:\n${stdout ?? ''}${stderr ?? ''}`);
@@ -71,7 +77,8 @@ for (const proof of PROOFS) {
       await Promise.all([runProgram(proof, path, 50), runProgram(proof, path, 50)]);
       const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
       assert.equal(tokens.length, 100);
-      for (let i = 1; i < tokens.length; i++) assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
+      for (let i = 1; i < tokens.length; i++)
+        assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
     });
   });
 }

@@ -3,13 +3,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { loadPack, SCRIPT_NAMES } from '../shared/pack';
-import { CLIENTS } from '../shared/snippets/clients';
-import { PATTERNS } from '../shared/snippets/patterns';
-import { renderCode, renderSnippet } from '../shared/snippets/render';
+import { loadPack, SCRIPT_NAMES } from '../pack/pack';
+import { CLIENTS } from '../snippets/clients';
+import { PATTERNS } from '../snippets/patterns';
+import { renderCode, renderSnippet } from '../snippets/render';
 
 const pack = loadPack();
-const SCRIPTS_USED = { guard: ['acquire', 'release'], renew: ['acquire', 'extend', 'release'], fenced: ['acquire', 'release'] };
+const SCRIPTS_USED = {
+  guard: ['acquire', 'release'],
+  renew: ['acquire', 'extend', 'release'],
+  fenced: ['acquire', 'release'],
+};
 
 for (const client of CLIENTS) {
   describe(client.id, () => {
@@ -44,7 +48,7 @@ test('renderCode indents a multi-line body to the slot', () => {
 
 describe('npm run snippet', () => {
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'shared/snippets/cli.ts', ...args], { encoding: 'utf8' });
+    spawnSync(process.execPath, ['--import', 'tsx', 'snippets/cli.ts', ...args], { encoding: 'utf8' });
 
   test('prints the code for a client and pattern', () => {
     const result = cli('ioredis', 'fenced');

@@ -91,26 +91,39 @@ describe('rediss:// with certificate verification', () => {
     assert.equal(byName.servername, 'localhost');
   });
 
-  test('an unrelated CA: refused, and the message says verification failed and with which CA file', NO_HANG, async () => {
-    const { session, error } = await connect(tlsUrl(), { caFile: files.otherCaFile });
-    try {
-      assert.ok(error, 'the connection must fail');
-      assert.match(error.message, new RegExp(`^TLS failure at ${escape(tlsUrl())}: `));
-      // Node reports SELF_SIGNED_CERT_IN_CHAIN when the server sends its CA along, an issuer error otherwise.
-      assert.match(error.message, /(self-signed CA that is not trusted|not signed by a trusted CA|CA that signed the server certificate is not trusted) \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
-      assert.match(error.message, new RegExp(`Certificate verification failed with the CA in ${escape(files.otherCaFile)}`));
-      assert.match(error.message, /set redisLocksmith\.tls\.caFile to the CA that signed the server certificate/);
-      assert.deepEqual(session.state, { kind: 'error', message: error.message });
-    } finally {
-      session.dispose();
-    }
-  });
+  test(
+    'an unrelated CA: refused, and the message says verification failed and with which CA file',
+    NO_HANG,
+    async () => {
+      const { session, error } = await connect(tlsUrl(), { caFile: files.otherCaFile });
+      try {
+        assert.ok(error, 'the connection must fail');
+        assert.match(error.message, new RegExp(`^TLS failure at ${escape(tlsUrl())}: `));
+        // Node reports SELF_SIGNED_CERT_IN_CHAIN when the server sends its CA along, an issuer error otherwise.
+        assert.match(
+          error.message,
+          /(self-signed CA that is not trusted|not signed by a trusted CA|CA that signed the server certificate is not trusted) \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/,
+        );
+        assert.match(
+          error.message,
+          new RegExp(`Certificate verification failed with the CA in ${escape(files.otherCaFile)}`),
+        );
+        assert.match(error.message, /set redisLocksmith\.tls\.caFile to the CA that signed the server certificate/);
+        assert.deepEqual(session.state, { kind: 'error', message: error.message });
+      } finally {
+        session.dispose();
+      }
+    },
+  );
 
   test("no CA file: the system's CAs do not trust the throwaway CA, and the message says so", NO_HANG, async () => {
     const { session, error } = await connect(tlsUrl(), {});
     try {
       assert.ok(error, 'the connection must fail');
-      assert.match(error.message, /^TLS failure at .*\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
+      assert.match(
+        error.message,
+        /^TLS failure at .*\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/,
+      );
       assert.match(error.message, /Certificate verification failed with the system's CAs/);
     } finally {
       session.dispose();
@@ -128,7 +141,10 @@ describe('allowInsecure', () => {
         const socket = session.masters()[0].stream as TLSSocket;
         assert.equal(socket.encrypted, true, 'still encrypted');
         assert.equal(socket.authorized, false, 'but not verified');
-        assert.match(String(socket.authorizationError), /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/);
+        assert.match(
+          String(socket.authorizationError),
+          /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY/,
+        );
         assert.equal(await session.redis.incr('insecure:count'), tls.caFile ? 2 : 1);
       } finally {
         session.dispose();
@@ -144,7 +160,12 @@ describe('the wrong scheme', () => {
     const { session, error } = await connect(url, { caFile: files.caFile });
     try {
       assert.ok(error, 'the connection must fail');
-      assert.match(error.message, new RegExp(`^${escape(url)} closed the connection before answering \\((ECONNRESET|Connection is closed\\.?)\\)`));
+      assert.match(
+        error.message,
+        new RegExp(
+          `^${escape(url)} closed the connection before answering \\((ECONNRESET|Connection is closed\\.?)\\)`,
+        ),
+      );
       assert.match(error.message, /if the server only accepts TLS on this port, use rediss:\/\//);
       assert.equal(session.state.kind, 'error');
     } finally {
@@ -152,17 +173,24 @@ describe('the wrong scheme', () => {
     }
   });
 
-  test('rediss:// against a plain-text server fails (after the connect timeout) naming TLS as a possible cause', NO_HANG, async () => {
-    const plain = await startRedis();
-    const url = `rediss://127.0.0.1:${plain.port}/0`;
-    const { session, error } = await connect(url, { caFile: files.caFile });
-    try {
-      assert.ok(error, 'the connection must fail');
-      assert.match(error.message, /^(Timed out connecting to .*a server without TLS on this port \(then use redis:\/\/\)|TLS failure at .*\(ERR_SSL_WRONG_VERSION_NUMBER\)\. Use redis:\/\/)/);
-      assert.equal(session.state.kind, 'error');
-    } finally {
-      session.dispose();
-      await plain.stop();
-    }
-  });
+  test(
+    'rediss:// against a plain-text server fails (after the connect timeout) naming TLS as a possible cause',
+    NO_HANG,
+    async () => {
+      const plain = await startRedis();
+      const url = `rediss://127.0.0.1:${plain.port}/0`;
+      const { session, error } = await connect(url, { caFile: files.caFile });
+      try {
+        assert.ok(error, 'the connection must fail');
+        assert.match(
+          error.message,
+          /^(Timed out connecting to .*a server without TLS on this port \(then use redis:\/\/\)|TLS failure at .*\(ERR_SSL_WRONG_VERSION_NUMBER\)\. Use redis:\/\/)/,
+        );
+        assert.equal(session.state.kind, 'error');
+      } finally {
+        session.dispose();
+        await plain.stop();
+      }
+    },
+  );
 });

@@ -1,6 +1,6 @@
 // What commands and views share: the extension context, the log, the connections, the pack.
 import type * as vscode from 'vscode';
-import type { Pack } from '../../shared/pack';
+import type { Pack } from '../../pack/pack';
 import type { Connections } from './connections/connections';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- command arguments come from VS Code untyped

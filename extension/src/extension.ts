@@ -1,7 +1,7 @@
 // Entry point: stays thin. It wires views and commands to the plain modules (connections/,
-// locks/, shared/) and starts the language server.
+// locks/, pack/) and starts the language server.
 import * as vscode from 'vscode';
-import { loadPack } from '../../shared/pack';
+import { loadPack } from '../../pack/pack';
 import * as connections from './commands/connections';
 import * as locks from './commands/locks';
 import * as scripts from './commands/scripts';
@@ -31,13 +31,16 @@ function settings() {
   };
 }
 
-export async function activate(extension: vscode.ExtensionContext): Promise<LocksmithApi> {
+export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   const log = vscode.window.createOutputChannel('Redis Locksmith', { log: true });
   const pack = loadPack();
   const ctx: Ctx = { extension, log, connections: new Connections(extension.secrets, log, pack), pack };
   const locksTree = new LocksTree(ctx, settings);
   const scriptsTree = new ScriptsTree(ctx);
-  const locksView = vscode.window.createTreeView('locksmith.locks', { treeDataProvider: locksTree, showCollapseAll: true });
+  const locksView = vscode.window.createTreeView('locksmith.locks', {
+    treeDataProvider: locksTree,
+    showCollapseAll: true,
+  });
   const scriptsView = vscode.window.createTreeView('locksmith.scripts', { treeDataProvider: scriptsTree });
   locksTree.setVisible(locksView.visible);
   void vscode.commands.executeCommand('setContext', 'locksmith.sort', locksTree.sortOrder);
@@ -75,7 +78,10 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Lock
     locksView.onDidChangeVisibility(({ visible }) => locksTree.setVisible(visible)),
     scriptsView.onDidChangeVisibility(({ visible }) => visible && void scriptsTree.refresh()),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('redisLocksmith.lockPatterns') || event.affectsConfiguration('redisLocksmith.maxLocksPerConnection')) {
+      if (
+        event.affectsConfiguration('redisLocksmith.lockPatterns') ||
+        event.affectsConfiguration('redisLocksmith.maxLocksPerConnection')
+      ) {
         void locksTree.refreshAll(true);
       }
       if (event.affectsConfiguration('redisLocksmith.refreshInterval')) locksTree.setVisible(locksView.visible);

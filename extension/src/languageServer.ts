@@ -2,10 +2,14 @@
 // extension host. vscode-languageclient is required here, on first use, not at activation.
 import type * as vscode from 'vscode';
 import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
-import { LINTED_LANGUAGES } from '../../shared/languages';
+import { LINTED_LANGUAGES } from '../../server/src/languages';
 
-export function startLanguageServer(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable {
-  const { LanguageClient, TransportKind } = require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
+export function startLanguageServer(
+  extension: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable {
+  const { LanguageClient, TransportKind } =
+    require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
   const module = extension.asAbsolutePath('server/out/server.js');
   const serverOptions: ServerOptions = {
     run: { module, transport: TransportKind.ipc },

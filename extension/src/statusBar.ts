@@ -25,8 +25,15 @@ export function connectionStatusBar(ctx: Ctx): vscode.Disposable {
       item.tooltip = troubled.state.reason;
       item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     } else {
-      item.text = connecting ? '$(sync~spin) Redis: connecting' : `$(lock) Redis: ${connected.length}/${configs.length} connected`;
-      item.tooltip = connected.map(({ config, state }) => (state?.kind === 'connected' ? `${config.name}: Redis ${state.version} (${state.role})` : '')).join('\n') || 'Redis Locksmith';
+      item.text = connecting
+        ? '$(sync~spin) Redis: connecting'
+        : `$(lock) Redis: ${connected.length}/${configs.length} connected`;
+      item.tooltip =
+        connected
+          .map(({ config, state }) =>
+            state?.kind === 'connected' ? `${config.name}: Redis ${state.version} (${state.role})` : '',
+          )
+          .join('\n') || 'Redis Locksmith';
       item.backgroundColor = undefined;
     }
     item.show();

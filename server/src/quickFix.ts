@@ -3,11 +3,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FixPlan } from './analysis/fix';
-import type { ClientInfo } from '../../shared/snippets/clients';
-import { MANIFEST_GLOBS, rankClients, type Manifest } from '../../shared/snippets/infer';
-import { renderCode } from '../../shared/snippets/render';
+import type { ClientInfo } from '../../snippets/clients';
+import { MANIFEST_GLOBS, rankClients, type Manifest } from '../../snippets/infer';
+import { renderCode } from '../../snippets/render';
 
-const manifestName = (name: string) => MANIFEST_GLOBS.some((glob) => (glob.startsWith('*') ? name.endsWith(glob.slice(1)) : name === glob));
+const manifestName = (name: string) =>
+  MANIFEST_GLOBS.some((glob) => (glob.startsWith('*') ? name.endsWith(glob.slice(1)) : name === glob));
 
 /** Manifests in the file's folder and its parents, up to `root` (or 8 levels). */
 export function readManifests(file: string, root?: string): Manifest[] {
@@ -39,7 +40,10 @@ const TRANSACTION = /pipe|multi|tx|trans|batch/i;
 
 /** The replacement text, indented to sit where the replaced statements were. */
 export function renderFix(client: ClientInfo, plan: FixPlan): string {
-  const receiver = plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver) ? plan.receiver : undefined;
+  const receiver =
+    plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
+      ? plan.receiver
+      : undefined;
   const values = {
     key: plan.key,
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),

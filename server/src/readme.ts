@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findUp } from '../../shared/pack';
-import { RULE_CODES, RULE_TITLES, type RuleCode } from '../../shared/rules';
+import { findUp } from '../../pack/pack';
+import { RULE_CODES, RULE_TITLES, type RuleCode } from './catalogue';
 
 export interface RuleDoc {
   uri: string;

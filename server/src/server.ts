@@ -13,7 +13,7 @@ import {
   type Range,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from '../../shared/rules';
+import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
 import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
 import { fixClient, readManifests, renderFix } from './quickFix';
 import { ruleDocs } from './readme';
@@ -82,13 +82,16 @@ async function check(uri: string): Promise<void> {
   if (!open) return;
   const version = open.text.version;
   const settings = await settingsFor(uri);
-  const enabled = settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
+  const enabled =
+    settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
   const findings = enabled ? await open.analysis.analyze(open.text.getText()) : [];
   // A newer edit arrived while this ran: its own check publishes.
   if (documents.get(uri) !== open || open.text.version !== version) return;
   open.findings = findings;
   open.analyzedVersion = version;
-  const diagnostics = findings.map((finding) => toDiagnostic(open.text, finding, settings)).filter((d): d is Diagnostic => !!d);
+  const diagnostics = findings
+    .map((finding) => toDiagnostic(open.text, finding, settings))
+    .filter((d): d is Diagnostic => !!d);
   await connection.sendDiagnostics({ uri, version, diagnostics });
 }
 
@@ -96,7 +99,9 @@ function schedule(open: OpenDocument, delay: number): void {
   clearTimeout(open.timer);
   open.timer = setTimeout(() => {
     open.timer = undefined;
-    check(open.text.uri).catch((error: unknown) => connection.console.error(`checking ${open.text.uri} failed: ${String(error)}`));
+    check(open.text.uri).catch((error: unknown) =>
+      connection.console.error(`checking ${open.text.uri} failed: ${String(error)}`),
+    );
   }, delay);
 }
 
@@ -174,8 +179,12 @@ connection.onDidCloseTextDocument(({ textDocument }) => {
 });
 
 const overlaps = (a: Range, b: Range) =>
-  !(a.end.line < b.start.line || (a.end.line === b.start.line && a.end.character < b.start.character) ||
-    b.end.line < a.start.line || (b.end.line === a.start.line && b.end.character < a.start.character));
+  !(
+    a.end.line < b.start.line ||
+    (a.end.line === b.start.line && a.end.character < b.start.character) ||
+    b.end.line < a.start.line ||
+    (b.end.line === a.start.line && b.end.character < a.start.character)
+  );
 
 connection.onCodeAction(async ({ textDocument, range, context }) => {
   const open = documents.get(textDocument.uri);
@@ -185,7 +194,11 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
     await check(textDocument.uri);
   }
   const wanted = new Set(context.diagnostics.filter((d) => d.source === SOURCE).map((d) => String(d.code)));
-  const findings = open.findings.filter((finding) => overlaps(rangeOf(open.text, finding.start, finding.end), range) && (wanted.size === 0 || wanted.has(finding.code)));
+  const findings = open.findings.filter(
+    (finding) =>
+      overlaps(rangeOf(open.text, finding.start, finding.end), range) &&
+      (wanted.size === 0 || wanted.has(finding.code)),
+  );
   if (!findings.length) return [];
   const source = open.text.getText();
   const file = textDocument.uri.startsWith('file:') ? fileURLToPath(textDocument.uri) : undefined;
@@ -205,7 +218,14 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
           isPreferred: true,
           ...(diagnostic && { diagnostics: [diagnostic] }),
           edit: {
-            changes: { [textDocument.uri]: [{ range: rangeOf(open.text, finding.fix.start, finding.fix.end), newText: renderFix(client, finding.fix) }] },
+            changes: {
+              [textDocument.uri]: [
+                {
+                  range: rangeOf(open.text, finding.fix.start, finding.fix.end),
+                  newText: renderFix(client, finding.fix),
+                },
+              ],
+            },
           },
         });
       }

@@ -1,6 +1,13 @@
 // The lint settings as the client sends them (`redisLocksmith.lint`), checked: anything
 // malformed falls back to the default rather than switching rules off by accident.
-import { DEFAULT_LINT_SETTINGS, RULE_CODES, SEVERITIES, type LintSettings, type RuleCode, type Severity } from '../../shared/rules';
+import {
+  DEFAULT_LINT_SETTINGS,
+  RULE_CODES,
+  SEVERITIES,
+  type LintSettings,
+  type RuleCode,
+  type Severity,
+} from './catalogue';
 
 export function readSettings(raw: unknown): LintSettings {
   if (!raw || typeof raw !== 'object') return DEFAULT_LINT_SETTINGS;
@@ -16,6 +23,8 @@ export function readSettings(raw: unknown): LintSettings {
   return {
     enable: typeof enable === 'boolean' ? enable : DEFAULT_LINT_SETTINGS.enable,
     rules: severities,
-    languages: Array.isArray(languages) ? languages.filter((language): language is string => typeof language === 'string') : [],
+    languages: Array.isArray(languages)
+      ? languages.filter((language): language is string => typeof language === 'string')
+      : [],
   };
 }

@@ -2,8 +2,20 @@
 // initialize, open/change/close documents, wait for their diagnostics, ask for code actions.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import type { CodeAction, Diagnostic, PublishDiagnosticsParams, Range, ShowDocumentParams, TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import type {
+  CodeAction,
+  Diagnostic,
+  PublishDiagnosticsParams,
+  Range,
+  ShowDocumentParams,
+  TextDocumentContentChangeEvent,
+} from 'vscode-languageserver-protocol';
 
 export const SERVER = join(__dirname, '..', '..', 'server', 'out', 'server.js');
 
@@ -39,9 +51,13 @@ export class LspClient {
 
   static async start({ settings }: LspOptions = {}): Promise<LspClient> {
     const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
     const client = new LspClient(child, connection);
-    if (settings) connection.onRequest('workspace/configuration', ({ items }: { items: unknown[] }) => items.map(() => settings()));
+    if (settings)
+      connection.onRequest('workspace/configuration', ({ items }: { items: unknown[] }) => items.map(() => settings()));
     connection.listen();
     await connection.sendRequest('initialize', {
       processId: process.pid,
@@ -56,7 +72,9 @@ export class LspClient {
   open(uri: string, languageId: string, text: string): Promise<Diagnostic[]> {
     this.versions.set(uri, 1);
     const published = this.diagnostics(uri, 1);
-    void this.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
+    void this.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId, version: 1, text },
+    });
     return published;
   }
 
@@ -81,7 +99,11 @@ export class LspClient {
   }
 
   codeActions(uri: string, range: Range, diagnostics: Diagnostic[] = []): Promise<CodeAction[]> {
-    return this.connection.sendRequest('textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics } });
+    return this.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range,
+      context: { diagnostics },
+    });
   }
 
   configurationChanged(): void {
@@ -108,5 +130,8 @@ export function applyEdits(text: string, edits: Array<{ range: Range; newText: s
   const offset = ({ line, character }: { line: number; character: number }) => lineStarts[line] + character;
   return [...edits]
     .sort((a, b) => offset(b.range.start) - offset(a.range.start))
-    .reduce((out, edit) => out.slice(0, offset(edit.range.start)) + edit.newText + out.slice(offset(edit.range.end)), text);
+    .reduce(
+      (out, edit) => out.slice(0, offset(edit.range.start)) + edit.newText + out.slice(offset(edit.range.end)),
+      text,
+    );
 }

@@ -146,7 +146,14 @@ export class RedisServer {
   /** A new ioredis client; the caller quits it. */
   client(options: RedisOptions = {}): Redis {
     const tls = this.options.tls && { tls: { ca: readFileSync(this.options.tls.caFile) } };
-    return new Redis({ host: HOST, port: this.port, password: this.options.password, lazyConnect: false, ...tls, ...options });
+    return new Redis({
+      host: HOST,
+      port: this.port,
+      password: this.options.password,
+      lazyConnect: false,
+      ...tls,
+      ...options,
+    });
   }
 
   /** Stops and starts redis-server on the same port: data and the script cache are gone. */
@@ -164,22 +171,34 @@ export class RedisServer {
     const { tls } = this.options;
     const listen = tls
       ? [
-          '--port', '0',
-          '--tls-port', String(this.port),
-          '--tls-cert-file', tls.certFile,
-          '--tls-key-file', tls.keyFile,
-          '--tls-ca-cert-file', tls.caFile,
-          '--tls-auth-clients', 'no',
+          '--port',
+          '0',
+          '--tls-port',
+          String(this.port),
+          '--tls-cert-file',
+          tls.certFile,
+          '--tls-key-file',
+          tls.keyFile,
+          '--tls-ca-cert-file',
+          tls.caFile,
+          '--tls-auth-clients',
+          'no',
         ]
       : ['--port', String(this.port)];
     const args = [
       ...listen,
-      '--bind', HOST,
-      '--dir', this.dir,
-      '--save', '',
-      '--appendonly', 'no',
-      '--daemonize', 'no',
-      '--logfile', '',
+      '--bind',
+      HOST,
+      '--dir',
+      this.dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
       ...(this.options.password ? ['--requirepass', this.options.password] : []),
       ...(this.options.args ?? []),
     ];
@@ -189,18 +208,20 @@ export class RedisServer {
     return new Promise((resolve, reject) => {
       let output = '';
       const onData = (chunk: Buffer) => {
-        output += chunk;
+        output += chunk.toString();
         if (output.includes('Ready to accept connections')) {
-          child.stdout!.off('data', onData);
-          child.stdout!.resume();
+          child.stdout.off('data', onData);
+          child.stdout.resume();
           child.off('exit', onExit);
           resolve();
         }
       };
       const onExit = (code: number | null) =>
-        reject(new Error(`redis-server on port ${this.port} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+        reject(
+          new Error(`redis-server on port ${this.port} exited (${code}) before it was ready:\n${output.slice(-2000)}`),
+        );
+      child.stdout.on('data', onData);
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.once('exit', onExit);
     });
   }
@@ -234,11 +255,15 @@ export class RedisCluster {
 
   static async start({ replicas = 0 }: ClusterOptions = {}): Promise<RedisCluster> {
     const args = [
-      '--cluster-enabled', 'yes',
-      '--cluster-config-file', 'nodes.conf',
-      '--cluster-node-timeout', '2000',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-node-timeout',
+      '2000',
       // Replicas sync at once instead of after the default 5 s diskless-sync delay.
-      '--repl-diskless-sync-delay', '0',
+      '--repl-diskless-sync-delay',
+      '0',
     ];
     const count = 3 * (1 + replicas);
     const nodes = await Promise.all(Array.from({ length: count }, () => RedisServer.start({ args }, true)));
@@ -248,9 +273,13 @@ export class RedisCluster {
       const redisCli = which('redis-cli', process.env.PATH ?? '');
       if (!redisCli) throw new Error(`redis-cli is not on PATH; install it with: ${INSTALL_HINT}`);
       const addresses = nodes.map((node) => `${HOST}:${node.port}`);
-      execFileSync(redisCli, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], {
-        stdio: 'pipe',
-      });
+      execFileSync(
+        redisCli,
+        ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
+        {
+          stdio: 'pipe',
+        },
+      );
       const cluster = new RedisCluster(nodes.slice(0, 3), nodes.slice(3));
       await cluster.waitUntilReady();
       return cluster;
@@ -289,13 +318,16 @@ export class RedisCluster {
       const client = node.client();
       try {
         for (;;) {
-          const info = (await client.cluster('INFO')) as string;
+          const info = await client.cluster('INFO');
           const lines = ((await client.cluster('NODES')) as string).trim().split('\n');
           const slaves = lines.filter((line) => / (myself,)?slave /.test(line)).length;
           const replication = await client.info('replication');
-          const synced = this.masters.includes(node) ? /role:master/.test(replication) : /master_link_status:up/.test(replication);
+          const synced = this.masters.includes(node)
+            ? /role:master/.test(replication)
+            : /master_link_status:up/.test(replication);
           if (info.includes('cluster_state:ok') && slaves === this.replicas.length && synced) break;
-          if (Date.now() > deadline) throw new Error(`cluster node ${node.port} not ready:\n${info}\n${lines.join('\n')}`);
+          if (Date.now() > deadline)
+            throw new Error(`cluster node ${node.port} not ready:\n${info}\n${lines.join('\n')}`);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       } finally {

@@ -39,7 +39,9 @@ interface Sentinel {
   child: ChildProcess;
 }
 
-export async function startSentinelGroup({ sentinels: count = 1 }: { sentinels?: number } = {}): Promise<SentinelGroup> {
+export async function startSentinelGroup({
+  sentinels: count = 1,
+}: { sentinels?: number } = {}): Promise<SentinelGroup> {
   // Replicas sync at once instead of after the default 5 s diskless-sync delay.
   const args = ['--repl-diskless-sync-delay', '0'];
   const servers: RedisServer[] = [];
@@ -59,7 +61,9 @@ export async function startSentinelGroup({ sentinels: count = 1 }: { sentinels?:
     const deadline = Date.now() + 10_000;
     for (const { port } of sentinels) {
       await until(`sentinel ${port} to know the replica and its ${count - 1} peer(s)`, deadline, async () =>
-        (await knowsReplica(port, servers[1].port, master.port)) && (await peerCount(port)) === count - 1 ? true : undefined,
+        (await knowsReplica(port, servers[1].port, master.port)) && (await peerCount(port)) === count - 1
+          ? true
+          : undefined,
       );
     }
   } catch (error) {
@@ -82,7 +86,8 @@ export async function startSentinelGroup({ sentinels: count = 1 }: { sentinels?:
       const oldPort = await group.masterPort();
       const oldMaster = servers.find((server) => server.port === oldPort);
       const newMaster = servers.find((server) => server.port !== oldPort);
-      if (!oldMaster || !newMaster) throw new Error(`the sentinels name ${oldPort} as master, which is not one of ours`);
+      if (!oldMaster || !newMaster)
+        throw new Error(`the sentinels name ${oldPort} as master, which is not one of ours`);
       // Retried: right after an earlier failover a sentinel can answer NOGOODSLAVE until it has
       // seen the demoted master report itself as a replica.
       await until('SENTINEL FAILOVER to be accepted', deadline, async () => {
@@ -93,13 +98,16 @@ export async function startSentinelGroup({ sentinels: count = 1 }: { sentinels?:
         if (!(await masterPorts()).every((port) => port === newMaster.port)) return undefined;
         if ((await info(newMaster)).role !== 'master') return undefined;
         const old = await info(oldMaster);
-        const synced = old.role === 'slave' && old.master_port === String(newMaster.port) && old.master_link_status === 'up';
+        const synced =
+          old.role === 'slave' && old.master_port === String(newMaster.port) && old.master_link_status === 'up';
         return synced || undefined;
       });
       // So that the next failover (or a quorum of them noticing a dead master) finds a good replica.
       for (const { port } of sentinels) {
-        await until(`sentinel ${port} to see ${oldPort} as a replica`, deadline, async () =>
-          (await knowsReplica(port, oldPort, newMaster.port)) || undefined,
+        await until(
+          `sentinel ${port} to see ${oldPort} as a replica`,
+          deadline,
+          async () => (await knowsReplica(port, oldPort, newMaster.port)) || undefined,
         );
       }
       return newMaster.port;
@@ -154,7 +162,7 @@ function ready({ port, child }: Sentinel): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       // Logged once it listens and has loaded the master from the conf file.
       if (output.includes(`+monitor master ${MASTER_NAME}`)) {
         child.stdout!.off('data', onData);
@@ -166,7 +174,7 @@ function ready({ port, child }: Sentinel): Promise<void> {
     const onExit = (code: number | null) =>
       reject(new Error(`sentinel on port ${port} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', onExit);
   });
 }
@@ -204,7 +212,9 @@ async function until<T>(what: string, deadline: number, probe: () => Promise<T |
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+      throw new Error(
+        `timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`,
+      );
     }
     await sleep(100);
   }

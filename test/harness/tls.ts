@@ -24,7 +24,10 @@ function openssl(args: string[], cwd: string): void {
     execFileSync('openssl', args, { cwd, stdio: 'pipe' });
   } catch (error) {
     const err = error as NodeJS.ErrnoException & { stderr?: Buffer };
-    if (err.code === 'ENOENT') throw new Error('openssl is not on PATH; the TLS tests make their certificates with it. Install it with: sudo apt-get install -y openssl');
+    if (err.code === 'ENOENT')
+      throw new Error(
+        'openssl is not on PATH; the TLS tests make their certificates with it. Install it with: sudo apt-get install -y openssl',
+      );
     throw new Error(`openssl ${args.join(' ')} failed:\n${err.stderr?.toString() ?? err.message}`);
   }
 }
@@ -33,10 +36,25 @@ function openssl(args: string[], cwd: string): void {
 function makeCa(dir: string, name: string, subject: string): void {
   openssl(
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', subject,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
     ],
     dir,
   );
@@ -49,7 +67,21 @@ export function makeTlsFiles(): TlsFiles {
     makeCa(dir, 'ca', '/CN=Locksmith test CA');
     makeCa(dir, 'other-ca', '/CN=Unrelated test CA');
     openssl(
-      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1'],
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        'server.key',
+        '-out',
+        'server.csr',
+        '-subj',
+        '/CN=127.0.0.1',
+      ],
       dir,
     );
     writeFileSync(
@@ -65,7 +97,23 @@ export function makeTlsFiles(): TlsFiles {
       ].join('\n'),
     );
     openssl(
-      ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext'],
+      [
+        'x509',
+        '-req',
+        '-in',
+        'server.csr',
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        'server.pem',
+        '-days',
+        '2',
+        '-extfile',
+        'server.ext',
+      ],
       dir,
     );
   } catch (error) {

@@ -1,6 +1,6 @@
 // How a client's snippets become runnable programs for test/snippets-proof.test.ts, which runs
-// every module in this folder (one per client) except this one.
-import type { PatternId } from '../../shared/snippets/patterns';
+// every other module in this folder (one per client).
+import type { PatternId } from '../../snippets/patterns';
 
 /** How to turn a snippet into a runnable program in one client's language. */
 export interface Proof {

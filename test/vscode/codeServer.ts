@@ -2,7 +2,17 @@
 // run in it because desktop VS Code cannot be downloaded here. It is installed once into a cache
 // folder the tests own (not the project's node_modules) and started per run with throwaway state.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { atExit } from './atExit';
@@ -111,7 +121,15 @@ function writeRipgrepArchive(tmp: string, rg: string): void {
 }
 
 function spawnNpmInstall(prefix: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const args = ['install', `code-server@${CODE_SERVER_VERSION}`, '--prefix', prefix, '--foreground-scripts', '--no-audit', '--no-fund'];
+  const args = [
+    'install',
+    `code-server@${CODE_SERVER_VERSION}`,
+    '--prefix',
+    prefix,
+    '--foreground-scripts',
+    '--no-audit',
+    '--no-fund',
+  ];
   // Its own process group, so the build scripts it runs can be stopped with it. Its output is
   // the progress (one section per install script), on stderr: stdout stays for results.
   return spawn('npm', args, { env, detached: true, stdio: ['ignore', 2, 2] });
@@ -172,27 +190,40 @@ async function waitForGroupExit(pid: number, ms: number): Promise<boolean> {
  * folders, no auth and no marketplace. Its environment is PATH and locale plus `env`, so
  * variables of the calling shell (a parent VS Code's, node:test's) don't reach the extension host.
  */
-export async function startCodeServer({ workspace, env = {}, logFile, userSettings = {} }: StartOptions): Promise<CodeServer> {
+export async function startCodeServer({
+  workspace,
+  env = {},
+  logFile,
+  userSettings = {},
+}: StartOptions): Promise<CodeServer> {
   const entry = await ensureCodeServer();
   const dir = mkdtempSync(join(tmpdir(), 'locksmith-code-server-'));
   const home = join(dir, 'home');
   const userData = join(dir, 'user-data');
   mkdirSync(join(userData, 'User'), { recursive: true });
   // No welcome page: screenshots show what the suite opened.
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ 'workbench.startupEditor': 'none', ...userSettings }));
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify({ 'workbench.startupEditor': 'none', ...userSettings }),
+  );
   writeFileSync(join(dir, 'config.yaml'), '');
 
   const inherited = Object.fromEntries(
-    ['PATH', 'LANG', 'LC_ALL', 'TZ'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    ['PATH', 'LANG', 'LC_ALL', 'TZ'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
   );
   const args = [
     entry,
-    '--config', join(dir, 'config.yaml'),
-    '--auth', 'none',
+    '--config',
+    join(dir, 'config.yaml'),
+    '--auth',
+    'none',
     // Port 0: the kernel picks a free port, read back from the listening line (no probe race).
-    '--bind-addr', `${HOST}:0`,
-    '--user-data-dir', userData,
-    '--extensions-dir', join(dir, 'extensions'),
+    '--bind-addr',
+    `${HOST}:0`,
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    join(dir, 'extensions'),
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
@@ -222,7 +253,7 @@ export async function startCodeServer({ workspace, env = {}, logFile, userSettin
   });
   const log = logFile ? createWriteStream(logFile) : undefined;
   // Pipes close once every process of the group holding them has exited.
-  const closed = new Promise<void>((resolve) => child.once('close', () => log ? log.end(resolve) : resolve()));
+  const closed = new Promise<void>((resolve) => child.once('close', () => (log ? log.end(resolve) : resolve())));
 
   let stopped = false;
   const stop = async () => {
@@ -241,10 +272,13 @@ export async function startCodeServer({ workspace, env = {}, logFile, userSettin
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${output.slice(-2000)}`)), 60_000);
-      const streams = [child.stdout!, child.stderr!];
+      const timer = setTimeout(
+        () => reject(new Error(`code-server did not start within 60 s:\n${output.slice(-2000)}`)),
+        60_000,
+      );
+      const streams = [child.stdout, child.stderr];
       const onData = (chunk: Buffer) => {
-        output += chunk;
+        output += chunk.toString();
         const listening = /HTTP server listening on http:\/\/[\d.]+:(\d+)/.exec(output);
         if (listening) {
           clearTimeout(timer);

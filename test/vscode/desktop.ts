@@ -33,7 +33,9 @@ async function main(): Promise<number> {
       failure = error;
     }
     console.log('VS Code extension host (desktop):');
-    const results = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as SuiteResults) : undefined;
+    const results = existsSync(resultsFile)
+      ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as SuiteResults)
+      : undefined;
     const failed = results ? printResults(results) : 0;
     if (!results) console.log('  PROBLEM the suite wrote no results');
     if (failure && failed === 0) console.log(`  PROBLEM ${describeError(failure)}`);
@@ -44,4 +46,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => (process.exitCode = code));
+void main().then((code) => (process.exitCode = code));

@@ -5,7 +5,17 @@
 // --report: where the run's JSON report goes (default .test-artifacts/vscode-results.json).
 // LOCKSMITH_VSCODE_TIMEOUT_MS bounds the run (default 180000); LOCKSMITH_TEST_* variables reach
 // the extension host.
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { format } from 'node:util';
@@ -91,7 +101,8 @@ function outcomeProblem(outcome: Outcome, results: SuiteResults | undefined): st
   if (outcome === 'timed out') {
     return `the run did not finish within ${TIMEOUT_MS} ms${results?.running ? ` (running: ${results.running})` : ''}`;
   }
-  if (!results) return `the suite did not run (workbench exit ${outcome}); see the logs in ${relative(ROOT, ARTIFACTS)}/`;
+  if (!results)
+    return `the suite did not run (workbench exit ${outcome}); see the logs in ${relative(ROOT, ARTIFACTS)}/`;
   if (outcome !== 0 && !results.tests.some((test) => test.state === 'failed')) {
     return `the workbench exited with ${outcome} although no test failed`;
   }
@@ -132,7 +143,9 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
     const exited = new Promise<Outcome>((resolve) => (exit = resolve));
     await page.exposeFunction('codeAutomationExit', (code: number) => exit(code));
     // The workbench's log, the extension host's console included (as printf-style arguments).
-    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => logLine(`workbench ${type}: ${format(...args)}`));
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) =>
+      logLine(`workbench ${type}: ${format(...args)}`),
+    );
     page.once('crash', () => exit('crashed'));
     const timer = setTimeout(() => exit('timed out'), TIMEOUT_MS);
     const screenshots = serveScreenshotRequests(page, requests, report.screenshots);
@@ -183,4 +196,4 @@ async function main(): Promise<number> {
   return failed > 0 || report.problems.length > 0 ? 1 : 0;
 }
 
-main().then((code) => (process.exitCode = code));
+void main().then((code) => (process.exitCode = code));

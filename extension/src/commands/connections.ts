@@ -13,7 +13,8 @@ async function prompt(previous: Partial<NewConnection>, editing: boolean): Promi
   const step = (n: number) => `${editing ? 'Edit' : 'Add'} Connection (${n}/4)`;
   const url = await vscode.window.showInputBox({
     title: step(1),
-    prompt: 'Redis URL: redis://host:port/db (rediss:// for TLS), redis-cluster://seed:port,seed:port, or redis-sentinel://sentinel:26379/db#master',
+    prompt:
+      'Redis URL: redis://host:port/db (rediss:// for TLS), redis-cluster://seed:port,seed:port, or redis-sentinel://sentinel:26379/db#master',
     value: previous.url ?? 'redis://localhost:6379/0',
     ignoreFocusOut: true,
     validateInput: (value) => {
@@ -69,7 +70,11 @@ async function saveWithProgress(ctx: Ctx, input: NewConnection, existingId?: str
   }
 }
 
-async function run(ctx: Ctx, args: NewConnection | undefined, existing?: ConnectionConfig): Promise<Outcome | undefined> {
+async function run(
+  ctx: Ctx,
+  args: NewConnection | undefined,
+  existing?: ConnectionConfig,
+): Promise<Outcome | undefined> {
   let input: NewConnection | undefined = args;
   let seed: Partial<NewConnection> = existing ?? {};
   for (;;) {
@@ -114,7 +119,10 @@ export function removeConnection(ctx: Ctx): Cmd {
       ? 'Remove'
       : await vscode.window.showWarningMessage(
           `Remove the connection ${node.config.name}?`,
-          { modal: true, detail: `${node.config.url}\nIts saved password is deleted from secret storage. Nothing on the server changes.` },
+          {
+            modal: true,
+            detail: `${node.config.url}\nIts saved password is deleted from secret storage. Nothing on the server changes.`,
+          },
           'Remove',
         );
     if (answer !== 'Remove') return;

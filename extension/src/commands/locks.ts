@@ -1,7 +1,7 @@
 // Actions on the Locks view. Release and Extend use the token the view showed, through the
 // pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
 import * as vscode from 'vscode';
-import { LockScripts } from '../../../shared/runtime';
+import { LockScripts } from '../../../pack/runtime';
 import { describeActionError, describeConnectionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import { escapeBytes } from '../locks/classify';
@@ -46,7 +46,9 @@ export function release(ctx: Ctx, tree: LocksTree): Cmd {
         vscode.window.setStatusBarMessage(`Released ${key}`, 4000);
         return 'released';
       }
-      void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: nothing was deleted.`);
+      void vscode.window.showWarningMessage(
+        `${key} changed hands or expired since the view read it: nothing was deleted.`,
+      );
       return 'changed-hands';
     } catch (error) {
       const message = describeActionError('release', error, node.config.name);
@@ -66,16 +68,23 @@ export function extend(ctx: Ctx, tree: LocksTree): Cmd {
         title: `Extend ${key}`,
         prompt: 'New lease in milliseconds, from now (only while the token shown still holds it)',
         value: String(Math.max(node.lock.pttl, 30_000)),
-        validateInput: (value) => (TTL_DIGITS.test(value.trim()) ? undefined : 'Enter a positive whole number of milliseconds (no leading zero).'),
+        validateInput: (value) =>
+          TTL_DIGITS.test(value.trim())
+            ? undefined
+            : 'Enter a positive whole number of milliseconds (no leading zero).',
       }));
     if (ms === undefined) return 'cancelled';
     if (!TTL_DIGITS.test(ms.trim())) return { error: `'${ms}' is not a positive whole number of milliseconds` };
     try {
       ctx.log.info(`${node.config.name}: EVALSHA extend ${key} ${ms.trim()}`);
-      const extended = await (await scripts(ctx, node.config)).extend(node.lock.key, node.lock.token, Number(ms.trim()));
+      const extended = await (
+        await scripts(ctx, node.config)
+      ).extend(node.lock.key, node.lock.token, Number(ms.trim()));
       void tree.refresh(node.config);
       if (extended) return 'extended';
-      void vscode.window.showWarningMessage(`${key} changed hands or expired since the view read it: its TTL was not changed.`);
+      void vscode.window.showWarningMessage(
+        `${key} changed hands or expired since the view read it: its TTL was not changed.`,
+      );
       return 'changed-hands';
     } catch (error) {
       const message = describeActionError('extend', error, node.config.name);
@@ -101,7 +110,8 @@ export function copyToken(): Cmd {
 export function refresh(ctx: Ctx, tree: LocksTree): Cmd {
   return async (node?: ConnectionNode) => {
     if (node?.kind === 'connection') {
-      if (ctx.connections.session(node.config.id)?.state.kind !== 'connected') await ctx.connections.connect(node.config).catch(() => {});
+      if (ctx.connections.session(node.config.id)?.state.kind !== 'connected')
+        await ctx.connections.connect(node.config).catch(() => {});
       await tree.refresh(node.config);
     } else {
       await tree.refreshAll(true);
@@ -156,7 +166,11 @@ export function filter(tree: LocksTree): Cmd {
   return async (text?: string) => {
     const value =
       text ??
-      (await vscode.window.showInputBox({ title: 'Filter Locks', prompt: 'Show locks whose key or owner contains this text', value: tree.filter }));
+      (await vscode.window.showInputBox({
+        title: 'Filter Locks',
+        prompt: 'Show locks whose key or owner contains this text',
+        value: tree.filter,
+      }));
     if (value !== undefined) tree.setFilter(value.trim());
   };
 }

@@ -6,7 +6,10 @@ import type { Ctx } from '../ctx';
 export async function pickConnection(ctx: Ctx, title: string): Promise<ConnectionConfig | undefined> {
   const configs = ctx.connections.list();
   if (configs.length <= 1) {
-    if (!configs.length) void vscode.window.showInformationMessage('Add a Redis connection first.', 'Add Connection').then((choice) => choice && vscode.commands.executeCommand('locksmith.locks.addConnection'));
+    if (!configs.length)
+      void vscode.window
+        .showInformationMessage('Add a Redis connection first.', 'Add Connection')
+        .then((choice) => choice && vscode.commands.executeCommand('locksmith.locks.addConnection'));
     return configs[0];
   }
   const picked = await vscode.window.showQuickPick(

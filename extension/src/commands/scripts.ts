@@ -1,7 +1,7 @@
 // Load the pack into a server (SCRIPT LOAD with progress), open a script read-only, copy a SHA1.
 import * as vscode from 'vscode';
-import { SCRIPT_NAMES } from '../../../shared/pack';
-import { LockScripts } from '../../../shared/runtime';
+import { SCRIPT_NAMES } from '../../../pack/pack';
+import { LockScripts } from '../../../pack/runtime';
 import { describeActionError, type ConnectionConfig } from '../connections/config';
 import type { Cmd, Ctx } from '../ctx';
 import type { ScriptNode, ScriptStatusNode, ScriptsTree } from '../views/scriptsTree';
@@ -33,7 +33,9 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
       shas = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Loading lock scripts into ${config.name}` },
         () => {
-          ctx.log.info(`${config.name}: SCRIPT LOAD ${SCRIPT_NAMES.map((name) => `${name}.lua`).join(', ')} on ${masters.join(', ')}`);
+          ctx.log.info(
+            `${config.name}: SCRIPT LOAD ${SCRIPT_NAMES.map((name) => `${name}.lua`).join(', ')} on ${masters.join(', ')}`,
+          );
           // On a Cluster, on every master: EVALSHA runs on the master owning the key.
           return new LockScripts(session.redis, ctx.pack).load();
         },
@@ -47,9 +49,11 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
     }
     await tree.refresh();
     const lines = SCRIPT_NAMES.map((name) => `${name} ${shas[name]}`);
-    void vscode.window.showInformationMessage(`Loaded into ${config.name}: ${lines.join(', ')}`, 'Copy SHA1s').then(async (choice) => {
-      if (choice) await vscode.env.clipboard.writeText(`${lines.join('\n')}\n`);
-    });
+    void vscode.window
+      .showInformationMessage(`Loaded into ${config.name}: ${lines.join(', ')}`, 'Copy SHA1s')
+      .then(async (choice) => {
+        if (choice) await vscode.env.clipboard.writeText(`${lines.join('\n')}\n`);
+      });
     return { ok: true, shas };
   };
 }
@@ -58,7 +62,10 @@ export function openScript(): Cmd {
   return async (node?: ScriptNode | ScriptStatusNode) => {
     if (!node) return;
     const uri = vscode.Uri.from({ scheme: SCRIPT_SCHEME, path: `/${node.script.name}.lua` });
-    const document = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'lua');
+    const document = await vscode.languages.setTextDocumentLanguage(
+      await vscode.workspace.openTextDocument(uri),
+      'lua',
+    );
     await vscode.window.showTextDocument(document, { preview: true });
   };
 }

@@ -67,7 +67,9 @@ export function parseRedisUrl(input: string): ParsedUrl {
   const scheme = full.slice(0, full.indexOf(':') + 1).toLowerCase();
   const topology = SCHEMES[scheme];
   if (!topology) {
-    throw new ConnectionError(`Unsupported scheme '${scheme.slice(0, -1)}': use redis:// or rediss:// (TLS), redis-cluster:// or redis-sentinel://.`);
+    throw new ConnectionError(
+      `Unsupported scheme '${scheme.slice(0, -1)}': use redis:// or rediss:// (TLS), redis-cluster:// or redis-sentinel://.`,
+    );
   }
   // The host list may hold several comma-separated hosts, which URL cannot parse: it is checked host by host.
   const rest = full.slice(scheme.length + 2);
@@ -84,7 +86,9 @@ export function parseRedisUrl(input: string): ParsedUrl {
   }
   const nodes = hostList.split(',').map((each) => parseHost(each.trim(), topology.defaultPort, text));
   if (topology.kind === 'standalone' && nodes.length > 1) {
-    throw new ConnectionError(`${scheme}// takes one host; list several with redis-cluster:// (seed nodes) or redis-sentinel:// (sentinels).`);
+    throw new ConnectionError(
+      `${scheme}// takes one host; list several with redis-cluster:// (seed nodes) or redis-sentinel:// (sentinels).`,
+    );
   }
   const path = url.pathname.replace(/^\//, '');
   if (path && !/^\d+$/.test(path)) {
@@ -92,13 +96,17 @@ export function parseRedisUrl(input: string): ParsedUrl {
   }
   const db = path ? Number(path) : 0;
   if (db > MAX_DB) throw new ConnectionError(`Database ${db} is out of range (0 to ${MAX_DB}).`);
-  if (topology.kind === 'cluster' && db !== 0) throw new ConnectionError('Redis Cluster has database 0 only: remove the /' + db + '.');
+  if (topology.kind === 'cluster' && db !== 0)
+    throw new ConnectionError('Redis Cluster has database 0 only: remove the /' + db + '.');
   if (url.search) throw new ConnectionError(`Remove '${url.search}': options go in the connection's settings.`);
   const masterName = url.hash ? decodeURIComponent(url.hash.slice(1)) : '';
   if (topology.kind === 'sentinel' && !masterName) {
-    throw new ConnectionError(`Add the master's name after '#', as the sentinels know it: ${scheme}//${hostList}/${db}#mymaster.`);
+    throw new ConnectionError(
+      `Add the master's name after '#', as the sentinels know it: ${scheme}//${hostList}/${db}#mymaster.`,
+    );
   }
-  if (topology.kind !== 'sentinel' && url.hash) throw new ConnectionError(`Remove '${url.hash}': a master name ('#name') is for redis-sentinel:// only.`);
+  if (topology.kind !== 'sentinel' && url.hash)
+    throw new ConnectionError(`Remove '${url.hash}': a master name ('#name') is for redis-sentinel:// only.`);
   const username = url.username ? decodeURIComponent(url.username) : undefined;
   const password = url.password ? decodeURIComponent(url.password) : undefined;
   const hosts = nodes.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
@@ -125,7 +133,8 @@ function parseHost(text: string, defaultPort: number, input: string): HostPort {
   } catch {
     throw new ConnectionError(`'${text}' is not a host:port in '${input}'.`);
   }
-  if (!url.hostname || url.pathname || url.username) throw new ConnectionError(`'${text}' is not a host:port in '${input}'.`);
+  if (!url.hostname || url.pathname || url.username)
+    throw new ConnectionError(`'${text}' is not a host:port in '${input}'.`);
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port ? Number(url.port) : defaultPort };
 }
 
@@ -137,7 +146,11 @@ export interface TlsSettings {
 }
 
 /** ioredis options for a standalone or Sentinel connection; fails without side effects when the CA file is unreadable. */
-export function redisOptions(config: ConnectionConfig, password: string | undefined, tls: TlsSettings = {}): RedisOptions {
+export function redisOptions(
+  config: ConnectionConfig,
+  password: string | undefined,
+  tls: TlsSettings = {},
+): RedisOptions {
   const parsed = parseRedisUrl(config.url);
   const options: RedisOptions = {
     ...nodeOptions(config, password, parsed, tls),
@@ -157,7 +170,11 @@ export function redisOptions(config: ConnectionConfig, password: string | undefi
 }
 
 /** ioredis Cluster options: the same per-node options for every node it discovers. */
-export function clusterOptions(config: ConnectionConfig, password: string | undefined, tls: TlsSettings = {}): { seeds: HostPort[]; options: ClusterOptions } {
+export function clusterOptions(
+  config: ConnectionConfig,
+  password: string | undefined,
+  tls: TlsSettings = {},
+): { seeds: HostPort[]; options: ClusterOptions } {
   const parsed = parseRedisUrl(config.url);
   if (parsed.kind !== 'cluster') throw new ConnectionError(`${parsed.url} is not a redis-cluster:// URL.`);
   const { lazyConnect, ...perNode } = nodeOptions(config, password, parsed, tls);
@@ -174,7 +191,12 @@ export function clusterOptions(config: ConnectionConfig, password: string | unde
 }
 
 /** What every connection to one node shares: credentials, TLS, timeouts. */
-function nodeOptions(config: ConnectionConfig, password: string | undefined, parsed: ParsedUrl, tls: TlsSettings): RedisOptions {
+function nodeOptions(
+  config: ConnectionConfig,
+  password: string | undefined,
+  parsed: ParsedUrl,
+  tls: TlsSettings,
+): RedisOptions {
   const options: RedisOptions = {
     username: config.username || undefined,
     password: password || undefined,
@@ -194,7 +216,11 @@ function nodeOptions(config: ConnectionConfig, password: string | undefined, par
     // SNI takes host names only (RFC 6066): for an IP address Node checks the certificate's IP SANs against `host`.
     // Cluster and Sentinel reach hosts other than the URL's: Node then names each host it connects to.
     const sni = parsed.kind === 'standalone' && !isIP(parsed.host);
-    options.tls = { ...(sni ? { servername: parsed.host } : {}), rejectUnauthorized: !tls.allowInsecure, ...(ca ? { ca } : {}) };
+    options.tls = {
+      ...(sni ? { servername: parsed.host } : {}),
+      rejectUnauthorized: !tls.allowInsecure,
+      ...(ca ? { ca } : {}),
+    };
   }
   return options;
 }
@@ -209,12 +235,18 @@ const TLS_CAUSES: Record<string, { cause: string; hint?: string }> = {
   CERT_UNTRUSTED: { cause: 'the server certificate is not trusted' },
   CERT_SIGNATURE_FAILURE: { cause: 'the server certificate has an invalid signature' },
   CERT_HAS_EXPIRED: { cause: 'the server certificate has expired', hint: 'Renew the server certificate.' },
-  CERT_NOT_YET_VALID: { cause: 'the server certificate is not valid yet', hint: "Check this machine's clock and the server's." },
+  CERT_NOT_YET_VALID: {
+    cause: 'the server certificate is not valid yet',
+    hint: "Check this machine's clock and the server's.",
+  },
   ERR_TLS_CERT_ALTNAME_INVALID: {
     cause: 'the server certificate does not name this host',
     hint: 'Connect with a host name or IP address listed in the certificate (subjectAltName).',
   },
-  ERR_SSL_WRONG_VERSION_NUMBER: { cause: 'the server does not speak TLS on this port', hint: 'Use redis:// for a server without TLS.' },
+  ERR_SSL_WRONG_VERSION_NUMBER: {
+    cause: 'the server does not speak TLS on this port',
+    hint: 'Use redis:// for a server without TLS.',
+  },
 };
 
 /** What the caller knows beyond the error: the TLS settings used, and whether this was the first connection attempt. */
@@ -233,13 +265,15 @@ export function describeConnectionError(error: unknown, target: string, context:
   const code = err?.code ?? '';
   const tls = TLS_CAUSES[code];
   if (tls) return `TLS failure at ${target}: ${tls.cause} (${code}). ${tls.hint ?? verifyHint(context.tls)}`;
-  if (/WRONGPASS|invalid username-password/i.test(message)) return `Wrong username or password for ${target} (WRONGPASS).`;
+  if (/WRONGPASS|invalid username-password/i.test(message))
+    return `Wrong username or password for ${target} (WRONGPASS).`;
   if (/NOAUTH/.test(message)) return `${target} requires a password (NOAUTH): edit the connection and set one.`;
   // Redis 7.0 reports a command a script may not run as `ERR The user executing the script can't run this command...`.
   if (/NOPERM|user executing the script can't run/.test(message)) {
     return `Not permitted on ${target} (${message.replace(/^ReplyError: /, '')}): the connection's ACL user lacks this right; the README's ACLs section lists the rules to grant.`;
   }
-  if (/cluster support disabled/.test(message)) return `${target} is not a Redis Cluster (cluster support disabled): use redis://host:port/db.`;
+  if (/cluster support disabled/.test(message))
+    return `${target} is not a Redis Cluster (cluster support disabled): use redis://host:port/db.`;
   if (/No such master with that name/.test(message)) {
     return `The sentinels at ${target} monitor no master by that name: check the name after '#' (SENTINEL MASTERS lists them).`;
   }
@@ -250,7 +284,10 @@ export function describeConnectionError(error: unknown, target: string, context:
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Unknown host in ${target} (${code}).`;
   if (code === 'ETIMEDOUT' || /connect ETIMEDOUT/.test(message)) {
     // A plain-text server never answers a TLS handshake: it waits for a command line that never comes.
-    const plainServer = context.connecting && target.startsWith('rediss://') ? ', or a server without TLS on this port (then use redis://)' : '';
+    const plainServer =
+      context.connecting && target.startsWith('rediss://')
+        ? ', or a server without TLS on this port (then use redis://)'
+        : '';
     return `Timed out connecting to ${target}: unreachable host or a firewall${plainServer}.`;
   }
   if (/ERR_SSL|SSL routines|wrong version number/i.test(message)) return `TLS failure at ${target}: ${message}`;

@@ -2,8 +2,8 @@
 // (SecretStorage only) and their live sessions. The one place that creates ioredis clients.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Pack } from '../../../shared/pack';
-import { LockScripts } from '../../../shared/runtime';
+import type { Pack } from '../../../pack/pack';
+import { LockScripts } from '../../../pack/runtime';
 import { ConnectionError, describeActionError, parseRedisUrl, type ConnectionConfig, type TlsSettings } from './config';
 import { Session } from './session';
 
@@ -58,7 +58,9 @@ export class Connections implements vscode.Disposable {
     const existing = this.sessions.get(config.id);
     if (existing && existing.state.kind !== 'error' && existing.state.kind !== 'closed') return existing;
     existing?.dispose();
-    const session = new Session(config, await this.secrets.get(secretKey(config.id)), this.tlsSettings(), (line) => this.log.info(line));
+    const session = new Session(config, await this.secrets.get(secretKey(config.id)), this.tlsSettings(), (line) =>
+      this.log.info(line),
+    );
     this.sessions.set(config.id, session);
     session.onDidChange(() => this.changed.fire(config));
     session.onDidChangeMasters(() => void this.reloadScripts(config, session));
@@ -85,8 +87,14 @@ export class Connections implements vscode.Disposable {
   async save(input: NewConnection, existingId?: string): Promise<ConnectionConfig> {
     const parsed = parseRedisUrl(input.url);
     const id = existingId ?? randomUUID();
-    const config: ConnectionConfig = { id, name: input.name.trim() || parsed.url, url: parsed.url, ...(input.username || parsed.username ? { username: input.username || parsed.username } : {}) };
-    const password = input.password ?? parsed.password ?? (existingId ? await this.secrets.get(secretKey(existingId)) : undefined);
+    const config: ConnectionConfig = {
+      id,
+      name: input.name.trim() || parsed.url,
+      url: parsed.url,
+      ...(input.username || parsed.username ? { username: input.username || parsed.username } : {}),
+    };
+    const password =
+      input.password ?? parsed.password ?? (existingId ? await this.secrets.get(secretKey(existingId)) : undefined);
     const probe = new Session(config, password, this.tlsSettings(), (line) => this.log.info(`(check) ${line}`));
     try {
       await probe.connect();
@@ -102,7 +110,9 @@ export class Connections implements vscode.Disposable {
     this.sessions.get(id)?.dispose();
     this.sessions.delete(id);
     await this.write(next);
-    this.log.info(`saved connection ${config.name} (${config.url}${config.username ? `, user ${config.username}` : ''})`);
+    this.log.info(
+      `saved connection ${config.name} (${config.url}${config.username ? `, user ${config.username}` : ''})`,
+    );
     return config;
   }
 
@@ -123,11 +133,16 @@ export class Connections implements vscode.Disposable {
 
   tlsSettings(): TlsSettings {
     const tls = vscode.workspace.getConfiguration('redisLocksmith.tls');
-    return { caFile: tls.get<string>('caFile') || undefined, allowInsecure: tls.get<boolean>('allowInsecure') ?? false };
+    return {
+      caFile: tls.get<string>('caFile') || undefined,
+      allowInsecure: tls.get<boolean>('allowInsecure') ?? false,
+    };
   }
 
   private async write(configs: ConnectionConfig[]): Promise<void> {
-    await vscode.workspace.getConfiguration('redisLocksmith').update(SETTING, configs, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('redisLocksmith')
+      .update(SETTING, configs, vscode.ConfigurationTarget.Global);
     this.reconcile();
   }
 

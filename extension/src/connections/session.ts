@@ -3,8 +3,17 @@
 // reconnecting, error with the reason). No `vscode`.
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from '../../../shared/runtime';
-import { clusterOptions, ConnectionError, describeConnectionError, parseRedisUrl, redisOptions, type ConnectionConfig, type TlsSettings, type Topology } from './config';
+import type { RedisClient } from '../../../pack/runtime';
+import {
+  clusterOptions,
+  ConnectionError,
+  describeConnectionError,
+  parseRedisUrl,
+  redisOptions,
+  type ConnectionConfig,
+  type TlsSettings,
+  type Topology,
+} from './config';
 
 export type SessionState =
   | { kind: 'connecting' }
@@ -41,28 +50,45 @@ export class Session {
     // Required on the first connection, not at activation: evaluating ioredis costs tens of ms.
     const ioredis = require('ioredis') as typeof import('ioredis');
     // First connect: fail fast with the reason. Later drops (a restart): keep trying, the view says so.
-    const retry = (attempt: number) => (!this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000));
+    const retry = (attempt: number) =>
+      !this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000);
     if (parsed.kind === 'cluster') {
       const { seeds, options } = clusterOptions(config, password, tls);
       const cluster = new ioredis.Cluster(seeds, { ...options, clusterRetryStrategy: retry });
       // A failover or resharding changes the masters: the slot map is re-read on MOVED and every 5 s.
       cluster.on('refresh', () => this.everReady && this.current.kind === 'connected' && void this.announceReady());
-      cluster.on('node error', (error: unknown, address: string) => this.log(`${config.name}: ${address}: ${describeConnectionError(error, address)}`));
+      cluster.on('node error', (error: unknown, address: string) =>
+        this.log(`${config.name}: ${address}: ${describeConnectionError(error, address)}`),
+      );
       this.redis = cluster;
     } else {
-      this.redis = new ioredis.default({ ...redisOptions(config, password, tls), retryStrategy: retry, sentinelRetryStrategy: retry });
+      this.redis = new ioredis.default({
+        ...redisOptions(config, password, tls),
+        retryStrategy: retry,
+        sentinelRetryStrategy: retry,
+      });
     }
     this.redis.on('error', (error) => {
       this.lastError = error;
-      this.log(`${config.name}: ${describeConnectionError(error, this.target, { tls: this.tls, connecting: !this.everReady })}`);
+      this.log(
+        `${config.name}: ${describeConnectionError(error, this.target, { tls: this.tls, connecting: !this.everReady })}`,
+      );
     });
-    this.redis.on('reconnecting', () => this.set({ kind: 'reconnecting', reason: describeConnectionError(this.lastError ?? 'connection lost', this.target) }));
+    this.redis.on('reconnecting', () =>
+      this.set({
+        kind: 'reconnecting',
+        reason: describeConnectionError(this.lastError ?? 'connection lost', this.target),
+      }),
+    );
     // The first 'ready' is awaited by connect(); later ones follow a reconnect.
     this.redis.on('ready', () => this.everReady && void this.announceReady());
     this.redis.on('end', () => {
       if (this.current.kind !== 'closed') {
         const context = { tls: this.tls, connecting: !this.everReady };
-        this.set({ kind: 'error', message: describeConnectionError(this.lastError ?? 'connection closed', this.target, context) });
+        this.set({
+          kind: 'error',
+          message: describeConnectionError(this.lastError ?? 'connection closed', this.target, context),
+        });
       }
     });
   }
@@ -103,7 +129,11 @@ export class Session {
     return Promise.all(
       addresses.map(async (address) => {
         const split = address.lastIndexOf(':');
-        const node = seed.duplicate({ host: address.slice(0, split), port: Number(address.slice(split + 1)), lazyConnect: true });
+        const node = seed.duplicate({
+          host: address.slice(0, split),
+          port: Number(address.slice(split + 1)),
+          lazyConnect: true,
+        });
         node.on('error', () => {}); // the rejected command says why
         try {
           await node.connect();
@@ -118,7 +148,8 @@ export class Session {
   /** `host:port` of a node from masters(), as the log and the Scripts view name it. */
   nodeName(node: Redis): string {
     if (this.topology === 'standalone') return this.target;
-    const { host, port } = this.topology === 'cluster' ? node.options : { host: node.stream?.remoteAddress, port: node.stream?.remotePort };
+    const { host, port } =
+      this.topology === 'cluster' ? node.options : { host: node.stream?.remoteAddress, port: node.stream?.remotePort };
     return `${host}:${port}`;
   }
 
@@ -132,7 +163,9 @@ export class Session {
       await this.announceReady();
     } catch (error) {
       const message =
-        error instanceof ConnectionError ? error.message : describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
+        error instanceof ConnectionError
+          ? error.message
+          : describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
       this.set({ kind: 'error', message });
       this.redis.disconnect();
       throw new ConnectionError(message);
@@ -143,8 +176,14 @@ export class Session {
   private async checkMode(): Promise<void> {
     if (this.topology !== 'standalone') return;
     const mode = /redis_mode:(\w+)/.exec(await (this.redis as Redis).info('server').catch(() => ''))?.[1];
-    if (mode === 'sentinel') throw new ConnectionError(`${this.target} is a Sentinel, not a data node: use redis-sentinel://host:26379/db#masterName.`);
-    if (mode === 'cluster') throw new ConnectionError(`${this.target} is a Redis Cluster node: use redis-cluster://host:port to see every master's locks.`);
+    if (mode === 'sentinel')
+      throw new ConnectionError(
+        `${this.target} is a Sentinel, not a data node: use redis-sentinel://host:26379/db#masterName.`,
+      );
+    if (mode === 'cluster')
+      throw new ConnectionError(
+        `${this.target} is a Redis Cluster node: use redis-cluster://host:port to see every master's locks.`,
+      );
   }
 
   private async announceReady(): Promise<void> {
@@ -155,13 +194,27 @@ export class Session {
     const info = (await node?.info('server').catch(() => '')) ?? '';
     const replication = (await node?.info('replication').catch(() => '')) ?? '';
     const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
-    const masters = this.masters().map((master) => this.nodeName(master)).sort();
+    const masters = this.masters()
+      .map((master) => this.nodeName(master))
+      .sort();
     const nodeRole = /role:(\S+)/.exec(replication)?.[1] ?? '?';
     const role =
-      this.topology === 'cluster' ? `cluster of ${masters.length} master${masters.length === 1 ? '' : 's'}` : this.topology === 'sentinel' ? `${nodeRole} ${masters[0]} via Sentinel` : nodeRole;
+      this.topology === 'cluster'
+        ? `cluster of ${masters.length} master${masters.length === 1 ? '' : 's'}`
+        : this.topology === 'sentinel'
+          ? `${nodeRole} ${masters[0]} via Sentinel`
+          : nodeRole;
     const previous = this.current;
-    if (previous.kind === 'connected' && previous.role === role && previous.version === version && previous.masters.join() === masters.join()) return;
-    this.log(`${this.config.name}: connected, Redis ${version} (${role}${this.topology === 'cluster' ? `: ${masters.join(', ')}` : ''})`);
+    if (
+      previous.kind === 'connected' &&
+      previous.role === role &&
+      previous.version === version &&
+      previous.masters.join() === masters.join()
+    )
+      return;
+    this.log(
+      `${this.config.name}: connected, Redis ${version} (${role}${this.topology === 'cluster' ? `: ${masters.join(', ')}` : ''})`,
+    );
     this.set({ kind: 'connected', version, role, masters });
     const known = this.knownMasters;
     this.knownMasters = masters.join();

@@ -153,7 +153,11 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
       const preview = fields.map((field) => `${previewBytes(field.name)}=${previewBytes(field.value)}`).join(' ');
       return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: truncate(preview, PREVIEW_CHARS) };
     }
-    holders.push({ field: name, owner: truncate(`${shortOwner(holder[1])}#${holder[2]}`, HOST_PID_MAX_CHARS), count: Number(fieldValue) });
+    holders.push({
+      field: name,
+      owner: truncate(`${shortOwner(holder[1])}#${holder[2]}`, HOST_PID_MAX_CHARS),
+      count: Number(fieldValue),
+    });
   }
   if (holders.length === 0) return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: '' };
   const holderCount = length - (mode === undefined ? 0 : 1);
@@ -279,7 +283,10 @@ export function escapeBytes(bytes: Buffer): string {
 /** Escaped text for UTF-8, spaced hex bytes otherwise; both cut short. */
 function previewBytes(bytes: Buffer): string {
   if (isUtf8(bytes)) return truncate(escapeText(bytes.toString('utf8')), PREVIEW_CHARS);
-  const hex = bytes.subarray(0, PREVIEW_BYTES).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  const hex = bytes
+    .subarray(0, PREVIEW_BYTES)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
   return bytes.length > PREVIEW_BYTES ? `${hex} …` : hex;
 }
 

@@ -4,7 +4,15 @@
 //
 // discoverLocks reads one node; discoverOnNodes reads several (a Cluster's masters) as one listing.
 import type { ChainableCommander, Redis } from 'ioredis';
-import { classifyKey, fenceKeyFor, type FenceCounter, type HashField, type KeySnapshot, type LockEntry, type ValueSample } from './classify';
+import {
+  classifyKey,
+  fenceKeyFor,
+  type FenceCounter,
+  type HashField,
+  type KeySnapshot,
+  type LockEntry,
+  type ValueSample,
+} from './classify';
 import { escapeGlob, globMatches, literalRuns } from './glob';
 
 /**
@@ -102,13 +110,19 @@ export interface NodesPage {
  * beyond that go back into their node's cursor, so Load more lists them. A node that is no
  * longer in `nodes` (after a failover) is dropped from `after`; the next refresh finds its keys.
  */
-export async function discoverOnNodes(nodes: ReadonlyMap<string, Redis>, options: Omit<DiscoverOptions, 'after'> & { after?: NodesCursor } = {}): Promise<NodesPage> {
+export async function discoverOnNodes(
+  nodes: ReadonlyMap<string, Redis>,
+  options: Omit<DiscoverOptions, 'after'> & { after?: NodesCursor } = {},
+): Promise<NodesPage> {
   options.signal?.throwIfAborted();
   const limit = checkLimit(options.limit);
   const patterns = options.patterns ?? DEFAULT_LOCK_PATTERNS;
   const targets = [...nodes].filter(([name]) => !options.after || options.after.nodes.has(name));
   const pages = await Promise.all(
-    targets.map(async ([name, node]) => ({ name, ...(await new PageRead(node, limit, options.after?.nodes.get(name) ?? startCursor(patterns)).run(options.signal)) })),
+    targets.map(async ([name, node]) => ({
+      name,
+      ...(await new PageRead(node, limit, options.after?.nodes.get(name) ?? startCursor(patterns)).run(options.signal)),
+    })),
   );
   const kept = pages.map(() => 0);
   const entries: LockEntry[] = [];
@@ -336,14 +350,25 @@ class PageRead {
       const valueReplies = replies.slice(at + 1, valuesEnd);
       if (keyChanged(pttlError) || pttl === -2 || valueReplies.some(([error]) => keyChanged(error))) continue;
       const fence = fenceKey && fenceCounter(fenceKey, replies[valuesEnd]);
-      sampled.push({ key, type, pttl: pttl as number, readAt, value: valueSample(type, valueReplies), ...(fence && { fence }) });
+      sampled.push({
+        key,
+        type,
+        pttl: pttl as number,
+        readAt,
+        value: valueSample(type, valueReplies),
+        ...(fence && { fence }),
+      });
     }
 
     const lengths = await this.cutStringLengths(sampled);
     for (const snapshot of sampled) {
       const length = lengths.get(snapshot);
       const { value } = snapshot;
-      this.entries.push(classifyKey(length !== undefined && value.type === 'string' ? { ...snapshot, value: { ...value, length } } : snapshot));
+      this.entries.push(
+        classifyKey(
+          length !== undefined && value.type === 'string' ? { ...snapshot, value: { ...value, length } } : snapshot,
+        ),
+      );
     }
   }
 

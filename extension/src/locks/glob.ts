@@ -125,7 +125,8 @@ export function literalRuns(pattern: Buffer): Buffer[] {
 export function escapeGlob(bytes: Buffer): Buffer {
   const out: number[] = [];
   for (const byte of bytes) {
-    if (byte === STAR || byte === QUESTION || byte === OPEN || byte === CLOSE || byte === BACKSLASH) out.push(BACKSLASH);
+    if (byte === STAR || byte === QUESTION || byte === OPEN || byte === CLOSE || byte === BACKSLASH)
+      out.push(BACKSLASH);
     out.push(byte);
   }
   return Buffer.from(out);

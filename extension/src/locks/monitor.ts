@@ -112,9 +112,16 @@ export class LockMonitor {
     this.inFlight = controller;
     const nodes = new Map(this.source.masters().map((node) => [this.source.nodeName(node), node]));
     try {
-      const page = await discoverOnNodes(nodes, { patterns, limit: more ? limit : wanted, after: more ? this.cursor : undefined, signal: controller.signal });
+      const page = await discoverOnNodes(nodes, {
+        patterns,
+        limit: more ? limit : wanted,
+        after: more ? this.cursor : undefined,
+        signal: controller.signal,
+      });
       if (controller.signal.aborted || this.disposed) return;
-      this.log(`SCAN MATCH ${patterns.join(' | ')} on ${nodes.size} node${nodes.size === 1 ? '' : 's'}: ${page.entries.length} keys${page.next ? ', more to load' : ''}`);
+      this.log(
+        `SCAN MATCH ${patterns.join(' | ')} on ${nodes.size} node${nodes.size === 1 ? '' : 's'}: ${page.entries.length} keys${page.next ? ', more to load' : ''}`,
+      );
       this.locks = more ? [...this.locks, ...page.entries] : page.entries;
       this.cursor = page.next;
       this.wanted = wanted;
@@ -181,7 +188,7 @@ export class LockMonitor {
       ready = true;
     });
     await subscriber.connect();
-    await subscriber.psubscribe(...this.settings().patterns.map((pattern) => `${prefix}${pattern}`));
+    await subscriber.psubscribe(...this.settings().patterns.map((pattern) => `${prefix.toString()}${pattern}`));
   }
 
   stopLive(): void {

@@ -224,7 +224,7 @@ function sizeText(lock: OtherKey): string | undefined {
 
 const NO_TTL_WARNING =
   '⚠ **No TTL.** If the owner crashed, this lock is held until someone deletes it. Take locks with ' +
-  '`SET key token NX PX ttl` (or the pack\'s `acquire.lua`), never SETNX followed by EXPIRE; Extend gives this one a TTL.';
+  "`SET key token NX PX ttl` (or the pack's `acquire.lua`), never SETNX followed by EXPIRE; Extend gives this one a TTL.";
 
 function ttlText(lock: LockEntry, now: number): string {
   const left = remainingMs(lock, now);

@@ -13,7 +13,10 @@ function viewItem(view: LockView, collapsible: vscode.TreeItemCollapsibleState):
   const item = new vscode.TreeItem(view.label, collapsible);
   item.description = view.description;
   item.tooltip = new vscode.MarkdownString(view.tooltip);
-  item.iconPath = new vscode.ThemeIcon(view.icon, view.warning ? new vscode.ThemeColor('list.warningForeground') : undefined);
+  item.iconPath = new vscode.ThemeIcon(
+    view.icon,
+    view.warning ? new vscode.ThemeColor('list.warningForeground') : undefined,
+  );
   item.contextValue = view.contextValue;
   return item;
 }
@@ -97,7 +100,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
     this.refreshTimer = setInterval(() => void this.refreshAll(false), this.settings().intervalMs);
     this.countdownTimer = setInterval(() => this.tick(), 500);
-    for (const config of this.ctx.connections.list()) if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
+    for (const config of this.ctx.connections.list())
+      if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
   }
 
   /**
@@ -140,7 +144,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     const existing = this.monitors.get(config.id);
     if (existing?.source === session) return existing;
     existing?.dispose();
-    const monitor = new LockMonitor(session, () => this.settings(), (line) => this.ctx.log.debug(`${config.name}: ${line}`));
+    const monitor = new LockMonitor(
+      session,
+      () => this.settings(),
+      (line) => this.ctx.log.debug(`${config.name}: ${line}`),
+    );
     monitor.onDidChange(() => this.update(config.id));
     this.monitors.set(config.id, monitor);
     return monitor;
@@ -161,7 +169,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
           `${config.name} does not publish keyspace notifications, so the Locks view re-reads it every ${this.settings().intervalMs / 1000} s. Enable them to see lock changes as they happen?`,
           'Enable…',
         )
-        .then((choice) => choice && vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }));
+        .then(
+          (choice) =>
+            choice &&
+            vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }),
+        );
     }
   }
 
@@ -231,7 +243,9 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   private connectionChildren(config: ConnectionConfig): LocksNode[] {
     const session = this.ctx.connections.session(config.id);
-    const message = (text: string, icon: string, extra: Partial<MessageNode> = {}): MessageNode[] => [{ kind: 'message', config, text, icon, ...extra }];
+    const message = (text: string, icon: string, extra: Partial<MessageNode> = {}): MessageNode[] => [
+      { kind: 'message', config, text, icon, ...extra },
+    ];
     if (!session) {
       // Expanding a connection connects it.
       void this.ctx.connections.connect(config).catch((error) => {
@@ -248,7 +262,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
           command: { command: 'locksmith.locks.connect', title: 'Reconnect' },
         });
       case 'reconnecting':
-        if (!this.monitors.get(config.id)?.locks.length) return message(`reconnecting: ${session.state.reason}`, 'sync~spin');
+        if (!this.monitors.get(config.id)?.locks.length)
+          return message(`reconnecting: ${session.state.reason}`, 'sync~spin');
         break;
       case 'connected':
         break;
@@ -261,7 +276,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     if (listing.error && !listing.locks.length) return message(`reading locks failed: ${listing.error}`, 'error');
     let rows = this.rows.get(config.id);
     if (!rows) {
-      rows = { nodes: this.shownLocks(listing).map((lock): LockNode => ({ kind: 'lock', config, lock })), more: listing.cursor !== undefined };
+      rows = {
+        nodes: this.shownLocks(listing).map((lock): LockNode => ({ kind: 'lock', config, lock })),
+        more: listing.cursor !== undefined,
+      };
       this.rows.set(config.id, rows);
     }
     const { nodes } = rows;
@@ -273,7 +291,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         command: { command: 'locksmith.locks.editPatterns', title: 'Change Lock Patterns' },
       });
     }
-    if (!nodes.length) return message(`no locks match the filter '${this.filterText}'`, 'filter', { command: { command: 'locksmith.locks.clearFilter', title: 'Clear Filter' } });
+    if (!nodes.length)
+      return message(`no locks match the filter '${this.filterText}'`, 'filter', {
+        command: { command: 'locksmith.locks.clearFilter', title: 'Clear Filter' },
+      });
     return children;
   }
 
@@ -282,7 +303,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       case 'connection':
         return this.connectionItem(node);
       case 'lock': {
-        const collapsible = node.lock.kind === 'reentrant' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+        const collapsible =
+          node.lock.kind === 'reentrant'
+            ? vscode.TreeItemCollapsibleState.Collapsed
+            : vscode.TreeItemCollapsibleState.None;
         const view = presentLock(node.lock, Date.now());
         this.drawn.set(node, view.description);
         const item = viewItem(view, collapsible);
@@ -336,9 +360,15 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       case 'connected':
         // The count first: it is what a narrow side bar still shows.
         item.description = [count, live, `Redis ${state.version}`, state.role].filter(Boolean).join(' · ');
-        item.iconPath = new vscode.ThemeIcon(insecure ? 'warning' : 'database', insecure ? new vscode.ThemeColor('list.warningForeground') : undefined);
+        item.iconPath = new vscode.ThemeIcon(
+          insecure ? 'warning' : 'database',
+          insecure ? new vscode.ThemeColor('list.warningForeground') : undefined,
+        );
         // `.notifiable`: the server could publish keyspace notifications; the menu offers to enable them.
-        item.contextValue = listing?.live.kind === 'polling' && listing.live.enable ? 'connection.connected.notifiable' : 'connection.connected';
+        item.contextValue =
+          listing?.live.kind === 'polling' && listing.live.enable
+            ? 'connection.connected.notifiable'
+            : 'connection.connected';
         break;
       case 'reconnecting':
         item.description = 'reconnecting…';
@@ -357,8 +387,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         item.iconPath = new vscode.ThemeIcon('loading~spin');
         item.contextValue = 'connection.connecting';
     }
-    if (listing?.live.kind === 'notifications') tooltip += '\nLive: keyspace notifications update changed locks as they happen.';
-    else if (listing && this.visible) tooltip += `\nRe-read every ${this.settings().intervalMs / 1000} s (${listing.live.reason}).`;
+    if (listing?.live.kind === 'notifications')
+      tooltip += '\nLive: keyspace notifications update changed locks as they happen.';
+    else if (listing && this.visible)
+      tooltip += `\nRe-read every ${this.settings().intervalMs / 1000} s (${listing.live.reason}).`;
     if (insecure) tooltip += '\nTLS certificate verification is OFF (redisLocksmith.tls.allowInsecure).';
     item.tooltip = tooltip;
     return item;

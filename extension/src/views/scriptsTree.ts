@@ -1,8 +1,8 @@
 // The Lock Scripts view: the pack's scripts with their SHA1 and, per connection, whether the
 // server has them cached (SCRIPT EXISTS). Statuses are read on refresh, never assumed.
 import * as vscode from 'vscode';
-import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../shared/pack';
-import { LockScripts } from '../../../shared/runtime';
+import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../pack/pack';
+import { LockScripts } from '../../../pack/runtime';
 import type { ConnectionConfig } from '../connections/config';
 import type { Ctx } from '../ctx';
 
@@ -52,7 +52,9 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         }
         try {
           const byMaster = await new LockScripts(session.redis, this.ctx.pack).loadedByMaster();
-          const loaded = Object.fromEntries(SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])])) as Loaded;
+          const loaded = Object.fromEntries(
+            SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])]),
+          ) as Loaded;
           next.set(config.id, session.topology === 'cluster' ? { loaded, byMaster } : { loaded });
         } catch (error) {
           next.set(config.id, { error: (error as Error).message });
@@ -78,10 +80,13 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
 
   getChildren(node?: Node): Node[] {
     if (!node) return SCRIPT_NAMES.map((name) => ({ kind: 'script', script: this.ctx.pack[name] }));
-    if (node.kind === 'script') return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', script: node.script, config }));
+    if (node.kind === 'script')
+      return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', script: node.script, config }));
     const status = this.statuses.get(node.config.id);
     if (node.kind === 'scriptStatus' && typeof status === 'object' && 'byMaster' in status && status.byMaster) {
-      return [...status.byMaster.keys()].sort().map((master) => ({ kind: 'scriptMaster', script: node.script, config: node.config, master }));
+      return [...status.byMaster.keys()]
+        .sort()
+        .map((master) => ({ kind: 'scriptMaster', script: node.script, config: node.config, master }));
     }
     return [];
   }
@@ -94,15 +99,22 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       item.description = script.sha1;
       item.iconPath = new vscode.ThemeIcon('file-code');
       item.contextValue = 'script';
-      const keys = script.keys.map((key) => `- \`KEYS\` ${key.name}${key.required ? '' : ' (optional)'}: ${key.meaning}`).join('\n');
+      const keys = script.keys
+        .map((key) => `- \`KEYS\` ${key.name}${key.required ? '' : ' (optional)'}: ${key.meaning}`)
+        .join('\n');
       const args = script.args.map((arg) => `- \`ARGV\` ${arg.name}: ${arg.meaning}`).join('\n');
-      item.tooltip = new vscode.MarkdownString(`**${script.name}.lua**: ${script.summary}\n\nSHA1 \`${script.sha1}\`\n\n${keys}\n${args}`);
+      item.tooltip = new vscode.MarkdownString(
+        `**${script.name}.lua**: ${script.summary}\n\nSHA1 \`${script.sha1}\`\n\n${keys}\n${args}`,
+      );
       item.command = { command: 'locksmith.scripts.open', title: 'Open Script', arguments: [node] };
       return item;
     }
     const status = this.statuses.get(node.config.id);
     if (node.kind === 'scriptMaster') {
-      const loaded = typeof status === 'object' && 'byMaster' in status && status.byMaster?.get(node.master)?.[node.script.name as ScriptName];
+      const loaded =
+        typeof status === 'object' &&
+        'byMaster' in status &&
+        status.byMaster?.get(node.master)?.[node.script.name as ScriptName];
       const item = new vscode.TreeItem(node.master, vscode.TreeItemCollapsibleState.None);
       item.id = `script:${node.script.name}:${node.config.id}:${node.master}`;
       item.description = loaded ? 'loaded' : 'not loaded';
@@ -112,7 +124,10 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       return item;
     }
     const perMaster = typeof status === 'object' && 'byMaster' in status ? status.byMaster : undefined;
-    const item = new vscode.TreeItem(node.config.name, perMaster ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      node.config.name,
+      perMaster ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `script:${node.script.name}:${node.config.id}`;
     if (status === undefined || status === 'offline') {
       item.description = 'not connected';

@@ -48,7 +48,13 @@ function innerBlocks(syntax: Syntax, node: Node): Node[] {
   return out;
 }
 
-export function planFix(syntax: Syntax, ops: RedisOp[], acquire: RedisOp | undefined, boundName: string | undefined, text: string): FixPlan | undefined {
+export function planFix(
+  syntax: Syntax,
+  ops: RedisOp[],
+  acquire: RedisOp | undefined,
+  boundName: string | undefined,
+  text: string,
+): FixPlan | undefined {
   const calls = ops.map((op) => op.call.node);
   // Without the acquire here (lock() and unlock() split across a class) the guard does not fit.
   if (!calls.length || !acquire?.key) return undefined;
@@ -62,7 +68,8 @@ export function planFix(syntax: Syntax, ops: RedisOp[], acquire: RedisOp | undef
   // Without a release, the lock was held for the rest of the block: that is the body.
   const hasRelease = ops.some((op) => op.kind === 'del' || op.kind === 'getset');
   const last = hasRelease ? holding[holding.length - 1] : statements[statements.length - 1];
-  const mentionsBound = (node: Node) => !!boundName && new RegExp(`(^|[^\\w$])${boundName.replace(/\$/g, '\\$')}(?![\\w$])`).test(node.text);
+  const mentionsBound = (node: Node) =>
+    !!boundName && new RegExp(`(^|[^\\w$])${boundName.replace(/\$/g, '\\$')}(?![\\w$])`).test(node.text);
 
   const body: string[] = [];
   const collect = (statement: Node) => {
@@ -78,7 +85,9 @@ export function planFix(syntax: Syntax, ops: RedisOp[], acquire: RedisOp | undef
   for (const statement of statements.slice(statements.indexOf(first), statements.indexOf(last) + 1)) collect(statement);
 
   // A function that hands the lock to its caller (`return redis.setnx(...)`, `return token`) is not a guarded section.
-  const handsOver = /^return/.test(first.type) || body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
+  const handsOver =
+    /^return/.test(first.type) ||
+    body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
   if (!hasRelease && handsOver) return undefined;
 
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;

@@ -8,9 +8,40 @@ type LuaNode = luaparse.Node & { range?: [number, number] };
 
 /** Commands whose arguments are not keys, or whose keys are not at the usual place. */
 const NO_KEYS = new Set([
-  'TIME', 'PING', 'ECHO', 'INFO', 'DBSIZE', 'RANDOMKEY', 'SCAN', 'SCRIPT', 'CLUSTER', 'CONFIG', 'FLUSHALL', 'FLUSHDB',
-  'PUBLISH', 'SPUBLISH', 'SELECT', 'SWAPDB', 'LASTSAVE', 'ROLE', 'COMMAND', 'READONLY', 'WAIT', 'FUNCTION', 'FCALL',
-  'FCALL_RO', 'EVAL', 'EVALSHA', 'CLIENT', 'MEMORY', 'OBJECT', 'XREAD', 'XREADGROUP', 'SETRANGE_RO', 'DEBUG', 'SLOWLOG',
+  'TIME',
+  'PING',
+  'ECHO',
+  'INFO',
+  'DBSIZE',
+  'RANDOMKEY',
+  'SCAN',
+  'SCRIPT',
+  'CLUSTER',
+  'CONFIG',
+  'FLUSHALL',
+  'FLUSHDB',
+  'PUBLISH',
+  'SPUBLISH',
+  'SELECT',
+  'SWAPDB',
+  'LASTSAVE',
+  'ROLE',
+  'COMMAND',
+  'READONLY',
+  'WAIT',
+  'FUNCTION',
+  'FCALL',
+  'FCALL_RO',
+  'EVAL',
+  'EVALSHA',
+  'CLIENT',
+  'MEMORY',
+  'OBJECT',
+  'XREAD',
+  'XREADGROUP',
+  'SETRANGE_RO',
+  'DEBUG',
+  'SLOWLOG',
 ]);
 /** Commands whose every argument is a key. */
 const ALL_KEYS = new Set(['DEL', 'UNLINK', 'EXISTS', 'TOUCH', 'MGET', 'WATCH', 'SINTER', 'SUNION', 'SDIFF', 'PFCOUNT']);
@@ -57,7 +88,10 @@ export function checkLuaScript(source: string): LuaProblem[] {
   let chunk: luaparse.Chunk;
   try {
     // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
-    chunk = luaparse.parse(source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)), { ranges: true, luaVersion: '5.1' });
+    chunk = luaparse.parse(
+      source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)),
+      { ranges: true, luaVersion: '5.1' },
+    );
   } catch {
     return [];
   }
@@ -71,7 +105,9 @@ export function checkLuaScript(source: string): LuaProblem[] {
       });
     } else if (node.type === 'ForGenericStatement') {
       const overKeys = node.iterators.some(
-        (iterator) => iterator.type === 'CallExpression' && iterator.arguments.some((arg) => arg.type === 'Identifier' && arg.name === 'KEYS'),
+        (iterator) =>
+          iterator.type === 'CallExpression' &&
+          iterator.arguments.some((arg) => arg.type === 'Identifier' && arg.name === 'KEYS'),
       );
       node.variables.forEach((variable, i) => bind(variable.name, overKeys && i === 1));
     } else if (node.type === 'FunctionDeclaration' || node.type === 'ForNumericStatement') {
@@ -82,9 +118,11 @@ export function checkLuaScript(source: string): LuaProblem[] {
 
   const describe = (arg: LuaNode): string | undefined => {
     if (isKeysIndex(arg)) return undefined;
-    if (arg.type === 'Identifier') return fromKeys.get(arg.name) === false ? `variable ${arg.name}, which does not hold a KEYS entry` : undefined;
+    if (arg.type === 'Identifier')
+      return fromKeys.get(arg.name) === false ? `variable ${arg.name}, which does not hold a KEYS entry` : undefined;
     if (arg.type === 'StringLiteral') return `the hard-coded key ${arg.raw}`;
-    if (arg.type === 'IndexExpression' && arg.base.type === 'Identifier' && arg.base.name === 'ARGV') return 'a key taken from ARGV';
+    if (arg.type === 'IndexExpression' && arg.base.type === 'Identifier' && arg.base.name === 'ARGV')
+      return 'a key taken from ARGV';
     if (arg.type === 'BinaryExpression' && arg.operator === '..') return 'a key built by concatenation';
     return undefined;
   };
@@ -98,7 +136,8 @@ export function checkLuaScript(source: string): LuaProblem[] {
       problems.push({
         start,
         end,
-        message: 'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.',
+        message:
+          'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.',
       });
       return;
     }
@@ -184,10 +223,11 @@ export function checkEmbeddedLua(tree: Tree, text: string): Finding[] {
   const findings: Finding[] = [];
   const done = new Set<number>();
   for (const match of text.matchAll(LUA_CALL)) {
-    let literal: Node | null = tree.rootNode.descendantForIndex(match.index!);
+    let literal: Node | null = tree.rootNode.descendantForIndex(match.index);
     while (literal && !STRING_NODE.test(literal.type)) literal = literal.parent;
     // The outermost string node (a fragment's parent literal).
-    while (literal?.parent && STRING_NODE.test(literal.parent.type) && !CONCATENATION.has(literal.parent.type)) literal = literal.parent;
+    while (literal?.parent && STRING_NODE.test(literal.parent.type) && !CONCATENATION.has(literal.parent.type))
+      literal = literal.parent;
     if (!literal) continue;
     const { root, script } = embeddedScript(literal);
     if (done.has(root.id)) continue;

@@ -66,7 +66,19 @@ const COMMANDS: Record<string, OpKind | 'set'> = {
 };
 
 /** Methods that take the command name as their first argument. */
-const GENERIC = new Set(['call', 'sendcommand', 'send_command', 'executecommand', 'execute_command', 'do', 'send', 'rawcommand', 'execute', 'executeraw', 'command']);
+const GENERIC = new Set([
+  'call',
+  'sendcommand',
+  'send_command',
+  'executecommand',
+  'execute_command',
+  'do',
+  'send',
+  'rawcommand',
+  'execute',
+  'executeraw',
+  'command',
+]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
 const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
@@ -76,7 +88,18 @@ const CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${METHOD_NAMES})(?:async)?\\b|([
 /** Whether generic names (get, set, del) can mean Redis here at all. */
 export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
 
-const EXPIRY_WORDS = new Set(['ex', 'px', 'exat', 'pxat', 'keepttl', 'expiration', 'expiry', 'ttl', 'timeout', 'expire']);
+const EXPIRY_WORDS = new Set([
+  'ex',
+  'px',
+  'exat',
+  'pxat',
+  'keepttl',
+  'expiration',
+  'expiry',
+  'ttl',
+  'timeout',
+  'expire',
+]);
 const CLOCK = /time|now|millis|clock|expire|deadline|timestamp|unix|date/i;
 
 export function keyText(node: Node): string {
@@ -101,7 +124,10 @@ function milliseconds(node: Node | undefined, unit: 's' | 'ms'): string | undefi
 }
 
 /** Reads a call's command: from the method name, or the first argument of a generic call. */
-function commandOf(syntax: Syntax, call: Call): { kind: OpKind | 'set' | 'stringset'; name: string; args: Arg[]; generic: boolean } | undefined {
+function commandOf(
+  syntax: Syntax,
+  call: Call,
+): { kind: OpKind | 'set' | 'stringset'; name: string; args: Arg[]; generic: boolean } | undefined {
   const method = call.nameNode.text.toLowerCase().replace(/async$/, '');
   if (GENERIC.has(method)) {
     let args = call.args;
@@ -109,7 +135,9 @@ function commandOf(syntax: Syntax, call: Call): { kind: OpKind | 'set' | 'string
     if (syntax.grammar === 'go' && args[0] && !stringContent(args[0].value)) args = args.slice(1);
     // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
     if (args.length === 1 && /array/.test(args[0].value.type)) {
-      args = args[0].value.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map((value) => ({ node: value, value: unwrap(value) }));
+      args = args[0].value.namedChildren
+        .filter((c): c is Node => !!c && c.type !== 'comment')
+        .map((value) => ({ node: value, value: unwrap(value) }));
     }
     const first = args[0] && stringContent(args[0].value)?.toLowerCase();
     const kind = first ? COMMANDS[first] : undefined;
@@ -146,8 +174,18 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
     case 'del':
     case 'get':
       // go-redis takes a time.Duration: its lease is not carried over.
-      if (command.kind === 'expire' && syntax.grammar === 'go' && !command.generic) return key ? { ...base, kind: 'expire' } : undefined;
-      return key ? { ...base, kind: command.kind, ttlMs: command.kind === 'expire' ? milliseconds(args[1]?.value, command.name.startsWith('p') ? 'ms' : 's') : undefined } : undefined;
+      if (command.kind === 'expire' && syntax.grammar === 'go' && !command.generic)
+        return key ? { ...base, kind: 'expire' } : undefined;
+      return key
+        ? {
+            ...base,
+            kind: command.kind,
+            ttlMs:
+              command.kind === 'expire'
+                ? milliseconds(args[1]?.value, command.name.startsWith('p') ? 'ms' : 's')
+                : undefined,
+          }
+        : undefined;
     case 'getset':
       return key ? { ...base, kind: 'getset', value: args[1]?.value } : undefined;
     case 'acquire':
@@ -156,7 +194,9 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
       if (!key || args.length < 2) return undefined;
       const value = args[1].value;
       const options = args.slice(2);
-      const optionWords = new Set(options.flatMap((option) => [...(option.name ? [option.name] : []), ...words(resolve(syntax, option.value))]));
+      const optionWords = new Set(
+        options.flatMap((option) => [...(option.name ? [option.name] : []), ...words(resolve(syntax, option.value))]),
+      );
       let hasExpiry: boolean;
       if (command.kind === 'set') {
         if (!optionWords.has('nx') && !optionWords.has('notexists')) return undefined;
@@ -166,7 +206,9 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         // StringSet(key, value, expiry, when): any argument besides when/flags/null is the expiry.
         hasExpiry = options.some((option) => {
           const text = option.value.text;
-          return option.name === 'expiry' ? text !== 'null' : !option.name && !/^(When|CommandFlags)\.|^null$|^default$/.test(text);
+          return option.name === 'expiry'
+            ? text !== 'null'
+            : !option.name && !/^(When|CommandFlags)\.|^null$|^default$/.test(text);
         });
       } else {
         // SETNX has no expiry; go-redis SetNX(ctx, key, value, expiration) and Spring
@@ -174,7 +216,14 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         const expiry = options[0]?.value;
         hasExpiry = !!expiry && expiry.text !== '0';
       }
-      return { ...base, kind: 'acquire', value, hasExpiry, constantValue: isConstant(value), ttlMs: ttlFromOptions(options) };
+      return {
+        ...base,
+        kind: 'acquire',
+        value,
+        hasExpiry,
+        constantValue: isConstant(value),
+        ttlMs: ttlFromOptions(options),
+      };
     }
   }
 }
@@ -185,7 +234,12 @@ export function resolve(syntax: Syntax, node: Node): Node {
   let scope: Node | null = node.parent;
   while (scope?.parent && !syntax.functions.has(scope.type)) scope = scope.parent;
   if (!scope) return node;
-  for (const declaration of scope.descendantsOfType(['short_var_declaration', 'variable_declarator', 'assignment', 'assignment_expression'])) {
+  for (const declaration of scope.descendantsOfType([
+    'short_var_declaration',
+    'variable_declarator',
+    'assignment',
+    'assignment_expression',
+  ])) {
     if (!declaration || declaration.startIndex > node.startIndex) continue;
     const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
     const value = declaration.childForFieldName('value') ?? declaration.childForFieldName('right');
@@ -200,7 +254,7 @@ export function findOps(syntax: Syntax, tree: Tree, text: string): RedisOp[] {
   const seen = new Set<number>();
   const root = tree.rootNode;
   for (const match of text.matchAll(CANDIDATE)) {
-    const start = match[2] ? match.index! : match.index! + match[0].search(/[a-z]/i);
+    const start = match[2] ? match.index : match.index + match[0].search(/[a-z]/i);
     let node: Node | null = root.descendantForIndex(start);
     // Climb from the name (or the command string) to the call it belongs to.
     for (let depth = 0; node && depth < 5; depth++, node = node.parent) {

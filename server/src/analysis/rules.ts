@@ -1,7 +1,7 @@
 // LOCK001..LOCK006: reasoning over the Redis operations of one function (and, for releases, of
 // one class): which key was acquired how, what expires it, what deletes it and under which test.
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { RuleCode } from '../../../shared/rules';
+import type { RuleCode } from '../catalogue';
 import { planFix, type FixPlan } from './fix';
 import { isClockReading, resolve, type RedisOp } from './ops';
 import type { Syntax } from './syntax';
@@ -47,7 +47,9 @@ export function boundName(syntax: Syntax, call: Node): string | undefined {
     if (/declarator|assignment|short_var_declaration|var_spec|local_variable_declaration/.test(node.type)) {
       const target = node.childForFieldName('name') ?? node.childForFieldName('left') ?? node.namedChild(0);
       if (!target) return undefined;
-      const identifier = /identifier|variable_name/.test(target.type) ? target : target.descendantsOfType(['identifier', 'variable_name'])[0];
+      const identifier = /identifier|variable_name/.test(target.type)
+        ? target
+        : target.descendantsOfType(['identifier', 'variable_name'])[0];
       return identifier?.text;
     }
     if (node.parent && syntax.blocks.has(node.parent.type)) return undefined;
@@ -73,7 +75,8 @@ function guardingTest(syntax: Syntax, del: Placed, gets: Placed[]): Node | undef
     if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
     const name = boundName(syntax, get.call.node);
     const mentions = (condition: Node) =>
-      within(get.call.node, condition) || (!!name && new RegExp(`(^|[^\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(condition.text));
+      within(get.call.node, condition) ||
+      (!!name && new RegExp(`(^|[^\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(condition.text));
     const delStatement = statementOf(syntax, del.op.call.node);
     for (const conditional of del.fn.descendantsOfType([...syntax.conditionals])) {
       if (!conditional) continue;
@@ -100,10 +103,12 @@ export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Findin
   const placed = ops.map((op) => place(syntax, op));
   const findings: Finding[] = [];
   const sameKey = (a: Placed, b: Placed) => a.op.keyText !== undefined && a.op.keyText === b.op.keyText;
-  const inFunction = (a: Placed, kind: RedisOp['kind']) => placed.filter((b) => b.op.kind === kind && b.fn.id === a.fn.id && sameKey(a, b));
+  const inFunction = (a: Placed, kind: RedisOp['kind']) =>
+    placed.filter((b) => b.op.kind === kind && b.fn.id === a.fn.id && sameKey(a, b));
   const inClass = (a: Placed, kind: RedisOp['kind']) =>
     placed.filter((b) => b.op.kind === kind && sameKey(a, b) && (b.fn.id === a.fn.id || (!!a.cls && a.cls === b.cls)));
-  const lockOps = (lock: Placed) => placed.filter((p) => p.fn.id === lock.fn.id && sameKey(p, lock) && p.op.kind !== 'multi').map((p) => p.op);
+  const lockOps = (lock: Placed) =>
+    placed.filter((p) => p.fn.id === lock.fn.id && sameKey(p, lock) && p.op.kind !== 'multi').map((p) => p.op);
   const fixFor = (lock: Placed, acquire: RedisOp | undefined) =>
     planFix(syntax, lockOps(lock), acquire, acquire && boundName(syntax, acquire.call.node), text);
 
@@ -113,9 +118,16 @@ export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Findin
     const key = short(op.key!.text);
     const fix = fixFor(lock, op);
     if (!op.hasExpiry) {
-      const laterExpire = inFunction(lock, 'expire').find((expire) => expire.op.call.nameNode.startIndex > op.call.nameNode.startIndex);
+      const laterExpire = inFunction(lock, 'expire').find(
+        (expire) => expire.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
+      );
       if (laterExpire) {
-        const inMulti = placed.some((p) => p.op.kind === 'multi' && p.fn.id === lock.fn.id && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
+        const inMulti = placed.some(
+          (p) =>
+            p.op.kind === 'multi' &&
+            p.fn.id === lock.fn.id &&
+            p.op.call.nameNode.startIndex < op.call.nameNode.startIndex,
+        );
         findings.push({
           code: 'LOCK001',
           message: inMulti
@@ -151,7 +163,8 @@ export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Findin
       const acquires = inClass(release, 'acquire');
       const fix = fixFor(release, acquires.find((a) => a.fn.id === release.fn.id)?.op);
       const test = gets.length ? guardingTest(syntax, release, gets) : undefined;
-      const isLock = () => acquires.length > 0 || LOCK_NAME.test(resolve(syntax, op.key!).text) || OWNER_NAME.test(test!.text);
+      const isLock = () =>
+        acquires.length > 0 || LOCK_NAME.test(resolve(syntax, op.key!).text) || OWNER_NAME.test(test!.text);
       if (test && isLock()) {
         findings.push({
           code: 'LOCK004',

@@ -34,7 +34,8 @@ export interface Syntax {
   classOf?(fn: Node): string | undefined;
 }
 
-const named = (node: Node | null): Node[] => (node ? node.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment') : []);
+const named = (node: Node | null): Node[] =>
+  node ? node.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment') : [];
 
 /** Arguments that are plain expressions (JS, Java, Go). */
 const plainArgs = (list: Node | null): Arg[] => named(list).map((value) => ({ node: value, value }));
@@ -48,8 +49,10 @@ function namedArg(node: Node, nameField = 'name'): Arg {
 }
 
 /** Arguments where nodes of `namedType` carry a name (`nx=True`, `when: When.NotExists`). */
-const argsNamedBy = (namedType: string) => (list: Node | null): Arg[] =>
-  named(list).map((arg) => (arg.type === namedType ? namedArg(arg) : { node: arg, value: arg }));
+const argsNamedBy =
+  (namedType: string) =>
+  (list: Node | null): Arg[] =>
+    named(list).map((arg) => (arg.type === namedType ? namedArg(arg) : { node: arg, value: arg }));
 
 /** `receiver.name(args)` where the callee is a member node in the `function` field. */
 function memberCall(
@@ -62,12 +65,25 @@ function memberCall(
   if (fn?.type !== memberType) return undefined;
   const nameNode = fn.childForFieldName(nameField);
   if (!nameNode) return undefined;
-  return { node, nameNode, receiver: fn.childForFieldName(objectField) ?? undefined, args: readArgs(node.childForFieldName('arguments')) };
+  return {
+    node,
+    nameNode,
+    receiver: fn.childForFieldName(objectField) ?? undefined,
+    args: readArgs(node.childForFieldName('arguments')),
+  };
 }
 
 const set = (...types: string[]): ReadonlySet<string> => new Set(types);
 
-const JS_FUNCTIONS = set('function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function_declaration', 'generator_function');
+const JS_FUNCTIONS = set(
+  'function_declaration',
+  'function_expression',
+  'function',
+  'arrow_function',
+  'method_definition',
+  'generator_function_declaration',
+  'generator_function',
+);
 const JS_CLASSES = set('class_declaration', 'class', 'abstract_class_declaration');
 const JS_BLOCKS = set('program', 'statement_block', 'switch_case', 'switch_default');
 const JS_CONDITIONALS = set('if_statement', 'ternary_expression', 'while_statement');
@@ -98,7 +114,12 @@ const java: Syntax = {
     if (node.type !== 'method_invocation') return undefined;
     const nameNode = node.childForFieldName('name');
     if (!nameNode) return undefined;
-    return { node, nameNode, receiver: node.childForFieldName('object') ?? undefined, args: plainArgs(node.childForFieldName('arguments')) };
+    return {
+      node,
+      nameNode,
+      receiver: node.childForFieldName('object') ?? undefined,
+      args: plainArgs(node.childForFieldName('arguments')),
+    };
   },
   functions: set('method_declaration', 'constructor_declaration', 'lambda_expression'),
   classes: set('class_declaration', 'enum_declaration', 'record_declaration'),
@@ -124,7 +145,11 @@ const go: Syntax = {
 const php: Syntax = {
   grammar: 'php',
   call(node) {
-    if (node.type !== 'member_call_expression' && node.type !== 'nullsafe_member_call_expression' && node.type !== 'scoped_call_expression') {
+    if (
+      node.type !== 'member_call_expression' &&
+      node.type !== 'nullsafe_member_call_expression' &&
+      node.type !== 'scoped_call_expression'
+    ) {
       return undefined;
     }
     const nameNode = node.childForFieldName('name');
@@ -133,7 +158,13 @@ const php: Syntax = {
     const receiver = node.childForFieldName('object') ?? node.childForFieldName('scope') ?? undefined;
     return { node, nameNode, receiver, args };
   },
-  functions: set('function_definition', 'method_declaration', 'anonymous_function', 'anonymous_function_creation_expression', 'arrow_function'),
+  functions: set(
+    'function_definition',
+    'method_declaration',
+    'anonymous_function',
+    'anonymous_function_creation_expression',
+    'arrow_function',
+  ),
   classes: set('class_declaration', 'trait_declaration'),
   blocks: set('program', 'compound_statement', 'case_statement', 'default_statement', 'colon_block'),
   conditionals: set('if_statement', 'else_if_clause', 'conditional_expression', 'while_statement'),
@@ -141,8 +172,19 @@ const php: Syntax = {
 
 const csharp: Syntax = {
   grammar: 'c-sharp',
-  call: (node) => memberCall(node, ['invocation_expression', 'member_access_expression', 'name', 'expression'], argsNamedBy('argument')),
-  functions: set('method_declaration', 'constructor_declaration', 'local_function_statement', 'lambda_expression', 'anonymous_method_expression'),
+  call: (node) =>
+    memberCall(
+      node,
+      ['invocation_expression', 'member_access_expression', 'name', 'expression'],
+      argsNamedBy('argument'),
+    ),
+  functions: set(
+    'method_declaration',
+    'constructor_declaration',
+    'local_function_statement',
+    'lambda_expression',
+    'anonymous_method_expression',
+  ),
   classes: set('class_declaration', 'struct_declaration', 'record_declaration'),
   blocks: set('compilation_unit', 'block', 'switch_section', 'global_statement'),
   conditionals: set('if_statement', 'conditional_expression', 'while_statement'),
@@ -199,7 +241,8 @@ export function unwrap(node: Node): Node {
 }
 
 const STRING = /string|char/;
-const NUMBER = /^(number|integer|float|decimal_integer_literal|int_literal|integer_literal|real_literal|float_literal|decimal_floating_point_literal)$/;
+const NUMBER =
+  /^(number|integer|float|decimal_integer_literal|int_literal|integer_literal|real_literal|float_literal|decimal_floating_point_literal)$/;
 const BOOLEAN = /^(true|false|boolean|boolean_literal|simple_symbol|null_literal|nil|none)$/;
 
 /** A constant literal: a string without interpolation, a number or a boolean. */

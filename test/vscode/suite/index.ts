@@ -10,7 +10,9 @@ export async function run(): Promise<void> {
   // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke".
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, grep: process.env.LOCKSMITH_TEST_GREP });
   // Found at run time, so a new suite file needs no change here.
-  for (const file of readdirSync(__dirname).filter((name) => name.endsWith('.test.js')).sort()) {
+  for (const file of readdirSync(__dirname)
+    .filter((name) => name.endsWith('.test.js'))
+    .sort()) {
     mocha.addFile(join(__dirname, file));
   }
 
@@ -37,7 +39,8 @@ export async function run(): Promise<void> {
     });
     runner.on('fail', (runnable: Mocha.Runnable, error: unknown) => {
       // A failing hook has no 'test end'; report it as a test of its own.
-      if (runnable instanceof Mocha.Hook) tests.push({ title: runnable.fullTitle(), state: 'failed', error: describeError(error) });
+      if (runnable instanceof Mocha.Hook)
+        tests.push({ title: runnable.fullTitle(), state: 'failed', error: describeError(error) });
       else errors.set(runnable, error);
     });
     runner.on('test end', (test) => {

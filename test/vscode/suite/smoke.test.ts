@@ -25,10 +25,12 @@ suite('smoke', () => {
 
   test('starts the language server as a child of the extension host', async () => {
     await activateLocksmith();
-    const server = await eventually(async () => {
+    const server = await eventually(() => {
       // POSIX ps: parent pid and command line of every process.
       const processes = execFileSync('ps', ['-A', '-o', 'ppid=,args='], { encoding: 'utf8' }).split('\n');
-      return processes.find((line) => line.trim().startsWith(`${process.pid} `) && line.includes('server/out/server.js'));
+      return processes.find(
+        (line) => line.trim().startsWith(`${process.pid} `) && line.includes('server/out/server.js'),
+      );
     }, 'no child process runs server/out/server.js');
     assert.match(server, /--node-ipc/);
   });

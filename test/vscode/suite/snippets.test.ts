@@ -3,20 +3,20 @@
 import * as assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
-import { loadPack } from '../../../shared/pack';
+import { loadPack } from '../../../pack/pack';
 
 suite('snippets', () => {
   const pack = loadPack();
 
-  test('Insert Lock Snippet puts the client\'s guard at the cursor, tabstop defaults filled', async () => {
+  test("Insert Lock Snippet puts the client's guard at the cursor, tabstop defaults filled", async () => {
     const document = await vscode.workspace.openTextDocument({ language: 'python', content: 'import redis\n\n' });
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(2, 0, 2, 0);
     await vscode.commands.executeCommand('locksmith.insertLockSnippet', { client: 'redis-py', pattern: 'guard' });
     const text = document.getText();
     assert.ok(text.startsWith('import redis\n\n# Redis lock (Redis Locksmith, guarded section)'), text.slice(0, 200));
-    assert.ok(text.includes(pack.acquire.source.trimEnd()), 'the pack\'s acquire script, verbatim');
-    assert.ok(text.includes(pack.release.source.trimEnd()), 'the pack\'s release script, verbatim');
+    assert.ok(text.includes(pack.acquire.source.trimEnd()), "the pack's acquire script, verbatim");
+    assert.ok(text.includes(pack.release.source.trimEnd()), "the pack's release script, verbatim");
     assert.match(text, /^lock_key = "lock:\{order:42\}"$/m);
     assert.match(text, /^lock_ttl_ms = 10000$/m);
     // The cursor sits on the first tabstop, the key, ready to be typed over.
@@ -27,7 +27,10 @@ suite('snippets', () => {
   test('the static snippets are registered: lock-renew for ioredis expands in a JavaScript file', async () => {
     const document = await vscode.workspace.openTextDocument({ language: 'javascript', content: '' });
     const editor = await vscode.window.showTextDocument(document);
-    await vscode.commands.executeCommand('editor.action.insertSnippet', { langId: 'javascript', name: 'Auto-extending lease (ioredis)' });
+    await vscode.commands.executeCommand('editor.action.insertSnippet', {
+      langId: 'javascript',
+      name: 'Auto-extending lease (ioredis)',
+    });
     const text = editor.document.getText();
     assert.ok(text.includes("redis.defineCommand('locksmithExtend'"), text.slice(0, 300));
     assert.ok(text.includes(pack.extend.source.trimEnd()));

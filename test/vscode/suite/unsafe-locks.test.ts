@@ -21,25 +21,35 @@ const UNSAFE = [
   '',
 ].join('\n');
 
-const codeOf = (diagnostic: vscode.Diagnostic) => (typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code));
+const codeOf = (diagnostic: vscode.Diagnostic) =>
+  typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
 
 suite('unsafe locks', () => {
   test('diagnostics appear in the editor, and the fix replaces them with the vetted lock', async () => {
     const document = await vscode.workspace.openTextDocument({ language: 'python', content: UNSAFE });
     await vscode.window.showTextDocument(document);
     const ours = () => vscode.languages.getDiagnostics(document.uri).filter((d) => d.source === 'Redis Locksmith');
-    const diagnostics = await eventually(() => (ours().length >= 3 ? ours() : undefined), 'the language server published its diagnostics', 20_000);
-    assert.deepEqual(
-      diagnostics.map((d) => `${d.range.start.line}:${codeOf(d)}`).sort(),
-      ['10:LOCK003', '7:LOCK001', '7:LOCK006'],
+    const diagnostics = await eventually(
+      () => (ours().length >= 3 ? ours() : undefined),
+      'the language server published its diagnostics',
+      20_000,
     );
+    assert.deepEqual(diagnostics.map((d) => `${d.range.start.line}:${codeOf(d)}`).sort(), [
+      '10:LOCK003',
+      '7:LOCK001',
+      '7:LOCK006',
+    ]);
     const lock001 = diagnostics.find((d) => codeOf(d) === 'LOCK001')!;
     assert.equal(document.getText(lock001.range), 'setnx(key, "1")');
     assert.equal(lock001.severity, vscode.DiagnosticSeverity.Warning);
     assert.match(String((lock001.code as { target: vscode.Uri }).target), /README\.md#L\d+$/);
     await takeScreenshot('unsafe-locks-diagnostics');
 
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, lock001.range);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      document.uri,
+      lock001.range,
+    );
     const titles = actions.map((action) => action.title);
     assert.ok(titles.includes('Explain LOCK001'), titles.join(', '));
     const replace = actions.find((action) => action.title === "Replace with Locksmith's vetted lock (redis-py)");

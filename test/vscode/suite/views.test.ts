@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { ConnectionConfig } from '../../../extension/src/connections/config';
 import type { LocksmithApi } from '../../../extension/src/extension';
 import type { LockNode, LocksNode } from '../../../extension/src/views/nodes';
-import { SCRIPT_NAMES } from '../../../shared/pack';
+import { SCRIPT_NAMES } from '../../../pack/pack';
 import { startRedis, type RedisServer } from '../../harness/redis';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';
@@ -52,7 +52,7 @@ suite('views', () => {
   });
 
   const url = () => `redis://127.0.0.1:${server.port}/0`;
-  const locksOf = async (): Promise<LockNode[]> => {
+  const locksOf = (): LockNode[] => {
     const root = api.locksTree.getChildren().find((node) => node.kind === 'connection' && node.config.id === config.id);
     assert.ok(root, 'the connection is in the tree');
     return api.locksTree.getChildren(root).filter((node): node is LockNode => node.kind === 'lock');
@@ -60,21 +60,37 @@ suite('views', () => {
   const item = (node: LocksNode) => api.locksTree.getTreeItem(node);
 
   test('a malformed URL is refused with a specific message and nothing is saved', async () => {
-    const outcome = (await vscode.commands.executeCommand('locksmith.locks.addConnection', { name: 'bad', url: 'http://127.0.0.1:6379' })) as { ok: boolean; message: string };
+    const outcome = await vscode.commands.executeCommand<{ ok: boolean; message: string }>(
+      'locksmith.locks.addConnection',
+      {
+        name: 'bad',
+        url: 'http://127.0.0.1:6379',
+      },
+    );
     assert.equal(outcome.ok, false);
     assert.match(outcome.message, /Unsupported scheme 'http': use redis:\/\/ or rediss:\/\//);
     assert.equal(api.ctx.connections.list().length, 0);
   });
 
   test('a wrong password is refused with WRONGPASS and nothing is saved', async () => {
-    const outcome = (await vscode.commands.executeCommand('locksmith.locks.addConnection', { name: 'wrong', url: url(), password: 'nope' })) as { ok: boolean; message: string };
+    const outcome = await vscode.commands.executeCommand<{ ok: boolean; message: string }>(
+      'locksmith.locks.addConnection',
+      {
+        name: 'wrong',
+        url: url(),
+        password: 'nope',
+      },
+    );
     assert.equal(outcome.ok, false);
     assert.match(outcome.message, /Wrong username or password .*WRONGPASS/);
     assert.equal(api.ctx.connections.list().length, 0);
   });
 
   test('Add Connection saves the connection, with the password only in SecretStorage', async () => {
-    const outcome = (await vscode.commands.executeCommand('locksmith.locks.addConnection', { name: 'throwaway', url: url(), password: PASSWORD })) as { ok: true; config: ConnectionConfig };
+    const outcome = await vscode.commands.executeCommand<{ ok: true; config: ConnectionConfig }>(
+      'locksmith.locks.addConnection',
+      { name: 'throwaway', url: url(), password: PASSWORD },
+    );
     assert.equal(outcome.ok, true);
     config = outcome.config;
     const saved = vscode.workspace.getConfiguration('redisLocksmith').get<ConnectionConfig[]>('connections');
@@ -85,14 +101,17 @@ suite('views', () => {
 
   test('the tree shows the seeded locks with owner and TTL, the no-TTL warning and the stale timestamp lock', async () => {
     await vscode.commands.executeCommand('locksmith.locks.focus');
-    const locks = await eventually(async () => {
-      const found = await locksOf();
+    const locks = await eventually(() => {
+      const found = locksOf();
       return found.length >= 3 ? found : undefined;
     }, 'three locks listed');
     const byKey = new Map(locks.map((node) => [node.lock.key.toString(), item(node)]));
     assert.deepEqual([...byKey.keys()].sort(), ['lock:invoice-sync', 'lock:nightly-report', 'lock:orders:42']);
     const [, seconds] = /^api-1#4711 · (\d+) s$/.exec(String(byKey.get('lock:orders:42')!.description)) ?? [];
-    assert.ok(Number(seconds) > 30 && Number(seconds) <= 60, `owner and TTL: ${byKey.get('lock:orders:42')!.description}`);
+    assert.ok(
+      Number(seconds) > 30 && Number(seconds) <= 60,
+      `owner and TTL: ${byKey.get('lock:orders:42')!.description}`,
+    );
     const orders = locks.find((node) => node.lock.key.toString() === 'lock:orders:42')!;
     const tooltip = api.locksTree.resolveTreeItem(item(orders), orders).tooltip as vscode.MarkdownString;
     assert.match(tooltip.value, /Fencing counter: 17/, 'fencing counter in the hover');
@@ -106,7 +125,7 @@ suite('views', () => {
   });
 
   test('Release on a lock that changed hands deletes nothing and says so', async () => {
-    const node = (await locksOf()).find((candidate) => candidate.lock.key.toString() === 'lock:orders:42');
+    const node = locksOf().find((candidate) => candidate.lock.key.toString() === 'lock:orders:42');
     assert.ok(node);
     await redis.set('lock:orders:42', 'api-2:5120:0123456789abcdef', 'PX', 60_000);
     const outcome = await vscode.commands.executeCommand('locksmith.locks.release', node, { confirmed: true });
@@ -116,8 +135,20 @@ suite('views', () => {
 
   test('Release with the token shown deletes the lock', async () => {
     await vscode.commands.executeCommand('locksmith.locks.refresh');
-    const node = await eventually(async () => (await locksOf()).find((candidate) => candidate.lock.key.toString() === 'lock:orders:42' && candidate.lock.kind === 'token' && candidate.lock.token.toString().startsWith('api-2')), 'the new holder listed');
-    assert.equal(await vscode.commands.executeCommand('locksmith.locks.release', node, { confirmed: true }), 'released');
+    const node = await eventually(
+      () =>
+        locksOf().find(
+          (candidate) =>
+            candidate.lock.key.toString() === 'lock:orders:42' &&
+            candidate.lock.kind === 'token' &&
+            candidate.lock.token.toString().startsWith('api-2'),
+        ),
+      'the new holder listed',
+    );
+    assert.equal(
+      await vscode.commands.executeCommand('locksmith.locks.release', node, { confirmed: true }),
+      'released',
+    );
     assert.equal(await redis.exists('lock:orders:42'), 0);
   });
 
@@ -125,7 +156,10 @@ suite('views', () => {
     await redis.script('FLUSH');
     await api.scriptsTree.refresh();
     assert.equal(api.scriptsTree.isLoaded(config.id, 'acquire'), false);
-    const outcome = (await vscode.commands.executeCommand('locksmith.scripts.load', { config })) as { ok: boolean; shas: Record<string, string> };
+    const outcome = await vscode.commands.executeCommand<{ ok: boolean; shas: Record<string, string> }>(
+      'locksmith.scripts.load',
+      { config },
+    );
     assert.equal(outcome.ok, true);
     const shas = SCRIPT_NAMES.map((name) => api.ctx.pack[name].sha1);
     assert.deepEqual(outcome.shas, Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, shas[i]])));
@@ -142,20 +176,43 @@ suite('views', () => {
       return mode?.kind === 'polling' && mode.enable ? mode : undefined;
     }, 'polling with an offer to enable notifications');
     assert.match(polling.reason, /notify-keyspace-events '', without Kg\$x/);
-    const root = api.locksTree.getChildren().find((node) => node.kind === 'connection' && node.config.id === config.id)!;
-    assert.equal(item(root).contextValue, 'connection.connected.notifiable', 'the menu offers Enable Keyspace Notifications');
-    assert.deepEqual(await redis.config('GET', 'notify-keyspace-events'), ['notify-keyspace-events', ''], 'nothing changed before the user confirmed');
+    const root = api.locksTree
+      .getChildren()
+      .find((node) => node.kind === 'connection' && node.config.id === config.id)!;
+    assert.equal(
+      item(root).contextValue,
+      'connection.connected.notifiable',
+      'the menu offers Enable Keyspace Notifications',
+    );
+    assert.deepEqual(
+      await redis.config('GET', 'notify-keyspace-events'),
+      ['notify-keyspace-events', ''],
+      'nothing changed before the user confirmed',
+    );
 
-    assert.equal(await vscode.commands.executeCommand('locksmith.locks.enableNotifications', root, { confirmed: true }), 'live');
+    assert.equal(
+      await vscode.commands.executeCommand('locksmith.locks.enableNotifications', root, { confirmed: true }),
+      'live',
+    );
     const [, flags] = (await redis.config('GET', 'notify-keyspace-events')) as string[];
     assert.match(flags, /K/);
     assert.match(item(root).description as string, /live/);
     const scans = Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
     await redis.set('lock:live:1', 'worker-9:4242:aa11bb22cc33dd44', 'PX', 60_000);
-    await eventually(async () => ((await locksOf()).some((node) => node.lock.key.toString() === 'lock:live:1') ? true : undefined), 'the new lock in the tree');
+    await eventually(
+      () => (locksOf().some((node) => node.lock.key.toString() === 'lock:live:1') ? true : undefined),
+      'the new lock in the tree',
+    );
     await redis.del('lock:live:1');
-    await eventually(async () => ((await locksOf()).every((node) => node.lock.key.toString() !== 'lock:live:1') ? true : undefined), 'its deletion in the tree');
-    assert.equal(Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0), scans, 'no re-scan: the events alone updated the tree');
+    await eventually(
+      () => (locksOf().every((node) => node.lock.key.toString() !== 'lock:live:1') ? true : undefined),
+      'its deletion in the tree',
+    );
+    assert.equal(
+      Number(/cmdstat_scan:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0),
+      scans,
+      'no re-scan: the events alone updated the tree',
+    );
   });
 
   test('Remove Connection deletes its password from SecretStorage', async () => {

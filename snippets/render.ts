@@ -3,7 +3,7 @@
 // fixes). Free of `vscode` imports: the language server reuses it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findUp, loadPack, SCRIPT_NAMES, type Pack, type ScriptName } from '../pack';
+import { findUp, loadPack, SCRIPT_NAMES, type Pack, type ScriptName } from '../pack/pack';
 import { CLIENTS, type ClientInfo } from './clients';
 import { PATTERNS, type PatternId } from './patterns';
 
@@ -54,7 +54,7 @@ function indentLike(template: string, offset: number, value: string): string {
 
 /** The folder of the template files, found like the pack. */
 export function defaultTemplateDir(): string {
-  return findUp(join('shared', 'snippets', 'templates'), join(CLIENTS[0].id, 'guard.js'));
+  return findUp(join('snippets', 'templates'), join(CLIENTS[0].id, 'guard.js'));
 }
 
 function loadTemplate(client: ClientInfo, pattern: PatternId): string {
@@ -80,9 +80,9 @@ function expand(
       if (!SCRIPT_NAMES.includes(name)) throw new SnippetError(`${client.id}/${pattern}: unknown script ${name}`);
       out += literal(pack[name].source.replace(/\n$/, ''));
     } else {
-      out += slot(marker as Slot, match.index!, template);
+      out += slot(marker as Slot, match.index, template);
     }
-    last = match.index! + match[0].length;
+    last = match.index + match[0].length;
   }
   return out + literal(rename(template.slice(last)));
 }
@@ -112,14 +112,27 @@ export interface RenderOptions {
 }
 
 /** Plain code: slots filled with `values` (or the defaults), multi-line values indented to fit. */
-export function renderCode(clientId: string, patternId: string, values: SlotValues = {}, { pack = loadPack(), clientExpression }: RenderOptions = {}): string {
+export function renderCode(
+  clientId: string,
+  patternId: string,
+  values: SlotValues = {},
+  { pack = loadPack(), clientExpression }: RenderOptions = {},
+): string {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const filled = { ...defaults(client), ...values };
   const variable = client.clientVariable;
   const rename =
     variable && clientExpression
-      ? (text: string) => text.replace(new RegExp(`(?<![\\w$])${variable.replace(/\$/g, '\\$')}(?![\\w])`, 'g'), () => clientExpression)
+      ? (text: string) =>
+          text.replace(new RegExp(`(?<![\\w$])${variable.replace(/\$/g, '\\$')}(?![\\w])`, 'g'), () => clientExpression)
       : undefined;
-  return expand(client, pattern, pack, (slot, offset, template) => indentLike(template, offset, filled[slot]), (text) => text, rename);
+  return expand(
+    client,
+    pattern,
+    pack,
+    (slot, offset, template) => indentLike(template, offset, filled[slot]),
+    (text) => text,
+    rename,
+  );
 }

@@ -47,7 +47,9 @@ export class LockScripts {
   async load(): Promise<Record<ScriptName, string>> {
     const sources = SCRIPT_NAMES.map((name) => this.pack[name].source);
     const perNode = await Promise.all(
-      this.masters().map((node) => Promise.all(sources.map((source) => node.script('LOAD', source) as Promise<string>))),
+      this.masters().map((node) =>
+        Promise.all(sources.map((source) => node.script('LOAD', source) as Promise<string>)),
+      ),
     );
     return Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, perNode[0][i]])) as Record<ScriptName, string>;
   }
@@ -55,7 +57,10 @@ export class LockScripts {
   /** SCRIPT EXISTS for every script: true only where every master has it cached. */
   async loaded(): Promise<Record<ScriptName, boolean>> {
     const perNode = [...(await this.loadedByMaster()).values()];
-    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<ScriptName, boolean>;
+    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<
+      ScriptName,
+      boolean
+    >;
   }
 
   /** SCRIPT EXISTS for every script on each master, by `host:port`. */
@@ -80,8 +85,12 @@ export class LockScripts {
     const byMaster = await this.loadedByMaster();
     const complete = (flags: Record<ScriptName, boolean>) => SCRIPT_NAMES.every((name) => flags[name]);
     if (![...byMaster.values()].some(complete)) return [];
-    const missing = this.masters().filter((node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!));
-    await Promise.all(missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))));
+    const missing = this.masters().filter(
+      (node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!),
+    );
+    await Promise.all(
+      missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))),
+    );
     return missing.map((node) => `${node.options.host}:${node.options.port}`);
   }
 

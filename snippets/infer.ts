@@ -87,7 +87,11 @@ const EVIDENCE: Record<string, Evidence> = {
 
 /** Manifest base names worth reading (globs for the workspace search: `*.csproj` and so on). */
 export const MANIFEST_GLOBS: readonly string[] = [
-  ...new Set(Object.values(EVIDENCE).flatMap((evidence) => evidence.manifests.map(({ name }) => (name.startsWith('.') ? `*${name}` : name)))),
+  ...new Set(
+    Object.values(EVIDENCE).flatMap((evidence) =>
+      evidence.manifests.map(({ name }) => (name.startsWith('.') ? `*${name}` : name)),
+    ),
+  ),
 ];
 
 export interface InferInput {
@@ -102,7 +106,8 @@ export interface InferInput {
 
 function matchesManifest(evidence: Evidence, manifest: Manifest): boolean {
   return evidence.manifests.some(
-    ({ name, dependency }) => (name.startsWith('.') ? manifest.name.endsWith(name) : manifest.name === name) && dependency.test(manifest.text),
+    ({ name, dependency }) =>
+      (name.startsWith('.') ? manifest.name.endsWith(name) : manifest.name === name) && dependency.test(manifest.text),
   );
 }
 

@@ -10,7 +10,7 @@ export interface ClientInfo {
   /** One line for the client picker. */
   description: string;
   /** A string literal of `text` in the client's language. */
-  quote(text: string): string;
+  quote: (text: string) => string;
   /** What the body slot shows until the user types the guarded code. */
   defaultBody: string;
   /** The templates' name for the client object itself, where they use one (not a pool). */

@@ -111,7 +111,10 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         throw new PackError(`${where}: unknown header tag @${name}`);
     }
   }
-  const fileName = path.split(/[\\/]/).pop()!.replace(/\.lua$/, '');
+  const fileName = path
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.lua$/, '');
   if (descriptor.name !== fileName) {
     throw new PackError(`${path}: @script is '${descriptor.name}' but the file is ${fileName}.lua`);
   }

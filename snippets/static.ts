@@ -2,7 +2,7 @@
 // written at build time from the same generator, so the Lua in them is the pack's.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPack, type Pack } from '../pack';
+import { loadPack, type Pack } from '../pack/pack';
 import { CLIENTS, type ClientInfo } from './clients';
 import { PATTERN_INFO, PATTERNS, type PatternId } from './patterns';
 import { renderSnippet } from './render';
@@ -14,13 +14,14 @@ export interface StaticSnippet {
 }
 
 /** The folder, relative to the extension root, that package.json's contributes.snippets points into. */
-export const SNIPPETS_DIR = 'snippets';
+export const SNIPPETS_DIR = 'extension/out/snippets';
 
 /** The file holding a client's snippets: one per template extension, shared by its language ids. */
 export const snippetFile = (client: ClientInfo) => `${SNIPPETS_DIR}/${client.extension}.code-snippets`;
 
 /** The entry's name in its file; the Insert Lock Snippet command looks snippets up by it. */
-export const snippetName = (client: ClientInfo, pattern: PatternId) => `${PATTERN_INFO[pattern].label} (${client.library})`;
+export const snippetName = (client: ClientInfo, pattern: PatternId) =>
+  `${PATTERN_INFO[pattern].label} (${client.library})`;
 
 /** Every snippet file's content, keyed by its path relative to the extension root. */
 export function staticSnippets(pack: Pack = loadPack()): Map<string, Record<string, StaticSnippet>> {
@@ -43,7 +44,9 @@ export function staticSnippets(pack: Pack = loadPack()): Map<string, Record<stri
 
 /** package.json's contributes.snippets entries for those files. */
 export function snippetContributions(): Array<{ language: string; path: string }> {
-  const entries = CLIENTS.flatMap((client) => client.languageIds.map((language) => `${language}\n./${snippetFile(client)}`));
+  const entries = CLIENTS.flatMap((client) =>
+    client.languageIds.map((language) => `${language}\n./${snippetFile(client)}`),
+  );
   return [...new Set(entries)].map((entry) => {
     const [language, path] = entry.split('\n');
     return { language, path };

@@ -1,0 +1,36 @@
+// package.json, typed as far as the tests read it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface SettingSchema {
+  type?: string;
+  default?: unknown;
+  scope?: 'application' | 'machine' | 'machine-overridable' | 'window' | 'resource' | 'language-overridable';
+  restricted?: boolean;
+  minimum?: number;
+  maximum?: number;
+  items?: { enum?: string[] };
+  properties?: Record<string, { description?: string; enum?: string[] }>;
+}
+
+export interface PackageJson {
+  name: string;
+  displayName: string;
+  version: string;
+  main: string;
+  engines: { vscode: string };
+  activationEvents: string[];
+  devDependencies: Record<string, string>;
+  contributes: {
+    commands: Array<{ command: string; title: string }>;
+    menus: Record<string, Array<{ command: string; when?: string }>>;
+    viewsWelcome: Array<{ view: string; contents: string }>;
+    viewsContainers: { activitybar: Array<{ icon: string }> };
+    configuration: { properties: Record<string, SettingSchema> };
+    snippets: Array<{ language: string; path: string }>;
+  };
+}
+
+export function readPackageJson(root = join(__dirname, '..')): PackageJson {
+  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+}
