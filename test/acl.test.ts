@@ -6,17 +6,18 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { SCRIPT_NAMES, loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { describeActionError, describeConnectionError } from '../extension/src/connections/config';
+import { describeActionError, describeConnectionError } from '../extension/src/connections/errors';
 import { Session } from '../extension/src/connections/session';
 import type { LockEntry } from '../extension/src/locks/classify';
-import { discoverLocks } from '../extension/src/locks/discovery';
+import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
+import { LockMonitor } from '../extension/src/locks/monitor';
 import { useRedis } from './helpers';
 
 // Exactly as in README.md's "## ACLs" section; PASSWORD is replaced by the test's password.
 const BROWSE_ACL =
-  'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists';
+  'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists';
 const MANAGE_ACL =
-  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists +evalsha +eval +script|load +del +pexpire';
+  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists +evalsha +eval +script|load +del +pexpire';
 
 const PASSWORD = 'acl-test-secret';
 // A database other than 0, so that the connection's SELECT is exercised too.
@@ -117,9 +118,14 @@ async function withSession<T>(user: string, use: (session: Session) => Promise<T
   }
 }
 
-/** What the Locks view and the Scripts view do on a refresh: discovery, and SCRIPT EXISTS. */
+/** What the Locks view and the Scripts view do on a refresh: a full read of the listing, and SCRIPT EXISTS. */
 async function browse(session: Session) {
-  const page = await discoverLocks(session.masters()[0]);
+  const monitor = new LockMonitor(session, () => ({ patterns: DEFAULT_LOCK_PATTERNS, limit: 200, intervalMs: 2000 }));
+  await monitor.refresh();
+  const { locks, error } = monitor.snapshot();
+  monitor.dispose();
+  if (error) throw new Error(error);
+  const page = { entries: locks };
   const loaded = await new LockScripts(session.redis, pack).loaded();
   return { page, loaded };
 }

@@ -9,7 +9,7 @@ import { LockMonitor } from '../extension/src/locks/monitor';
 import { loadPack, SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startCluster, type RedisCluster, type RedisServer } from './harness/redis';
-import { waitFor } from './helpers';
+import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const LOCKS_PER_MASTER = 10;
@@ -43,7 +43,7 @@ before(async () => {
   const url = `redis-cluster://127.0.0.1:${cluster.masters[0].port},127.0.0.1:${cluster.masters[1].port}`;
   session = new Session({ id: 'c', name: 'cluster', url }, undefined);
   await session.connect();
-  monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+  monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500, intervalMs: 2000 }));
 });
 
 after(async () => {
@@ -53,7 +53,11 @@ after(async () => {
   await cluster?.stop();
 });
 
-const listed = () => monitor.locks.map((lock) => lock.key.toString()).sort();
+const listed = () =>
+  monitor
+    .snapshot()
+    .locks.map((lock) => lock.key.toString())
+    .sort();
 
 test('a redis-cluster:// connection reports the cluster and its masters', () => {
   assert.equal(session.state.kind, 'connected');
@@ -62,22 +66,28 @@ test('a redis-cluster:// connection reports the cluster and its masters', () => 
   assert.deepEqual(session.state.masters, cluster.masters.map((master) => `127.0.0.1:${master.port}`).sort());
 });
 
-test('the Locks view scans every master and merges; Load more goes on across masters without duplicates', async () => {
+test('the Locks view scans every master and merges; Load more lists more from every master without duplicates', async () => {
   await monitor.refresh();
   assert.deepEqual(listed(), [...allKeys].sort(), "every master's locks");
 
-  const paged = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 12 }));
+  const paged = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 12, intervalMs: 2000 }));
   try {
     await paged.refresh();
-    assert.equal(paged.locks.length, 12);
-    const firstPageMasters = new Set(paged.locks.map((lock) => /\{(job:\d+)\}/.exec(lock.key.toString())![1]));
+    assert.equal(paged.snapshot().locks.length, 12);
+    const firstPageMasters = new Set(
+      paged.snapshot().locks.map((lock) => /\{(job:\d+)\}/.exec(lock.key.toString())![1]),
+    );
     assert.equal(firstPageMasters.size, 3, 'a page takes from every master in turn');
-    assert.ok(paged.cursor, 'more to load');
+    assert.ok(paged.snapshot().more, 'more to load');
     await paged.loadMore();
+    assert.equal(paged.snapshot().locks.length, 24);
     await paged.loadMore();
-    assert.equal(paged.cursor, undefined, 'scanned through');
+    assert.equal(paged.snapshot().more, false, 'scanned through');
     assert.deepEqual(
-      paged.locks.map((lock) => lock.key.toString()).sort(),
+      paged
+        .snapshot()
+        .locks.map((lock) => lock.key.toString())
+        .sort(),
       [...allKeys].sort(),
       'each lock exactly once',
     );
@@ -121,6 +131,43 @@ test('keyspace notifications from every master update the listing', async () => 
   for (const tag of tags.values()) await admin.del(`lock:{${tag}}:live`);
   await waitFor('their deletion', () => listed().length === allKeys.length);
   monitor.stopLive();
+});
+
+test('each master keeps its own scan schedule: a big keyspace on one does not slow the scans of the others', async () => {
+  const [big, ...small] = cluster.masters;
+  const bigTag = tags.get(big)!;
+  const filler = (i: number) => `{${bigTag}}:filler:${i}`;
+  for (let from = 0; from < 300_000; from += 10_000) {
+    const pipe = admin.pipeline();
+    for (let i = from; i < from + 10_000; i++) pipe.set(filler(i), 'x');
+    await pipe.exec();
+  }
+  const scheduled = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500, intervalMs: 1000 }));
+  const clients = new Map(cluster.masters.map((master) => [master, master.client()]));
+  const scans = async () =>
+    new Map(
+      await Promise.all(
+        [...clients].map(async ([master, client]) => [master, await commandCalls(client, 'scan')] as const),
+      ),
+    );
+  try {
+    await scheduled.refresh();
+    assert.equal(scheduled.snapshot().locks.length, allKeys.length);
+    const before = await scans();
+    await sleep(1100);
+    await scheduled.tick();
+    const after = await scans();
+    for (const master of small) assert.ok(after.get(master)! > before.get(master)!, `${master.port} scanned again`);
+    assert.equal(after.get(big), before.get(big), 'the big master waits for its own, longer schedule');
+  } finally {
+    scheduled.dispose();
+    for (const client of clients.values()) client.disconnect();
+    for (let from = 0; from < 300_000; from += 10_000) {
+      const pipe = admin.pipeline();
+      for (let i = from; i < from + 10_000; i++) pipe.unlink(filler(i));
+      await pipe.exec();
+    }
+  }
 });
 
 test('CLUSTER FAILOVER on a replica: the masters change, every lock is listed again, the scripts are reloaded where missing', async () => {

@@ -2,12 +2,9 @@
 // answers (wrong password, nothing listening, restart) turned into states the views show.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  ConnectionError,
-  describeConnectionError,
-  parseRedisUrl,
-  redisOptions,
-} from '../extension/src/connections/config';
+import { ConnectionError, describeConnectionError } from '../extension/src/connections/errors';
+import { redisOptions } from '../extension/src/connections/options';
+import { parseRedisUrl } from '../extension/src/connections/url';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { startRedis } from './harness/redis';
 import { sleep } from './helpers';
@@ -105,13 +102,13 @@ describe('redisOptions', () => {
     const config = { id: 'x', name: 'x', url: 'rediss://example.com:6380/1' };
     assert.equal((redisOptions(config, undefined).tls as { rejectUnauthorized: boolean }).rejectUnauthorized, true);
     assert.equal(
-      (redisOptions(config, undefined, { allowInsecure: true }).tls as { rejectUnauthorized: boolean })
+      (redisOptions({ ...config, tls: { allowInsecure: true } }, undefined).tls as { rejectUnauthorized: boolean })
         .rejectUnauthorized,
       false,
     );
     assert.equal(redisOptions({ ...config, url: 'redis://example.com:6380/1' }, undefined).tls, undefined);
     assert.throws(
-      () => redisOptions(config, undefined, { caFile: '/nonexistent/ca.pem' }),
+      () => redisOptions({ ...config, tls: { caFile: '/nonexistent/ca.pem' } }, undefined),
       /Cannot read the CA file \/nonexistent\/ca\.pem/,
     );
   });

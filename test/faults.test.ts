@@ -3,7 +3,7 @@
 // (via a proxy), and a very slow server (2 s added latency each way).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ConnectionConfig } from '../extension/src/connections/config';
+import type { ConnectionConfig } from '../extension/src/connections/saved';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { discoverLocks } from '../extension/src/locks/discovery';
 import { LockMonitor } from '../extension/src/locks/monitor';
@@ -245,9 +245,9 @@ describe('faults the Locks view survives', () => {
       proxy = await startProxy(server.port);
       session = new Session(config('slow-view', proxy.url), undefined);
       await session.connect();
-      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500, intervalMs: 2000 }));
       await monitor.refresh();
-      const listed = monitor.locks;
+      const listed = monitor.snapshot().locks;
       assert.equal(listed.length, 20);
 
       proxy.setLatency(2000);
@@ -256,8 +256,12 @@ describe('faults the Locks view survives', () => {
       // The view's timer fires again while the read is slow: nothing more is sent.
       const skipped = await timed(monitor.refresh());
       assert.ok(skipped.ms < 100, `a second timer refresh returns at once (${Math.round(skipped.ms)} ms)`);
-      assert.equal(monitor.busy, true);
-      assert.equal(monitor.locks, listed, 'the last listing stays shown while a read is slow');
+      assert.equal(monitor.snapshot().busy, true);
+      assert.deepEqual(
+        keyNames(monitor.snapshot().locks),
+        keyNames(listed),
+        'the last listing stays shown while a read is slow',
+      );
 
       // The user's explicit refresh: the slow read is abandoned, a new one starts.
       await sleep(200);
@@ -267,13 +271,13 @@ describe('faults the Locks view survives', () => {
         first.ms < 1500,
         `the abandoned read returns at once (${Math.round(first.ms)} ms), without touching the listing`,
       );
-      assert.equal(monitor.locks, listed);
+      assert.deepEqual(keyNames(monitor.snapshot().locks), keyNames(listed));
       proxy.setLatency(0);
       const done = await explicit;
       assert.equal(done.error, undefined);
-      assert.equal(monitor.busy, false);
-      assert.equal(monitor.error, undefined);
-      assert.deepEqual(keyNames(monitor.locks), [...keys].sort());
+      assert.equal(monitor.snapshot().busy, false);
+      assert.equal(monitor.snapshot().error, undefined);
+      assert.deepEqual(keyNames(monitor.snapshot().locks), [...keys].sort());
       // The abandoned read's SCAN may have reached the server; the skipped one never did.
       assert.ok(
         (await commandCalls(counter, 'scan')) - scans <= 2,
@@ -300,7 +304,7 @@ describe('faults the Locks view survives', () => {
       proxy = await startProxy(server.port);
       session = new Session(config('cut-view', proxy.url), undefined);
       await session.connect();
-      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+      monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500, intervalMs: 2000 }));
       await monitor.refresh();
       const seen = recordStates(session);
       proxy.cut('refuse');
@@ -308,13 +312,13 @@ describe('faults the Locks view survives', () => {
       // The view re-reads only connected sessions; an explicit refresh of a dropped one must not hang the view.
       const whileCut = await timed(monitor.refresh(true));
       assert.equal(whileCut.error, undefined, 'refresh never throws into the view');
-      assert.ok(monitor.error, 'the failure is kept for the view to show');
-      assert.deepEqual(keyNames(monitor.locks), keys, 'the last listing is kept');
+      assert.ok(monitor.snapshot().error, 'the failure is kept for the view to show');
+      assert.deepEqual(keyNames(monitor.snapshot().locks), keys, 'the last listing is kept');
       proxy.restore();
       await waitFor('connected again', () => session!.state.kind === 'connected');
       await monitor.refresh(true);
-      assert.equal(monitor.error, undefined);
-      assert.deepEqual(keyNames(monitor.locks), keys);
+      assert.equal(monitor.snapshot().error, undefined);
+      assert.deepEqual(keyNames(monitor.snapshot().locks), keys);
       assert.match(kinds(seen), /reconnecting.*connected/);
       assertNoUnhandled();
     } finally {

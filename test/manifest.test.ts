@@ -7,6 +7,7 @@ import { GRAMMARS } from '../server/src/analysis/parsers';
 import { LINTED_LANGUAGES } from '../server/src/languages';
 import { RULE_CODES, RULE_TITLES, SEVERITIES } from '../server/src/catalogue';
 import { snippetContributions } from '../snippets/static';
+import { LOCKS_BOUNDS, SETTINGS } from '../extension/src/settings';
 import { readPackageJson } from './packageJson';
 
 const { contributes } = readPackageJson();
@@ -75,4 +76,30 @@ test('every rule has its README section: three lines of failure scenario, then t
     assert.equal(section.length, 4, `${code}: ${section.join(' | ')}`);
     assert.match(section[3], /^Fix: /);
   }
+});
+
+test('every setting has the scope and restriction of the scope table; none that reaches a server can be set by an untrusted workspace', () => {
+  const properties = contributes.configuration.properties;
+  assert.deepEqual(Object.keys(properties).sort(), Object.keys(SETTINGS).sort(), 'the table lists every setting');
+  for (const [name, policy] of Object.entries(SETTINGS)) {
+    const schema = properties[name];
+    assert.equal(schema.scope, policy.scope, `${name}: scope`);
+    assert.equal(schema.restricted ?? false, policy.restricted ?? false, `${name}: restricted`);
+    if (policy.reachesServers) {
+      assert.ok(
+        ['application', 'machine'].includes(policy.scope) || policy.restricted,
+        `${name} changes what is sent to a server: application or machine scoped, or restricted`,
+      );
+    }
+  }
+  const restricted = Object.keys(SETTINGS).filter((name) => SETTINGS[name].restricted);
+  assert.deepEqual(readPackageJson().capabilities.untrustedWorkspaces.restrictedConfigurations, restricted);
+});
+
+test('the bounds the view applies are the ones the manifest declares', () => {
+  const properties = contributes.configuration.properties;
+  assert.equal(properties['redisLocksmith.refreshInterval'].minimum, LOCKS_BOUNDS.minIntervalMs / 1000);
+  assert.equal(properties['redisLocksmith.maxLocksPerConnection'].minimum, LOCKS_BOUNDS.minLimit);
+  assert.equal(properties['redisLocksmith.maxLocksPerConnection'].maximum, LOCKS_BOUNDS.maxLimit);
+  assert.equal(properties['redisLocksmith.lockPatterns'].maxItems, LOCKS_BOUNDS.maxPatterns);
 });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { Session } from '../extension/src/connections/session';
 import type { LockEntry } from '../extension/src/locks/classify';
-import { LockMonitor, missingLockEvents, withLockEvents, type ChangeKind } from '../extension/src/locks/monitor';
+import { missingLockEvents, withLockEvents } from '../extension/src/locks/keyspaceEvents';
+import { LockMonitor, type ChangeKind } from '../extension/src/locks/monitor';
 import { commandCalls, useRedis, waitFor } from './helpers';
 
 const fx = useRedis();
@@ -21,7 +22,7 @@ async function connect(username?: string, password?: string): Promise<void> {
     password,
   );
   await session.connect();
-  monitor = new LockMonitor(session, () => ({ patterns: PATTERNS, limit: 500 }));
+  monitor = new LockMonitor(session, () => ({ patterns: PATTERNS, limit: 500, intervalMs: 2000 }));
   changes = [];
   monitor.onDidChange((kind) => changes.push(kind));
 }
@@ -37,7 +38,8 @@ afterEach(() => {
   session?.dispose();
 });
 
-const find = (key: string): LockEntry | undefined => monitor.locks.find((lock) => lock.key.toString() === key);
+const find = (key: string): LockEntry | undefined =>
+  monitor.snapshot().locks.find((lock) => lock.key.toString() === key);
 
 describe('keyspace notification flags', () => {
   test("what is missing, and what enabling sets without removing the user's flags", () => {
@@ -76,7 +78,7 @@ describe('LockMonitor live updates', () => {
     assert.deepEqual(missingLockEvents(flags), []);
     for (const flag of ['E', 'l', 'h']) assert.ok(flags.includes(flag), `${flag} in '${flags}'`);
     assert.equal(await fx.redis.pubsub('NUMPAT'), PATTERNS.length, 'one pattern subscription per lock pattern');
-    assert.equal(monitor.locks.length, 50, 'read after subscribing, so no change falls in between');
+    assert.equal(monitor.snapshot().locks.length, 50, 'read after subscribing, so no change falls in between');
   });
 
   test('set, del, pexpire, expire and expiry update only the affected locks, without a SCAN', async () => {
@@ -108,7 +110,7 @@ describe('LockMonitor live updates', () => {
     assert.equal(await commandCalls(fx.redis, 'scan'), scans, 'no full re-read');
     // One TYPE per re-read key (new, job-2, job-3, orders:lock); del and expired need none.
     assert.equal((await commandCalls(fx.redis, 'type')) - types, 4);
-    assert.equal(monitor.locks.length, 50 + 2 - 2);
+    assert.equal(monitor.snapshot().locks.length, 50 + 2 - 2);
     assert.equal(find('lock:job-7'), before, 'unchanged locks are the same objects: their rows are not redrawn');
     assert.ok(
       changes.includes('rows') && changes.includes('values'),
@@ -119,24 +121,24 @@ describe('LockMonitor live updates', () => {
   test('a partial listing (Load more pending) updates its own locks but adds no others, so Load more never lists a key twice', async () => {
     await fx.redis.config('SET', 'notify-keyspace-events', 'K$gx');
     await connect();
-    const paged = new LockMonitor(session, () => ({ patterns: PATTERNS, limit: 10 }));
+    const paged = new LockMonitor(session, () => ({ patterns: PATTERNS, limit: 10, intervalMs: 2000 }));
     try {
       await paged.refresh();
       assert.equal((await paged.startLive()).kind, 'notifications');
-      assert.ok(paged.cursor, 'more to load');
-      const [first] = paged.locks;
+      assert.ok(paged.snapshot().more, 'more to load');
+      const [first] = paged.snapshot().locks;
       await fx.redis.set('lock:fresh', 'worker:fresh', 'PX', 60_000);
       await fx.redis.set(first.key, 'worker:moved-on', 'PX', 60_000);
       await waitFor('the listed lock to change owner', () =>
-        paged.locks.some((lock) => lock.key.equals(first.key) && lock !== first),
+        paged.snapshot().locks.some((lock) => lock.key.equals(first.key) && lock !== first),
       );
-      assert.equal(paged.locks.length, 10, 'the fresh lock waits for Load more or a refresh');
-      while (paged.cursor) await paged.loadMore();
-      const keys = paged.locks.map((lock) => lock.key.toString());
+      assert.equal(paged.snapshot().locks.length, 10, 'the fresh lock waits for Load more or a refresh');
+      while (paged.snapshot().more) await paged.loadMore();
+      const keys = paged.snapshot().locks.map((lock) => lock.key.toString());
       assert.equal(new Set(keys).size, keys.length, 'no key twice');
       await paged.refresh(true);
       assert.ok(
-        paged.locks.some((lock) => lock.key.toString() === 'lock:fresh'),
+        paged.snapshot().locks.some((lock) => lock.key.toString() === 'lock:fresh'),
         'a refresh lists it',
       );
     } finally {
@@ -171,6 +173,7 @@ describe('LockMonitor live updates', () => {
       '+pttl',
       '+getrange',
       '+info',
+      '+ping',
       '+psubscribe',
       '+hello',
       '+client|setname',
@@ -182,7 +185,7 @@ describe('LockMonitor live updates', () => {
       assert.match(mode.kind === 'polling' ? mode.reason : '', /cannot use keyspace notifications \(NOPERM/);
       assert.equal(mode.kind === 'polling' && mode.enable, undefined, 'nothing to offer without CONFIG rights');
       await monitor.refresh();
-      assert.equal(monitor.locks.length, 50, 'polling still lists the locks');
+      assert.equal(monitor.snapshot().locks.length, 50, 'polling still lists the locks');
     } finally {
       await fx.redis.acl('DELUSER', 'viewer');
     }

@@ -9,6 +9,7 @@ export interface SettingSchema {
   restricted?: boolean;
   minimum?: number;
   maximum?: number;
+  maxItems?: number;
   items?: { enum?: string[] };
   properties?: Record<string, { description?: string; enum?: string[] }>;
 }
@@ -21,6 +22,10 @@ export interface PackageJson {
   engines: { vscode: string };
   activationEvents: string[];
   devDependencies: Record<string, string>;
+  capabilities: {
+    untrustedWorkspaces: { supported: boolean | 'limited'; description?: string; restrictedConfigurations?: string[] };
+    virtualWorkspaces: boolean | { supported: boolean | 'limited'; description?: string };
+  };
   contributes: {
     commands: Array<{ command: string; title: string }>;
     menus: Record<string, Array<{ command: string; when?: string }>>;

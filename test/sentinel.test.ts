@@ -26,7 +26,7 @@ before(async () => {
     undefined,
   );
   await session.connect();
-  monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500 }));
+  monitor = new LockMonitor(session, () => ({ patterns: ['lock:*'], limit: 500, intervalMs: 2000 }));
 });
 
 after(async () => {
@@ -36,7 +36,11 @@ after(async () => {
   await group?.stop();
 });
 
-const listed = () => monitor.locks.map((lock) => lock.key.toString()).sort();
+const listed = () =>
+  monitor
+    .snapshot()
+    .locks.map((lock) => lock.key.toString())
+    .sort();
 
 test('a redis-sentinel:// connection asks the sentinels for the master and says which it is', async () => {
   const { state } = session;

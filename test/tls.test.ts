@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
-import { ConnectionError, parseRedisUrl, redisOptions, type TlsSettings } from '../extension/src/connections/config';
+import { ConnectionError } from '../extension/src/connections/errors';
+import { redisOptions } from '../extension/src/connections/options';
+import type { TlsSettings } from '../extension/src/connections/saved';
+import { parseRedisUrl } from '../extension/src/connections/url';
 import { Session } from '../extension/src/connections/session';
 import { discoverLocks } from '../extension/src/locks/discovery';
 import { startRedis, type RedisServer } from './harness/redis';
@@ -32,7 +35,7 @@ const tlsUrl = () => `rediss://127.0.0.1:${server.port}/0`;
 
 /** Connects a Session as the extension does; the caller disposes it. */
 async function connect(url: string, tls: TlsSettings): Promise<{ session: Session; error?: ConnectionError }> {
-  const session = new Session({ id: 'tls', name: 'tls', url }, undefined, tls);
+  const session = new Session({ id: 'tls', name: 'tls', url, tls }, undefined);
   try {
     await session.connect();
     return { session };
@@ -84,7 +87,7 @@ describe('rediss:// with certificate verification', () => {
       session.dispose();
     }
     // RFC 6066 forbids an IP address as SNI (Node warns, DEP0123); the IP SAN is checked against the host instead.
-    const byIp = redisOptions({ id: 'a', name: 'a', url: tlsUrl() }, undefined, { caFile: files.caFile }).tls!;
+    const byIp = redisOptions({ id: 'a', name: 'a', url: tlsUrl(), tls: { caFile: files.caFile } }, undefined).tls!;
     assert.equal(byIp.servername, undefined);
     assert.equal(byIp.rejectUnauthorized, true);
     const byName = redisOptions({ id: 'a', name: 'a', url: `rediss://localhost:${server.port}/0` }, undefined).tls!;
@@ -108,7 +111,7 @@ describe('rediss:// with certificate verification', () => {
           error.message,
           new RegExp(`Certificate verification failed with the CA in ${escape(files.otherCaFile)}`),
         );
-        assert.match(error.message, /set redisLocksmith\.tls\.caFile to the CA that signed the server certificate/);
+        assert.match(error.message, /edit the connection and give the CA file that signed the server certificate/);
         assert.deepEqual(session.state, { kind: 'error', message: error.message });
       } finally {
         session.dispose();

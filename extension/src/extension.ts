@@ -1,15 +1,17 @@
 // Entry point: stays thin. It wires views and commands to the plain modules (connections/,
 // locks/, pack/) and starts the language server.
 import * as vscode from 'vscode';
-import { loadPack } from '../../pack/pack';
+import { defaultPackDir, loadPack } from '../../pack/pack';
 import * as connections from './commands/connections';
 import * as locks from './commands/locks';
 import * as scripts from './commands/scripts';
 import { insertLockSnippet } from './commands/snippets';
+import { Config } from './config';
 import { Connections } from './connections/connections';
+import { migrateTlsSettings, type TlsMigration } from './connections/tlsMigration';
 import type { Cmd, Ctx } from './ctx';
-import { DEFAULT_LOCK_PATTERNS } from './locks/discovery';
 import { startLanguageServer } from './languageServer';
+import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
@@ -17,32 +19,27 @@ import { ScriptsTree } from './views/scriptsTree';
 /** What activate() returns: the live objects, for the extension-host tests to inspect. */
 export interface LocksmithApi {
   ctx: Ctx;
+  locks: LocksController;
   locksTree: LocksTree;
   scriptsTree: ScriptsTree;
-}
-
-function settings() {
-  const config = vscode.workspace.getConfiguration('redisLocksmith');
-  const patterns = config.get<string[]>('lockPatterns')?.filter((pattern) => typeof pattern === 'string' && pattern);
-  return {
-    patterns: patterns?.length ? patterns : [...DEFAULT_LOCK_PATTERNS],
-    limit: Math.max(10, Math.floor(config.get<number>('maxLocksPerConnection') ?? 500)),
-    intervalMs: Math.max(500, (config.get<number>('refreshInterval') ?? 2) * 1000),
-  };
+  /** The one-time move of the retired TLS settings, run at activation. */
+  tlsMigration: Promise<TlsMigration>;
 }
 
 export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   const log = vscode.window.createOutputChannel('Redis Locksmith', { log: true });
-  const pack = loadPack();
-  const ctx: Ctx = { extension, log, connections: new Connections(extension.secrets, log, pack), pack };
-  const locksTree = new LocksTree(ctx, settings);
+  const pack = loadPack(defaultPackDir(extension.extensionPath));
+  const config = new Config();
+  const ctx: Ctx = { extension, log, config, connections: new Connections(config, extension.secrets, log, pack), pack };
+  const controller = new LocksController(ctx);
+  const locksTree = new LocksTree(ctx, controller);
   const scriptsTree = new ScriptsTree(ctx);
   const locksView = vscode.window.createTreeView('locksmith.locks', {
     treeDataProvider: locksTree,
     showCollapseAll: true,
   });
   const scriptsView = vscode.window.createTreeView('locksmith.scripts', { treeDataProvider: scriptsTree });
-  locksTree.setVisible(locksView.visible);
+  controller.setVisible(locksView.visible);
   void vscode.commands.executeCommand('setContext', 'locksmith.sort', locksTree.sortOrder);
 
   const commands: Record<string, Cmd> = {
@@ -50,16 +47,16 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.locks.editConnection': connections.editConnection(ctx),
     'locksmith.locks.removeConnection': connections.removeConnection(ctx),
     'locksmith.locks.connect': connections.connect(ctx),
-    'locksmith.locks.refresh': locks.refresh(ctx, locksTree),
-    'locksmith.locks.loadMore': locks.loadMore(locksTree),
-    'locksmith.locks.enableNotifications': locks.enableNotifications(ctx, locksTree),
+    'locksmith.locks.refresh': locks.refresh(ctx, controller),
+    'locksmith.locks.loadMore': locks.loadMore(controller),
+    'locksmith.locks.enableNotifications': locks.enableNotifications(ctx, controller),
     'locksmith.locks.filter': locks.filter(locksTree),
     'locksmith.locks.clearFilter': locks.clearFilter(locksTree),
     'locksmith.locks.sortByTtl': locks.sortBy(locksTree, 'ttl'),
     'locksmith.locks.sortByKey': locks.sortBy(locksTree, 'key'),
     'locksmith.locks.editPatterns': locks.editPatterns(),
-    'locksmith.locks.release': locks.release(ctx, locksTree),
-    'locksmith.locks.extend': locks.extend(ctx, locksTree),
+    'locksmith.locks.release': locks.release(ctx, controller),
+    'locksmith.locks.extend': locks.extend(ctx, controller),
     'locksmith.locks.copyKey': locks.copyKey(),
     'locksmith.locks.copyToken': locks.copyToken(),
     'locksmith.scripts.load': scripts.loadScripts(ctx, scriptsTree),
@@ -70,29 +67,24 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   };
   extension.subscriptions.push(
     log,
+    config,
     ctx.connections,
+    controller,
     locksTree,
     scriptsTree,
     locksView,
     scriptsView,
-    locksView.onDidChangeVisibility(({ visible }) => locksTree.setVisible(visible)),
+    locksView.onDidChangeVisibility(({ visible }) => controller.setVisible(visible)),
     scriptsView.onDidChangeVisibility(({ visible }) => visible && void scriptsTree.refresh()),
-    vscode.workspace.onDidChangeConfiguration((event) => {
-      if (
-        event.affectsConfiguration('redisLocksmith.lockPatterns') ||
-        event.affectsConfiguration('redisLocksmith.maxLocksPerConnection')
-      ) {
-        void locksTree.refreshAll(true);
-      }
-      if (event.affectsConfiguration('redisLocksmith.refreshInterval')) locksTree.setVisible(locksView.visible);
-    }),
     vscode.workspace.registerTextDocumentContentProvider(scripts.SCRIPT_SCHEME, scripts.scriptContentProvider(ctx)),
     connectionStatusBar(ctx),
     ...Object.entries(commands).map(([id, command]) => vscode.commands.registerCommand(id, command)),
   );
+  const tlsMigration = migrateTlsSettings(ctx);
+  tlsMigration.catch((error: unknown) => log.error(`moving TLS settings failed: ${String(error)}`));
 
   // After activation returns: loading the language client costs more than the rest of activation.
   const server = setTimeout(() => extension.subscriptions.push(startLanguageServer(extension, log)), 0);
   extension.subscriptions.push({ dispose: () => clearTimeout(server) });
-  return { ctx, locksTree, scriptsTree };
+  return { ctx, locks: controller, locksTree, scriptsTree, tlsMigration };
 }

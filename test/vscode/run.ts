@@ -24,6 +24,7 @@ import { atExit } from './atExit';
 import { launchChromium } from './chromium';
 import { bundleSuite, ROOT } from './bundle';
 import { startCodeServer, type CodeServer } from './codeServer';
+import { prepareRunFixtures, type RunFixtures } from './fixtures';
 import {
   ANSWER_SUFFIX,
   describeError,
@@ -123,11 +124,19 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
   const browserLog = createWriteStream(join(ARTIFACTS, 'vscode-browser.log'));
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
+  let fixtures: RunFixtures | undefined;
   try {
+    fixtures = await prepareRunFixtures(workspace);
     const passthrough = Object.entries(process.env).filter(([name]) => name.startsWith(PASSTHROUGH_ENV_PREFIX));
     server = await startCodeServer({
       workspace,
-      env: { ...Object.fromEntries(passthrough), [RESULTS_FILE_ENV]: resultsFile, [SCREENSHOT_REQUESTS_ENV]: requests },
+      env: {
+        ...Object.fromEntries(passthrough),
+        ...fixtures.env,
+        [RESULTS_FILE_ENV]: resultsFile,
+        [SCREENSHOT_REQUESTS_ENV]: requests,
+      },
+      userSettings: fixtures.userSettings,
       logFile: join(ARTIFACTS, 'vscode-code-server.log'),
     });
     browser = await launchChromium();
@@ -169,6 +178,7 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
   } finally {
     await browser?.close();
     await server?.stop();
+    await fixtures?.stop();
     await new Promise((resolve) => browserLog.end(resolve));
     removeScratch();
     cancelExitRemoval();

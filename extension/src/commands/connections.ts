@@ -1,7 +1,9 @@
 // Add, edit, remove and reconnect connections. The prompts are a short InputBox flow; the
 // checking and saving live in Connections.save, which saves nothing unless the server answers.
 import * as vscode from 'vscode';
-import { ConnectionError, parseRedisUrl, type ConnectionConfig } from '../connections/config';
+import { ConnectionError } from '../connections/errors';
+import type { ConnectionConfig, TlsSettings } from '../connections/saved';
+import { parseRedisUrl } from '../connections/url';
 import type { NewConnection } from '../connections/connections';
 import type { Cmd, Ctx } from '../ctx';
 import type { ConnectionNode } from '../views/nodes';
@@ -10,7 +12,7 @@ import type { ConnectionNode } from '../views/nodes';
 export type Outcome = { ok: true; config: ConnectionConfig } | { ok: false; message: string };
 
 async function prompt(previous: Partial<NewConnection>, editing: boolean): Promise<NewConnection | undefined> {
-  const step = (n: number) => `${editing ? 'Edit' : 'Add'} Connection (${n}/4)`;
+  const step = (n: number, of = 4) => `${editing ? 'Edit' : 'Add'} Connection (${n}/${of})`;
   const url = await vscode.window.showInputBox({
     title: step(1),
     prompt:
@@ -54,7 +56,45 @@ async function prompt(previous: Partial<NewConnection>, editing: boolean): Promi
   });
   if (password === undefined) return undefined;
   const passwordValue = editing && password === '' ? undefined : password.trim() === '' ? '' : password;
-  return { url, name, username: username.trim() || undefined, password: passwordValue };
+  const tls = parsed.tls ? await promptTls(previous.tls, step(5, 5)) : {};
+  if (tls === undefined) return undefined;
+  return { url, name, username: username.trim() || undefined, password: passwordValue, tls };
+}
+
+/** How a TLS connection verifies the server: the system's CAs, a CA file, or (development only) not at all. */
+async function promptTls(previous: TlsSettings | undefined, title: string): Promise<TlsSettings | undefined> {
+  type Choice = vscode.QuickPickItem & { pick: 'system' | 'file' | 'insecure' };
+  const items: Choice[] = [
+    { label: "Verify with the system's CAs", pick: 'system' },
+    {
+      label: 'Verify with a CA file…',
+      description: previous?.caFile,
+      detail: 'A PEM file with the CA that signed the server certificate',
+      pick: 'file',
+    },
+    {
+      label: "Don't verify the certificate",
+      detail:
+        'Throwaway development servers only: anyone on the path can read the password. The connection shows a warning.',
+      pick: 'insecure',
+    },
+  ];
+  const current = previous?.allowInsecure ? 'insecure' : previous?.caFile ? 'file' : 'system';
+  const choice = await vscode.window.showQuickPick(
+    items.map((item) => ({ ...item, picked: item.pick === current })),
+    { title, placeHolder: 'How should this connection verify the TLS certificate?', ignoreFocusOut: true },
+  );
+  if (!choice) return undefined;
+  if (choice.pick === 'system') return {};
+  if (choice.pick === 'insecure') return { allowInsecure: true };
+  const [file] =
+    (await vscode.window.showOpenDialog({
+      title: 'CA certificate (PEM)',
+      canSelectMany: false,
+      filters: { 'PEM certificates': ['pem', 'crt', 'cer'], 'All files': ['*'] },
+      ...(previous?.caFile ? { defaultUri: vscode.Uri.file(previous.caFile) } : {}),
+    })) ?? [];
+  return file ? { caFile: file.fsPath } : undefined;
 }
 
 async function saveWithProgress(ctx: Ctx, input: NewConnection, existingId?: string): Promise<Outcome> {
@@ -99,7 +139,7 @@ async function run(
   }
 }
 
-/** `args` skips the prompts: `{ name, url, username?, password? }`. */
+/** `args` skips the prompts: `{ name, url, username?, password?, tls?: { caFile?, allowInsecure? } }`. */
 export function addConnection(ctx: Ctx): Cmd {
   return (args?: NewConnection) => run(ctx, args);
 }

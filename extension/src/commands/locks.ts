@@ -2,9 +2,11 @@
 // pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
 import * as vscode from 'vscode';
 import { LockScripts } from '../../../pack/runtime';
-import { describeActionError, describeConnectionError, type ConnectionConfig } from '../connections/config';
+import { describeActionError, describeConnectionError } from '../connections/errors';
+import type { ConnectionConfig } from '../connections/saved';
 import type { Cmd, Ctx } from '../ctx';
 import { escapeBytes } from '../locks/classify';
+import type { LocksController } from '../locksController';
 import type { LocksTree } from '../views/locksTree';
 import type { ConnectionNode, LockNode, MoreNode } from '../views/nodes';
 import { pickConnection } from './pickConnection';
@@ -22,7 +24,7 @@ async function scripts(ctx: Ctx, config: ConnectionConfig): Promise<LockScripts>
   return new LockScripts((await ctx.connections.connect(config)).redis, ctx.pack);
 }
 
-export function release(ctx: Ctx, tree: LocksTree): Cmd {
+export function release(ctx: Ctx, controller: LocksController): Cmd {
   return async (node?: LockNode, options?: { confirmed?: boolean }): Promise<LockOutcome | undefined> => {
     const token = node && tokenOf(node);
     if (!node || !token) return undefined;
@@ -41,7 +43,7 @@ export function release(ctx: Ctx, tree: LocksTree): Cmd {
     try {
       ctx.log.info(`${node.config.name}: EVALSHA release ${key}`);
       const released = await (await scripts(ctx, node.config)).release(node.lock.key, token);
-      void tree.refresh(node.config);
+      void controller.refresh(node.config);
       if (released) {
         vscode.window.setStatusBarMessage(`Released ${key}`, 4000);
         return 'released';
@@ -58,7 +60,7 @@ export function release(ctx: Ctx, tree: LocksTree): Cmd {
   };
 }
 
-export function extend(ctx: Ctx, tree: LocksTree): Cmd {
+export function extend(ctx: Ctx, controller: LocksController): Cmd {
   return async (node?: LockNode, ttl?: string): Promise<LockOutcome | undefined> => {
     if (!node || node.lock.kind !== 'token') return undefined;
     const key = escapeBytes(node.lock.key);
@@ -80,7 +82,7 @@ export function extend(ctx: Ctx, tree: LocksTree): Cmd {
       const extended = await (
         await scripts(ctx, node.config)
       ).extend(node.lock.key, node.lock.token, Number(ms.trim()));
-      void tree.refresh(node.config);
+      void controller.refresh(node.config);
       if (extended) return 'extended';
       void vscode.window.showWarningMessage(
         `${key} changed hands or expired since the view read it: its TTL was not changed.`,
@@ -107,14 +109,14 @@ export function copyToken(): Cmd {
   };
 }
 
-export function refresh(ctx: Ctx, tree: LocksTree): Cmd {
+export function refresh(ctx: Ctx, controller: LocksController): Cmd {
   return async (node?: ConnectionNode) => {
     if (node?.kind === 'connection') {
       if (ctx.connections.session(node.config.id)?.state.kind !== 'connected')
         await ctx.connections.connect(node.config).catch(() => {});
-      await tree.refresh(node.config);
+      await controller.refresh(node.config);
     } else {
-      await tree.refreshAll(true);
+      await controller.refreshAll(true);
     }
   };
 }
@@ -123,11 +125,11 @@ export function refresh(ctx: Ctx, tree: LocksTree): Cmd {
 export type EnableOutcome = 'live' | 'cancelled' | { polling: string } | { error: string };
 
 /** Turns on the server events the view needs, after a modal confirmation: it changes the server's config. */
-export function enableNotifications(ctx: Ctx, tree: LocksTree): Cmd {
+export function enableNotifications(ctx: Ctx, controller: LocksController): Cmd {
   return async (node?: ConnectionNode, options?: { confirmed?: boolean }): Promise<EnableOutcome | undefined> => {
     const config = node?.config ?? (await pickConnection(ctx, 'Enable keyspace notifications on which Redis?'));
     if (!config) return undefined;
-    const mode = tree.liveMode(config.id);
+    const mode = controller.liveMode(config.id);
     if (mode?.kind === 'notifications') return 'live';
     if (!options?.confirmed) {
       const flags = mode?.kind === 'polling' && mode.enable ? `'${mode.enable}'` : "the current flags plus 'K$gxh'";
@@ -146,7 +148,7 @@ export function enableNotifications(ctx: Ctx, tree: LocksTree): Cmd {
     }
     try {
       ctx.log.info(`${config.name}: CONFIG SET notify-keyspace-events`);
-      const after = await tree.enableNotifications(config);
+      const after = await controller.enableNotifications(config);
       return after.kind === 'notifications' ? 'live' : { polling: after.reason };
     } catch (error) {
       const message = `Could not enable keyspace notifications: ${describeConnectionError(error, config.name)}`;
@@ -156,9 +158,9 @@ export function enableNotifications(ctx: Ctx, tree: LocksTree): Cmd {
   };
 }
 
-export function loadMore(tree: LocksTree): Cmd {
+export function loadMore(controller: LocksController): Cmd {
   return async (node?: MoreNode) => {
-    if (node) await tree.loadMore(node.config);
+    if (node) await controller.loadMore(node.config);
   };
 }
 

@@ -1,6 +1,6 @@
 // Which connection a palette command acts on: the only one, or the user's pick.
 import * as vscode from 'vscode';
-import type { ConnectionConfig } from '../connections/config';
+import type { ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
 
 export async function pickConnection(ctx: Ctx, title: string): Promise<ConnectionConfig | undefined> {

@@ -2,8 +2,9 @@
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES } from '../../../pack/pack';
 import { LockScripts } from '../../../pack/runtime';
-import { describeActionError, type ConnectionConfig } from '../connections/config';
+import { describeActionError } from '../connections/errors';
 import type { Cmd, Ctx } from '../ctx';
+import type { ConnectionNode } from '../views/nodes';
 import type { ScriptNode, ScriptStatusNode, ScriptsTree } from '../views/scriptsTree';
 import { pickConnection } from './pickConnection';
 
@@ -23,7 +24,7 @@ export function scriptContentProvider(ctx: Ctx): vscode.TextDocumentContentProvi
 export type LoadOutcome = { ok: true; shas: Record<string, string> } | { ok: false; message: string };
 
 export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
-  return async (node?: { config: ConnectionConfig }): Promise<LoadOutcome | undefined> => {
+  return async (node?: ConnectionNode | ScriptStatusNode): Promise<LoadOutcome | undefined> => {
     const config = node?.config ?? (await pickConnection(ctx, 'Load Lock Scripts into which Redis?'));
     if (!config) return undefined;
     let shas: Record<string, string>;

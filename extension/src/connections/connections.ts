@@ -1,13 +1,15 @@
-// The saved connections (setting redisLocksmith.connections, no secrets) with their passwords
-// (SecretStorage only) and their live sessions. The one place that creates ioredis clients.
+// The saved connections (Config.connections, no secrets) with their passwords (SecretStorage
+// only) and their live sessions. The one place that creates ioredis clients.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Pack } from '../../../pack/pack';
 import { LockScripts } from '../../../pack/runtime';
-import { ConnectionError, describeActionError, parseRedisUrl, type ConnectionConfig, type TlsSettings } from './config';
+import type { Config } from '../config';
+import { ConnectionError, describeActionError } from './errors';
+import type { ConnectionConfig, TlsSettings } from './saved';
 import { Session } from './session';
+import { parseRedisUrl } from './url';
 
-const SETTING = 'connections';
 const secretKey = (id: string) => `redisLocksmith.password.${id}`;
 
 export interface NewConnection {
@@ -16,6 +18,8 @@ export interface NewConnection {
   username?: string;
   /** Undefined keeps the stored password (edit); '' removes it. */
   password?: string;
+  /** How a `rediss://` server is verified; ignored for plain connections. Undefined keeps the saved one (edit). */
+  tls?: TlsSettings;
 }
 
 export class Connections implements vscode.Disposable {
@@ -23,26 +27,20 @@ export class Connections implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<ConnectionConfig | undefined>();
   /** Fires with a connection whose state changed, or undefined when the list changed. */
   readonly onDidChange = this.changed.event;
-  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly subscription: vscode.Disposable;
 
   constructor(
+    private readonly config: Config,
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
     private readonly pack: Pack,
   ) {
-    this.subscriptions.push(
-      vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration(`redisLocksmith.${SETTING}`)) this.reconcile();
-        // New TLS settings apply on the next connect.
-        if (event.affectsConfiguration('redisLocksmith.tls')) this.disconnectAll();
-      }),
-    );
+    this.subscription = config.onDidChange((change) => change.connections && this.reconcile());
     void this.updateContext();
   }
 
   list(): ConnectionConfig[] {
-    const saved = vscode.workspace.getConfiguration('redisLocksmith').get<ConnectionConfig[]>(SETTING) ?? [];
-    return saved.filter((config) => config && typeof config.id === 'string' && typeof config.url === 'string');
+    return this.config.connections;
   }
 
   get(id: string): ConnectionConfig | undefined {
@@ -58,9 +56,7 @@ export class Connections implements vscode.Disposable {
     const existing = this.sessions.get(config.id);
     if (existing && existing.state.kind !== 'error' && existing.state.kind !== 'closed') return existing;
     existing?.dispose();
-    const session = new Session(config, await this.secrets.get(secretKey(config.id)), this.tlsSettings(), (line) =>
-      this.log.info(line),
-    );
+    const session = new Session(config, await this.secrets.get(secretKey(config.id)), (line) => this.log.info(line));
     this.sessions.set(config.id, session);
     session.onDidChange(() => this.changed.fire(config));
     session.onDidChangeMasters(() => void this.reloadScripts(config, session));
@@ -87,15 +83,20 @@ export class Connections implements vscode.Disposable {
   async save(input: NewConnection, existingId?: string): Promise<ConnectionConfig> {
     const parsed = parseRedisUrl(input.url);
     const id = existingId ?? randomUUID();
+    const username = input.username || parsed.username;
+    // Editing without new TLS settings keeps the connection's own.
+    const tlsInput = input.tls ?? (existingId ? this.get(existingId)?.tls : undefined);
+    const tls = parsed.tls && (tlsInput?.caFile || tlsInput?.allowInsecure) ? tlsOf(tlsInput) : undefined;
     const config: ConnectionConfig = {
       id,
       name: input.name.trim() || parsed.url,
       url: parsed.url,
-      ...(input.username || parsed.username ? { username: input.username || parsed.username } : {}),
+      ...(username ? { username } : {}),
+      ...(tls ? { tls } : {}),
     };
     const password =
       input.password ?? parsed.password ?? (existingId ? await this.secrets.get(secretKey(existingId)) : undefined);
-    const probe = new Session(config, password, this.tlsSettings(), (line) => this.log.info(`(check) ${line}`));
+    const probe = new Session(config, password, (line) => this.log.info(`(check) ${line}`));
     try {
       await probe.connect();
     } finally {
@@ -103,15 +104,19 @@ export class Connections implements vscode.Disposable {
     }
     if (password) await this.secrets.store(secretKey(id), password);
     else await this.secrets.delete(secretKey(id));
-    const others = this.list().filter((other) => other.id !== id);
-    const index = this.list().findIndex((other) => other.id === id);
-    const next = [...others];
+    const saved = this.list();
+    const index = saved.findIndex((other) => other.id === id);
+    const next = saved.filter((other) => other.id !== id);
     next.splice(index < 0 ? next.length : index, 0, config);
-    this.sessions.get(id)?.dispose();
-    this.sessions.delete(id);
+    this.drop(id);
     await this.write(next);
+    const verification = config.tls?.allowInsecure
+      ? ', TLS not verified'
+      : config.tls?.caFile
+        ? `, CA ${config.tls.caFile}`
+        : '';
     this.log.info(
-      `saved connection ${config.name} (${config.url}${config.username ? `, user ${config.username}` : ''})`,
+      `saved connection ${config.name} (${config.url}${username ? `, user ${username}` : ''}${verification})`,
     );
     return config;
   }
@@ -119,49 +124,35 @@ export class Connections implements vscode.Disposable {
   async remove(id: string): Promise<void> {
     const config = this.get(id);
     if (!config) throw new ConnectionError('That connection no longer exists.');
-    this.sessions.get(id)?.dispose();
-    this.sessions.delete(id);
+    this.drop(id);
     await this.secrets.delete(secretKey(id));
     await this.write(this.list().filter((other) => other.id !== id));
     this.log.info(`removed connection ${config.name}`);
   }
 
-  /** True when a password is stored for the connection (tests and the edit flow). */
-  async hasPassword(id: string): Promise<boolean> {
-    return (await this.secrets.get(secretKey(id))) !== undefined;
+  /** Replaces the saved list as is (the one-time TLS migration); sessions reconnect with the new settings. */
+  async replaceAll(connections: readonly ConnectionConfig[]): Promise<void> {
+    for (const id of [...this.sessions.keys()]) this.drop(id);
+    await this.write(connections);
   }
 
-  tlsSettings(): TlsSettings {
-    const tls = vscode.workspace.getConfiguration('redisLocksmith.tls');
-    return {
-      caFile: tls.get<string>('caFile') || undefined,
-      allowInsecure: tls.get<boolean>('allowInsecure') ?? false,
-    };
+  private drop(id: string): void {
+    this.sessions.get(id)?.dispose();
+    this.sessions.delete(id);
   }
 
-  private async write(configs: ConnectionConfig[]): Promise<void> {
-    await vscode.workspace
-      .getConfiguration('redisLocksmith')
-      .update(SETTING, configs, vscode.ConfigurationTarget.Global);
+  private async write(connections: readonly ConnectionConfig[]): Promise<void> {
+    await this.config.saveConnections(connections);
     this.reconcile();
   }
 
-  /** Drops sessions of connections that are gone and tells the views. */
+  /** Drops sessions of connections that are gone or changed, and tells the views. */
   private reconcile(): void {
-    const ids = new Set(this.list().map((config) => config.id));
+    const saved = new Map(this.list().map((config) => [config.id, JSON.stringify(config)]));
     for (const [id, session] of this.sessions) {
-      if (!ids.has(id)) {
-        session.dispose();
-        this.sessions.delete(id);
-      }
+      if (saved.get(id) !== JSON.stringify(session.config)) this.drop(id);
     }
     void this.updateContext();
-    this.changed.fire(undefined);
-  }
-
-  private disconnectAll(): void {
-    for (const session of this.sessions.values()) session.dispose();
-    this.sessions.clear();
     this.changed.fire(undefined);
   }
 
@@ -170,8 +161,12 @@ export class Connections implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.disconnectAll();
+    for (const id of [...this.sessions.keys()]) this.drop(id);
     this.changed.dispose();
-    for (const subscription of this.subscriptions) subscription.dispose();
+    this.subscription.dispose();
   }
+}
+
+function tlsOf(input: TlsSettings): TlsSettings {
+  return { ...(input.caFile ? { caFile: input.caFile } : {}), ...(input.allowInsecure ? { allowInsecure: true } : {}) };
 }

@@ -4,16 +4,10 @@
 import { EventEmitter } from 'node:events';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../../../pack/runtime';
-import {
-  clusterOptions,
-  ConnectionError,
-  describeConnectionError,
-  parseRedisUrl,
-  redisOptions,
-  type ConnectionConfig,
-  type TlsSettings,
-  type Topology,
-} from './config';
+import { ConnectionError, describeConnectionError } from './errors';
+import { clusterOptions, redisOptions } from './options';
+import type { ConnectionConfig } from './saved';
+import { parseRedisUrl, type Topology } from './url';
 
 export type SessionState =
   | { kind: 'connecting' }
@@ -40,7 +34,6 @@ export class Session {
   constructor(
     readonly config: ConnectionConfig,
     password: string | undefined,
-    private readonly tls: TlsSettings = {},
     private readonly log: (line: string) => void = () => {},
   ) {
     const parsed = parseRedisUrl(config.url);
@@ -53,7 +46,7 @@ export class Session {
     const retry = (attempt: number) =>
       !this.everReady || FATAL.test(String(this.lastError)) ? null : Math.min(attempt * 250, 2000);
     if (parsed.kind === 'cluster') {
-      const { seeds, options } = clusterOptions(config, password, tls);
+      const { seeds, options } = clusterOptions(config, password);
       const cluster = new ioredis.Cluster(seeds, { ...options, clusterRetryStrategy: retry });
       // A failover or resharding changes the masters: the slot map is re-read on MOVED and every 5 s.
       cluster.on('refresh', () => this.everReady && this.current.kind === 'connected' && void this.announceReady());
@@ -63,7 +56,7 @@ export class Session {
       this.redis = cluster;
     } else {
       this.redis = new ioredis.default({
-        ...redisOptions(config, password, tls),
+        ...redisOptions(config, password),
         retryStrategy: retry,
         sentinelRetryStrategy: retry,
       });
@@ -71,7 +64,7 @@ export class Session {
     this.redis.on('error', (error) => {
       this.lastError = error;
       this.log(
-        `${config.name}: ${describeConnectionError(error, this.target, { tls: this.tls, connecting: !this.everReady })}`,
+        `${config.name}: ${describeConnectionError(error, this.target, { tls: this.config.tls, connecting: !this.everReady })}`,
       );
     });
     this.redis.on('reconnecting', () =>
@@ -84,7 +77,7 @@ export class Session {
     this.redis.on('ready', () => this.everReady && void this.announceReady());
     this.redis.on('end', () => {
       if (this.current.kind !== 'closed') {
-        const context = { tls: this.tls, connecting: !this.everReady };
+        const context = { tls: this.config.tls, connecting: !this.everReady };
         this.set({
           kind: 'error',
           message: describeConnectionError(this.lastError ?? 'connection closed', this.target, context),
@@ -165,7 +158,7 @@ export class Session {
       const message =
         error instanceof ConnectionError
           ? error.message
-          : describeConnectionError(this.lastError ?? error, this.target, { tls: this.tls, connecting: true });
+          : describeConnectionError(this.lastError ?? error, this.target, { tls: this.config.tls, connecting: true });
       this.set({ kind: 'error', message });
       this.redis.disconnect();
       throw new ConnectionError(message);

@@ -1,8 +1,6 @@
 // Finds lock keys on one Redis node, a page at a time: SCAN with MATCH and COUNT (never KEYS),
 // then each key's type, TTL and a bounded sample of its value in pipelines. Every command is
 // O(1) or bounded by a small COUNT, so none blocks a big production keyspace for long.
-//
-// discoverLocks reads one node; discoverOnNodes reads several (a Cluster's masters) as one listing.
 import type { ChainableCommander, Redis } from 'ioredis';
 import {
   classifyKey,
@@ -14,6 +12,7 @@ import {
   type ValueSample,
 } from './classify';
 import { escapeGlob, globMatches, literalRuns } from './glob';
+import { MAX_SCAN_COUNT, type ScanPacer } from './schedule';
 
 /**
  * Common lock key names, plus ShedLock's default `job-lock:` prefix. Redisson names its lock
@@ -39,6 +38,8 @@ export interface DiscoverOptions {
   readonly after?: DiscoveryCursor;
   /** Aborting rejects the page with `signal.reason` at once; commands already sent finish unread. */
   readonly signal?: AbortSignal;
+  /** Sizes each SCAN step from the last ones' latency (the monitor keeps one per node); COUNT 1000 without. */
+  readonly pacer?: ScanPacer;
 }
 
 export interface DiscoveryPage {
@@ -69,8 +70,6 @@ export interface PlannedScan {
   readonly patterns?: readonly Buffer[];
 }
 
-// About 1000 hash buckets per SCAN: about 0.7 ms of server time on 10^6 keys (on 2 shared cores).
-const SCAN_COUNT = 1000;
 // Keys per detail pipeline, and pipelines in flight: enough to keep the connection busy while
 // bounding what one burst asks of the server.
 const DETAIL_BATCH = 256;
@@ -90,56 +89,8 @@ export async function discoverLocks(node: Redis, options: DiscoverOptions = {}):
   options.signal?.throwIfAborted();
   const limit = checkLimit(options.limit);
   const start = options.after ?? startCursor(options.patterns ?? DEFAULT_LOCK_PATTERNS);
-  const { entries, cursor } = await new PageRead(node, limit, start).run(options.signal);
+  const { entries, cursor } = await new PageRead(node, limit, start, options.pacer).run(options.signal);
   return { entries, next: hasMore(cursor) ? cursor : undefined };
-}
-
-export interface NodesCursor {
-  /** Per node name, where its scan stopped; nodes scanned through are left out. */
-  readonly nodes: ReadonlyMap<string, DiscoveryCursor>;
-}
-
-export interface NodesPage {
-  readonly entries: LockEntry[];
-  readonly next?: NodesCursor;
-}
-
-/**
- * One page across several nodes (a Cluster's masters, by name): each is scanned in parallel,
- * and at most `limit` locks are kept in total, taken from the nodes in turn. The keys read
- * beyond that go back into their node's cursor, so Load more lists them. A node that is no
- * longer in `nodes` (after a failover) is dropped from `after`; the next refresh finds its keys.
- */
-export async function discoverOnNodes(
-  nodes: ReadonlyMap<string, Redis>,
-  options: Omit<DiscoverOptions, 'after'> & { after?: NodesCursor } = {},
-): Promise<NodesPage> {
-  options.signal?.throwIfAborted();
-  const limit = checkLimit(options.limit);
-  const patterns = options.patterns ?? DEFAULT_LOCK_PATTERNS;
-  const targets = [...nodes].filter(([name]) => !options.after || options.after.nodes.has(name));
-  const pages = await Promise.all(
-    targets.map(async ([name, node]) => ({
-      name,
-      ...(await new PageRead(node, limit, options.after?.nodes.get(name) ?? startCursor(patterns)).run(options.signal)),
-    })),
-  );
-  const kept = pages.map(() => 0);
-  const entries: LockEntry[] = [];
-  for (let round = 0; entries.length < limit && pages.some((page) => page.entries.length > round); round++) {
-    pages.forEach((page, i) => {
-      if (entries.length < limit && round < page.entries.length) {
-        entries.push(page.entries[round]);
-        kept[i]++;
-      }
-    });
-  }
-  const rest = new Map<string, DiscoveryCursor>();
-  pages.forEach(({ name, entries: read, cursor }, i) => {
-    const next = { ...cursor, found: [...read.slice(kept[i]).map((entry) => entry.key), ...cursor.found] };
-    if (hasMore(next)) rest.set(name, next);
-  });
-  return { entries, next: rest.size ? { nodes: rest } : undefined };
 }
 
 /** The current details of `keys` on `node`, in the same pipelines as discovery; keys that are gone are left out. */
@@ -239,6 +190,7 @@ class PageRead {
     private readonly node: Redis,
     private readonly limit: number,
     start: DiscoveryCursor,
+    private readonly pacer?: ScanPacer,
   ) {
     this.scans = start.scans.map((progress) => ({ ...progress, busy: false }));
     this.found = [...start.found];
@@ -305,10 +257,15 @@ class PageRead {
 
   private async scanStep(scan: { scan: PlannedScan; cursor: string; done: boolean }): Promise<void> {
     const { match, patterns } = scan.scan;
-    const [cursor, keys] = (await this.node.callBuffer('SCAN', scan.cursor, 'MATCH', match, 'COUNT', SCAN_COUNT)) as [
+    const count = this.pacer?.count ?? MAX_SCAN_COUNT;
+    // Steps sent side by side queue behind each other on the server: each is charged its share.
+    const sharing = this.scans.filter((other) => other.busy).length;
+    const sent = performance.now();
+    const [cursor, keys] = (await this.node.callBuffer('SCAN', scan.cursor, 'MATCH', match, 'COUNT', count)) as [
       Buffer,
       Buffer[],
     ];
+    this.pacer?.record((performance.now() - sent) / Math.max(1, sharing));
     scan.cursor = cursor.toString();
     scan.done = scan.cursor === '0';
     for (const key of keys) {

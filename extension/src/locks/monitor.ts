@@ -1,84 +1,111 @@
-// The locks of one connection as the Locks view shows them, kept current: full re-reads (at
-// most one in flight, cancellable), Load more, and, where the server publishes keyspace
-// notifications, live updates that re-read only the keys that changed. No `vscode`.
+// The locks of one connection as the Locks view shows them, kept current at a cost of O(locks),
+// not O(keyspace): the listed locks are re-read on every tick (pipelined), while full scans for
+// new lock keys run per node on a schedule that keeps them under 2 % of the server's time (see
+// schedule.ts). Where the server publishes keyspace notifications, changed keys are re-read as
+// they change and nothing runs on a timer. At most one read in flight; an explicit refresh
+// cancels it and scans at once. No `vscode`.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { LockEntry } from './classify';
-import { discoverOnNodes, readLocks, type NodesCursor } from './discovery';
+import { discoverLocks, readLocks } from './discovery';
+import { KeyspaceEvents, type KeyEvent, type LiveMode, type MonitorSource } from './keyspaceEvents';
+import { ScanPacer, ScanSchedule } from './schedule';
 
-/** What the monitor needs from a connection (a Session): its data nodes and their names. */
-export interface MonitorSource {
-  readonly db: number;
-  masters(): Redis[];
-  nodeName(node: Redis): string;
-  /** Runs `action` on every node, replicas included: where notify-keyspace-events is set. */
-  onEveryNode<T>(action: (node: Redis) => Promise<T>): Promise<T[]>;
-}
+export type { LiveMode, MonitorSource } from './keyspaceEvents';
 
 export interface MonitorSettings {
-  patterns: string[];
+  patterns: readonly string[];
   /** Locks per page: the first read and each Load more. */
   limit: number;
+  /** The view's refresh interval: listed locks are re-read this often, and no scan runs more often. */
+  intervalMs: number;
 }
 
-/** How the listing stays current: pushed by the server, or re-read on the view's timer. */
-export type LiveMode =
-  | { kind: 'notifications' }
-  /** `enable`: the flags to CONFIG SET, when CONFIG GET worked and only the flags are missing. */
-  | { kind: 'polling'; reason: string; enable?: string };
+/** What the view shows of a connection, as of the last read. */
+export interface MonitorSnapshot {
+  readonly locks: readonly LockEntry[];
+  /** More keys match than are listed: Load more continues. */
+  readonly more: boolean;
+  /** Why the last read failed; the listing before it stays. */
+  readonly error?: string;
+  /** When the listing was last read, in any way; 0 before the first read. */
+  readonly readAt: number;
+  /** When the key list was last complete: the oldest of the nodes' last full scans; 0 before. */
+  readonly scannedAt: number;
+  /** When the next scheduled full scan is due (polling only). */
+  readonly nextScanAt?: number;
+  readonly live: LiveMode;
+  readonly patterns: readonly string[];
+  /** A read is running. */
+  readonly busy: boolean;
+}
 
-// The event classes the view needs: K keyspace channels, g generic (del, expire, rename),
-// $ string (set), x expired. `h` (hash) is added when enabling, for Redisson's hash locks.
-const NEEDED = ['K', 'g', '$', 'x'];
-const ENABLE = [...NEEDED, 'h'];
+export type ChangeKind = 'rows' | 'values';
+
 // Events after which the key no longer holds what the view shows.
 const GONE = new Set(['del', 'expired', 'evicted', 'rename_from', 'unlink']);
 // Changes arriving within this window are read back in one pipeline per node.
 const BATCH_MS = 20;
 
-/** The flags the view needs that `flags` (the value of notify-keyspace-events) lacks. */
-export function missingLockEvents(flags: string): string[] {
-  const expanded = flags.replace('A', 'g$lshzxetd');
-  return NEEDED.filter((flag) => !expanded.includes(flag));
+/** One data node's part of the listing and its own scan schedule. */
+interface NodeListing {
+  readonly node: Redis;
+  locks: LockEntry[];
+  /** The last scan stopped at the page size with keys left. */
+  more: boolean;
+  readonly schedule: ScanSchedule;
+  readonly pacer: ScanPacer;
 }
-
-/** `flags` with what the view needs added; nothing the user set is removed. */
-export function withLockEvents(flags: string): string {
-  const expanded = flags.replace('A', 'g$lshzxetd');
-  return flags + ENABLE.filter((flag) => !expanded.includes(flag)).join('');
-}
-
-export type ChangeKind = 'rows' | 'values';
 
 export class LockMonitor {
-  locks: LockEntry[] = [];
-  /** Where Load more continues; undefined when every node was scanned through. */
-  cursor?: NodesCursor;
-  /** Locks the user asked to see (grows with Load more; a refresh re-reads that many). */
-  wanted = 0;
-  patterns: string[] = [];
-  error?: string;
-  /** When the last full read landed; 0 before the first. */
-  readAt = 0;
-  live: LiveMode = { kind: 'polling', reason: 'not started' };
+  private readonly nodes = new Map<string, NodeListing>();
+  /** Locks the user asked to see (grows with Load more). */
+  private wanted = 0;
+  private patterns: readonly string[] = [];
+  private error?: string;
+  private readAt = 0;
   private inFlight?: AbortController;
   private readonly events = new EventEmitter();
-  private subscribers: Redis[] = [];
-  private readonly pending = new Map<string, { key: Buffer; node: Redis; gone: boolean }>();
+  private readonly keyspace: KeyspaceEvents;
+  private readonly pending = new Map<string, KeyEvent>();
   private flushTimer?: NodeJS.Timeout;
-  /** Bumped by every start and stop of the live updates: an older start that finishes late backs off. */
-  private generation = 0;
   private disposed = false;
 
   constructor(
     readonly source: MonitorSource,
     private readonly settings: () => MonitorSettings,
     private readonly log: (line: string) => void = () => {},
-  ) {}
+  ) {
+    this.keyspace = new KeyspaceEvents(
+      source,
+      () => this.settings().patterns,
+      {
+        change: (event) => this.noteChange(event),
+        // Events published while a subscriber was away are lost: a full read makes up for them.
+        resubscribed: () => void this.refresh(true),
+      },
+      log,
+    );
+  }
 
-  /** A read is running (the first one, a refresh or Load more). */
-  get busy(): boolean {
-    return this.inFlight !== undefined;
+  snapshot(): MonitorSnapshot {
+    const listings = [...this.nodes.values()];
+    const scans = listings.map((listing) => listing.schedule);
+    const scannedAt =
+      scans.length && scans.every((scan) => scan.scannedAt) ? Math.min(...scans.map((s) => s.scannedAt!)) : 0;
+    const nextScans = scans.map((scan) => scan.nextAt).filter((at): at is number => at !== undefined);
+    const { locks, more } = mergeListings(listings, this.wanted);
+    return {
+      locks,
+      more,
+      error: this.error,
+      readAt: this.readAt,
+      scannedAt,
+      nextScanAt: this.keyspace.live.kind === 'polling' && nextScans.length ? Math.min(...nextScans) : undefined,
+      live: this.keyspace.live,
+      patterns: this.patterns,
+      busy: this.inFlight !== undefined,
+    };
   }
 
   /** `rows`: keys came or went (the rows must be rebuilt); `values`: the same keys with new values. */
@@ -88,135 +115,151 @@ export class LockMonitor {
   }
 
   /**
-   * Re-reads the listing. At most one read is in flight: without `cancel` a call while one runs
-   * returns at once; with it, the running read is aborted and a new one starts.
+   * A full read now: every node is scanned for lock keys. At most one read is in flight: without
+   * `cancel` a call while one runs returns at once; with it (an explicit Refresh), the running
+   * read is aborted and this one starts.
    */
   async refresh(cancel = false): Promise<void> {
+    if (!this.claim(cancel)) return;
+    const { limit } = this.settings();
+    this.wanted = Math.max(limit, this.wanted);
+    await this.read('scan-all');
+  }
+
+  /**
+   * The view's timer, while polling: re-reads the listed locks (owners and TTLs stay current),
+   * and scans the nodes whose schedule is due for new lock keys. Does nothing while a read runs
+   * or while keyspace notifications keep the listing current.
+   */
+  async tick(): Promise<void> {
+    if (this.keyspace.live.kind === 'notifications' || this.readAt === 0) return;
+    if (!this.claim(false)) return;
+    await this.read('tick');
+  }
+
+  /** Lists `limit` more locks: every node is scanned again for the larger page. */
+  async loadMore(): Promise<void> {
+    if (!this.snapshot().more || !this.claim(false)) return;
+    this.wanted += this.settings().limit;
+    await this.read('scan-all');
+  }
+
+  /** Takes the one read slot; with `cancel`, from a read that holds it. */
+  private claim(cancel: boolean): boolean {
     if (this.inFlight) {
-      if (!cancel) return;
+      if (!cancel) return false;
       this.inFlight.abort();
     }
-    await this.read(false);
+    this.inFlight = new AbortController();
+    return true;
   }
 
-  /** Continues the scan where the last page stopped. */
-  async loadMore(): Promise<void> {
-    if (!this.cursor || this.inFlight) return;
-    await this.read(true);
-  }
-
-  private async read(more: boolean): Promise<void> {
-    const { patterns, limit } = this.settings();
-    const wanted = more ? this.wanted + limit : Math.max(limit, this.wanted);
-    const controller = new AbortController();
-    this.inFlight = controller;
-    const nodes = new Map(this.source.masters().map((node) => [this.source.nodeName(node), node]));
+  private async read(kind: 'scan-all' | 'tick'): Promise<void> {
+    const controller = this.inFlight!;
+    const { signal } = controller;
+    const settings = this.settings();
+    const patternsChanged = settings.patterns.join('\n') !== this.patterns.join('\n');
+    const listings = this.currentNodes();
+    let rows = kind === 'scan-all';
     try {
-      const page = await discoverOnNodes(nodes, {
-        patterns,
-        limit: more ? limit : wanted,
-        after: more ? this.cursor : undefined,
-        signal: controller.signal,
+      const work = [...listings].map(async ([name, listing]) => {
+        if (kind === 'scan-all' || patternsChanged || listing.schedule.due(Date.now())) {
+          const before = listing.locks.length;
+          await this.scan(name, listing, settings, signal);
+          rows ||= listing.locks.length !== before;
+        } else {
+          rows = (await this.reread(listing, signal)) || rows;
+        }
       });
-      if (controller.signal.aborted || this.disposed) return;
-      this.log(
-        `SCAN MATCH ${patterns.join(' | ')} on ${nodes.size} node${nodes.size === 1 ? '' : 's'}: ${page.entries.length} keys${page.next ? ', more to load' : ''}`,
-      );
-      this.locks = more ? [...this.locks, ...page.entries] : page.entries;
-      this.cursor = page.next;
-      this.wanted = wanted;
-      this.patterns = patterns;
+      await Promise.all(work);
+      if (signal.aborted || this.disposed) return;
+      this.patterns = settings.patterns;
       this.error = undefined;
       this.readAt = Date.now();
     } catch (error) {
-      if (controller.signal.aborted || this.disposed) return;
+      if (signal.aborted || this.disposed) return;
       this.error = (error as Error).message;
       this.log(`reading locks failed: ${this.error}`);
+      rows = true;
     } finally {
       if (this.inFlight === controller) this.inFlight = undefined;
     }
-    this.events.emit('change', 'rows');
+    this.events.emit('change', rows ? 'rows' : 'values');
     // Changes notified while the read ran may be older or newer than what it saw: read them again.
     if (this.pending.size) this.scheduleFlush();
   }
 
-  /**
-   * Subscribes to keyspace notifications for the lock patterns on every data node, when each
-   * publishes them; otherwise stays on polling and says why. Call again after a reconnect or a
-   * failover: the new nodes are checked and subscribed, the old subscriptions dropped.
-   */
-  async startLive(): Promise<LiveMode> {
-    this.stopLive();
-    const generation = ++this.generation;
-    const nodes = this.source.masters();
-    let mode: LiveMode = { kind: 'notifications' };
-    try {
-      for (const node of nodes) {
-        const [, flags = ''] = (await node.config('GET', 'notify-keyspace-events')) as string[];
-        const missing = missingLockEvents(flags);
-        if (missing.length) {
-          const reason = `${this.source.nodeName(node)} has notify-keyspace-events '${flags}', without ${missing.join('')}`;
-          mode = { kind: 'polling', reason, enable: withLockEvents(flags) };
-          break;
-        }
-      }
-      if (mode.kind === 'notifications') await Promise.all(nodes.map((node) => this.subscribe(node)));
-    } catch (error) {
-      // A browse-only ACL user, or a managed service that hides CONFIG: polling is all there is.
-      mode = { kind: 'polling', reason: `cannot use keyspace notifications (${(error as Error).message})` };
+  /** The data nodes now, by name: listings of nodes that are gone (a failover) are dropped. */
+  private currentNodes(): Map<string, NodeListing> {
+    const current = new Map(this.source.masters().map((node) => [this.source.nodeName(node), node]));
+    for (const [name, listing] of this.nodes) {
+      if (current.get(name) !== listing.node) this.nodes.delete(name);
     }
-    // A later call (a reconnect while this one ran) or dispose() owns the subscriptions now.
-    if (generation !== this.generation) return this.live;
-    if (mode.kind === 'polling') this.stopLive();
-    this.live = mode;
-    this.log(mode.kind === 'notifications' ? 'live: keyspace notifications' : `live: polling, ${mode.reason}`);
-    return mode;
+    for (const [name, node] of current) {
+      if (!this.nodes.has(name)) {
+        this.nodes.set(name, { node, locks: [], more: false, schedule: new ScanSchedule(), pacer: new ScanPacer() });
+      }
+    }
+    return this.nodes;
   }
 
-  private async subscribe(node: Redis): Promise<void> {
-    const subscriber = node.duplicate({ connectionName: 'redis-locksmith-events', lazyConnect: true });
-    this.subscribers.push(subscriber);
-    subscriber.on('error', () => {}); // the data connection reports the same outage
-    const prefix = Buffer.from(`__keyspace@${this.source.db}__:`);
-    subscriber.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, event: Buffer) => {
-      this.noteChange(channel.subarray(prefix.length), node, event.toString());
+  /** A full scan of one node for lock keys, timed for its schedule. */
+  private async scan(name: string, listing: NodeListing, settings: MonitorSettings, signal: AbortSignal) {
+    const pinged = performance.now();
+    await abortable(listing.node.ping(), signal);
+    listing.pacer.recordRoundTrip(performance.now() - pinged);
+    const started = performance.now();
+    const page = await discoverLocks(listing.node, {
+      patterns: settings.patterns,
+      limit: this.wanted,
+      signal,
+      pacer: listing.pacer,
     });
-    let ready = false;
-    // Events published while the subscriber was away are lost: a full re-read makes up for them.
-    subscriber.on('ready', () => {
-      if (ready) void this.refresh(true);
-      ready = true;
-    });
-    await subscriber.connect();
-    await subscriber.psubscribe(...this.settings().patterns.map((pattern) => `${prefix.toString()}${pattern}`));
+    const took = performance.now() - started;
+    if (signal.aborted) return;
+    listing.locks = page.entries;
+    listing.more = page.next !== undefined;
+    listing.schedule.record(took, Date.now(), settings.intervalMs);
+    const next = Math.round((listing.schedule.nextAt! - Date.now()) / 1000);
+    this.log(
+      `${name}: SCAN MATCH ${settings.patterns.join(' | ')}: ${page.entries.length} keys${page.next ? ', more to load' : ''} in ${Math.round(took)} ms; next scan in ${next} s`,
+    );
+  }
+
+  /** Re-reads the keys listed for one node; keys that are gone drop out. True when rows changed. */
+  private async reread(listing: NodeListing, signal: AbortSignal): Promise<boolean> {
+    if (!listing.locks.length) return false;
+    const fresh = await readLocks(
+      listing.node,
+      listing.locks.map((lock) => lock.key),
+      signal,
+    );
+    if (signal.aborted) return false;
+    const before = listing.locks;
+    listing.locks = fresh;
+    return fresh.length !== before.length || fresh.some((lock, i) => lock.kind !== before[i].kind);
+  }
+
+  startLive(): Promise<LiveMode> {
+    return this.keyspace.start();
   }
 
   stopLive(): void {
-    this.generation++;
-    for (const subscriber of this.subscribers) subscriber.disconnect();
-    this.subscribers = [];
-    this.live = { kind: 'polling', reason: 'stopped' };
+    this.keyspace.stop();
   }
 
   /**
-   * Sets notify-keyspace-events to each node's current flags plus the ones the view needs, on
-   * every node (a Cluster's replicas too, so a promoted replica keeps publishing), then
-   * subscribes. Only on the user's explicit confirmation: it changes the server's config.
+   * Turns keyspace notifications on (every node, replicas included) and subscribes, then reads
+   * the listing again. Only on the user's explicit confirmation: it changes the server's config.
    */
   async enableNotifications(): Promise<LiveMode> {
-    await this.source.onEveryNode(async (node) => {
-      const [, flags = ''] = (await node.config('GET', 'notify-keyspace-events')) as string[];
-      if (missingLockEvents(flags).length) await node.config('SET', 'notify-keyspace-events', withLockEvents(flags));
-    });
-    const mode = await this.startLive();
+    const mode = await this.keyspace.enable();
     if (mode.kind === 'notifications') await this.refresh(true);
     return mode;
   }
 
-  private noteChange(key: Buffer, node: Redis, event: string): void {
-    const id = key.toString('latin1');
-    const gone = GONE.has(event);
-    this.pending.set(id, { key, node, gone });
+  private noteChange(event: KeyEvent): void {
+    this.pending.set(event.key.toString('latin1'), event);
     if (!this.inFlight) this.scheduleFlush();
   }
 
@@ -233,36 +276,47 @@ export class LockMonitor {
     const changes = [...this.pending.values()];
     this.pending.clear();
     const byNode = new Map<Redis, Buffer[]>();
-    for (const { key, node, gone } of changes) if (!gone) byNode.set(node, [...(byNode.get(node) ?? []), key]);
+    for (const { key, node, event } of changes) {
+      if (!GONE.has(event)) byNode.set(node, [...(byNode.get(node) ?? []), key]);
+    }
     let fresh: LockEntry[];
     try {
       fresh = (await Promise.all([...byNode].map(([node, keys]) => readLocks(node, keys)))).flat();
     } catch (error) {
-      // The connection is down: the re-read after it is back covers these keys.
+      // The connection is down: the read after it is back covers these keys.
       this.log(`reading changed keys failed: ${(error as Error).message}`);
       return;
     }
     if (this.disposed) return;
     const changed = new Set(changes.map(({ key }) => key.toString('latin1')));
     const byId = new Map(fresh.map((entry) => [entry.key.toString('latin1'), entry]));
-    const before = this.locks.length;
     let rows = false;
-    const next: LockEntry[] = [];
-    for (const lock of this.locks) {
-      const id = lock.key.toString('latin1');
-      if (!changed.has(id)) next.push(lock);
-      else if (byId.has(id)) {
-        const entry = byId.get(id)!;
-        rows ||= entry.kind !== lock.kind;
-        next.push(entry);
-        byId.delete(id);
+    for (const listing of this.nodes.values()) {
+      const next: LockEntry[] = [];
+      for (const lock of listing.locks) {
+        const id = lock.key.toString('latin1');
+        const entry = byId.get(id);
+        if (!changed.has(id)) next.push(lock);
+        else if (entry) {
+          rows ||= entry.kind !== lock.kind;
+          next.push(entry);
+          byId.delete(id);
+        }
+      }
+      rows ||= next.length !== listing.locks.length;
+      listing.locks = next;
+    }
+    // A key not listed yet is added to its node's listing when that listing is complete: a partial
+    // one shows the first keys of the scan, and the next scan decides.
+    for (const { key, node } of changes) {
+      const entry = byId.get(key.toString('latin1'));
+      const listing = [...this.nodes.values()].find((each) => each.node === node);
+      if (entry && listing && !listing.more) {
+        listing.locks.push(entry);
+        byId.delete(key.toString('latin1'));
+        rows = true;
       }
     }
-    // A key not listed yet is added only to a complete listing: a partial one shows the first
-    // pages of the scan, and Load more would list the key again.
-    if (!this.cursor) next.push(...byId.values());
-    rows ||= next.length !== before;
-    this.locks = next;
     this.events.emit('change', rows ? 'rows' : 'values');
   }
 
@@ -271,7 +325,39 @@ export class LockMonitor {
     this.inFlight?.abort();
     this.inFlight = undefined;
     clearTimeout(this.flushTimer);
-    this.stopLive();
+    this.keyspace.stop();
     this.events.removeAllListeners();
   }
+}
+
+/**
+ * The listing across nodes: at most `wanted` locks, taken from the nodes in turn so that every
+ * node is represented; `more` when a node has keys left or some were cut.
+ */
+export function mergeListings(
+  listings: readonly { locks: readonly LockEntry[]; more: boolean }[],
+  wanted: number,
+): { locks: LockEntry[]; more: boolean } {
+  if (listings.length === 1) {
+    const [only] = listings;
+    return { locks: only.locks.slice(0, wanted), more: only.more || only.locks.length > wanted };
+  }
+  const locks: LockEntry[] = [];
+  const total = listings.reduce((sum, listing) => sum + listing.locks.length, 0);
+  for (let round = 0; locks.length < Math.min(wanted, total); round++) {
+    for (const listing of listings) {
+      if (locks.length < wanted && round < listing.locks.length) locks.push(listing.locks[round]);
+    }
+  }
+  return { locks, more: listings.some((listing) => listing.more) || total > wanted };
+}
+
+/** `work`, or a rejection with the abort reason as soon as `signal` aborts (the reply is left unread). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

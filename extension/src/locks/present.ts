@@ -9,6 +9,7 @@ import {
   type TimestampLock,
   type TokenLock,
 } from './classify';
+import type { MonitorSnapshot } from './monitor';
 
 export interface LockView {
   /** The key, escaped where it is not printable text. */
@@ -26,9 +27,9 @@ export interface LockView {
 }
 
 /**
- * What menus may offer. `token`: release and extend with the token (the pack's scripts; extend
- * also gives a lock without TTL one). `timestamp`, `hash`, `holder`, `other`: no token to
- * compare-and-delete with, so view only (or a plain delete, at the user's risk).
+ * What menus may offer. `token` and `timestamp`: release with the value shown (the pack's
+ * compare-and-delete, so a lock that changed hands is left alone); `token` also extends
+ * (compare-and-extend, which gives a lock without TTL one). `hash`, `holder`, `other`: view only.
  */
 export const CONTEXT_VALUES = {
   token: 'lock.token',
@@ -272,4 +273,24 @@ function code(text: string): string {
 /** Markdown paragraphs, skipping absent ones. */
 function lines(...parts: (string | undefined)[]): string {
   return parts.filter((part) => part !== undefined).join('\n\n');
+}
+
+/**
+ * How current a connection's listing is, for its tooltip: live from keyspace notifications, or
+ * TTLs re-read every interval while new keys are found by scans on the budgeted schedule.
+ */
+export function describeFreshness(
+  snapshot: Pick<MonitorSnapshot, 'live' | 'scannedAt' | 'nextScanAt'>,
+  now: number,
+  visible: boolean,
+  intervalMs: number,
+): string {
+  if (snapshot.live.kind === 'notifications')
+    return 'Live: keyspace notifications update changed locks as they happen.';
+  if (!visible) return 'Not read while the Locks view is hidden.';
+  const scanned = snapshot.scannedAt
+    ? `keys scanned ${formatDuration(now - snapshot.scannedAt)} ago`
+    : 'keys not scanned yet';
+  const next = snapshot.nextScanAt ? `, next scan in ${formatDuration(Math.max(0, snapshot.nextScanAt - now))}` : '';
+  return `${scanned}${next}; TTLs live (re-read every ${intervalMs / 1000} s). New keys are found by scans kept under 2 % of the server's time; Refresh scans at once. (${snapshot.live.reason})`;
 }

@@ -1,12 +1,20 @@
-// The Locks view: connections, and under each its locks with owner and a TTL that counts down
-// locally. Each connection's LockMonitor keeps its listing current, while the view is visible:
-// keyspace notifications where the server publishes them, else re-reads on a timer.
+// The Locks view's rows: connections, and under each its locks with owner and a TTL that counts
+// down locally. It maps what the LocksController holds to rows; it never connects or reads.
 import * as vscode from 'vscode';
-import { ConnectionError, type ConnectionConfig } from '../connections/config';
+import { verifiesNothing, type ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
-import { LockMonitor, type LiveMode, type MonitorSettings } from '../locks/monitor';
-import { filterLocks, presentHolder, presentLock, sortLocks, type LockView, type SortOrder } from '../locks/present';
+import type { LocksController } from '../locksController';
 import type { LockEntry } from '../locks/classify';
+import type { MonitorSnapshot } from '../locks/monitor';
+import {
+  describeFreshness,
+  filterLocks,
+  presentHolder,
+  presentLock,
+  sortLocks,
+  type LockView,
+  type SortOrder,
+} from '../locks/present';
 import type { ConnectionNode, LocksNode, LockNode, MessageNode } from './nodes';
 
 function viewItem(view: LockView, collapsible: vscode.TreeItemCollapsibleState): vscode.TreeItem {
@@ -21,14 +29,9 @@ function viewItem(view: LockView, collapsible: vscode.TreeItemCollapsibleState):
   return item;
 }
 
-export interface LocksSettings extends MonitorSettings {
-  intervalMs: number;
-}
-
 export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<LocksNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly monitors = new Map<string, LockMonitor>();
   private readonly connectionNodes = new Map<string, ConnectionNode>();
   /** The rows under each connection as last built, and whether a Load more row followed them. */
   private readonly rows = new Map<string, { nodes: LockNode[]; more: boolean }>();
@@ -37,35 +40,22 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   /** The description each lock row was last drawn with: only rows whose text changed are redrawn. */
   private readonly drawn = new WeakMap<LockNode, string>();
   private filterText = '';
-  private visible = false;
-  private refreshTimer: NodeJS.Timeout | undefined;
-  private countdownTimer: NodeJS.Timeout | undefined;
-  /** Connections already offered to enable keyspace notifications in this window. */
-  private readonly offered = new Set<string>();
-  private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly ctx: Ctx,
-    private readonly settings: () => LocksSettings,
+    private readonly controller: LocksController,
   ) {
-    this.subscriptions.push(
-      ctx.connections.onDidChange((config) => {
-        if (!config) {
-          for (const [id, monitor] of this.monitors) {
-            if (ctx.connections.get(id)) continue;
-            monitor.dispose();
-            this.monitors.delete(id);
-          }
-          this.connectionNodes.clear();
-          this.changed.fire(undefined);
-          return;
-        }
-        // Connected again (a restart, a failover, new masters): the server may have changed
-        // entirely, so read it again and re-check its notifications.
-        if (ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
-        this.changed.fire(this.connectionNodes.get(config.id));
-      }),
-    );
+    this.subscription = controller.onDidChange(({ id, kind }) => {
+      if (kind === 'countdown') return this.redrawAllChanged();
+      if (id === undefined) {
+        this.connectionNodes.clear();
+        this.rows.clear();
+        return this.changed.fire(undefined);
+      }
+      if (kind === 'values') return this.update(id);
+      this.rebuild(id);
+    });
   }
 
   get sortOrder(): SortOrder {
@@ -88,106 +78,17 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     this.rebuild();
   }
 
-  /** Polling, notifications and the countdown run only while someone can see the view. */
-  setVisible(visible: boolean): void {
-    this.visible = visible;
-    clearInterval(this.refreshTimer);
-    clearInterval(this.countdownTimer);
-    this.refreshTimer = this.countdownTimer = undefined;
-    if (!visible) {
-      for (const monitor of this.monitors.values()) monitor.stopLive();
-      return;
-    }
-    this.refreshTimer = setInterval(() => void this.refreshAll(false), this.settings().intervalMs);
-    this.countdownTimer = setInterval(() => this.tick(), 500);
-    for (const config of this.ctx.connections.list())
-      if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
-  }
-
-  /**
-   * Re-reads every connected server; `cancel` (an explicit refresh) aborts reads in flight and
-   * starts over. The timer's calls skip connections kept current by keyspace notifications.
-   */
-  async refreshAll(cancel: boolean): Promise<void> {
-    await Promise.all(this.ctx.connections.list().map((config) => this.refresh(config, cancel)));
-  }
-
-  async refresh(config: ConnectionConfig, cancel = true): Promise<void> {
-    const monitor = this.monitor(config);
-    if (!monitor || this.ctx.connections.session(config.id)?.state.kind !== 'connected') return;
-    if (!cancel && monitor.live.kind === 'notifications') return;
-    await monitor.refresh(cancel);
-  }
-
-  /** Continues the scan where the last page stopped. */
-  async loadMore(config: ConnectionConfig): Promise<void> {
-    await this.monitor(config)?.loadMore();
-  }
-
-  /** How the connection's listing stays current (tests, the connection's tooltip). */
-  liveMode(id: string): LiveMode | undefined {
-    return this.monitors.get(id)?.live;
-  }
-
-  /** Sets the server's notify-keyspace-events (the caller asked the user) and switches to live updates. */
-  async enableNotifications(config: ConnectionConfig): Promise<LiveMode> {
-    await this.ctx.connections.connect(config);
-    const mode = await this.monitor(config)!.enableNotifications();
-    this.changed.fire(this.connectionNodes.get(config.id));
-    return mode;
-  }
-
-  /** The monitor of the connection's current session; a new session (reconnect) gets a new one. */
-  private monitor(config: ConnectionConfig): LockMonitor | undefined {
-    const session = this.ctx.connections.session(config.id);
-    if (!session) return undefined;
-    const existing = this.monitors.get(config.id);
-    if (existing?.source === session) return existing;
-    existing?.dispose();
-    const monitor = new LockMonitor(
-      session,
-      () => this.settings(),
-      (line) => this.ctx.log.debug(`${config.name}: ${line}`),
-    );
-    monitor.onDidChange(() => this.update(config.id));
-    this.monitors.set(config.id, monitor);
-    return monitor;
-  }
-
-  /** After a (re)connect: re-read, and while visible subscribe to notifications where the server publishes them. */
-  private async follow(config: ConnectionConfig): Promise<void> {
-    const monitor = this.monitor(config);
-    if (!monitor) return;
-    if (!this.visible) return monitor.refresh(true);
-    const mode = await monitor.startLive();
-    await monitor.refresh(true);
-    this.changed.fire(this.connectionNodes.get(config.id));
-    if (mode.kind === 'polling' && mode.enable && !this.offered.has(config.id)) {
-      this.offered.add(config.id);
-      void vscode.window
-        .showInformationMessage(
-          `${config.name} does not publish keyspace notifications, so the Locks view re-reads it every ${this.settings().intervalMs / 1000} s. Enable them to see lock changes as they happen?`,
-          'Enable…',
-        )
-        .then(
-          (choice) =>
-            choice &&
-            vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }),
-        );
-    }
-  }
-
   /**
    * After a re-read: when the same keys come back in the same order, the rows keep their place
    * and only those whose text changed are redrawn (a redraw closes an open tooltip).
    */
   private update(id: string): void {
     const rows = this.rows.get(id);
-    const monitor = this.monitors.get(id);
-    if (!rows || !monitor || monitor.error) return this.rebuild(id);
-    const shown = this.shownLocks(monitor);
+    const snapshot = this.controller.snapshot(id);
+    if (!rows || !snapshot || snapshot.error) return this.rebuild(id);
+    const shown = this.shownLocks(snapshot);
     const same =
-      rows.more === (monitor.cursor !== undefined) &&
+      rows.more === snapshot.more &&
       rows.nodes.length === shown.length &&
       rows.nodes.every((node, i) => node.lock.kind === shown[i].kind && node.lock.key.equals(shown[i].key));
     if (!same) return this.rebuild(id);
@@ -195,8 +96,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     this.redrawChanged(rows.nodes);
   }
 
-  private shownLocks(monitor: LockMonitor): LockEntry[] {
-    return sortLocks(filterLocks(monitor.locks, this.filterText), this.order, Date.now());
+  private shownLocks(snapshot: MonitorSnapshot): LockEntry[] {
+    return sortLocks(filterLocks(snapshot.locks, this.filterText), this.order, Date.now());
   }
 
   private redrawChanged(nodes: readonly LockNode[]): void {
@@ -206,21 +107,15 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
   }
 
-  /** The listing of a connection as last read (tests, status). */
-  listing(id: string): { locks: readonly LockEntry[]; more: boolean } | undefined {
-    const monitor = this.monitors.get(id);
-    return monitor && monitor.readAt > 0 ? { locks: monitor.locks, more: monitor.cursor !== undefined } : undefined;
+  /** The countdown: only rows whose text changed, e.g. a TTL passing a displayed digit. */
+  private redrawAllChanged(): void {
+    for (const { nodes } of this.rows.values()) this.redrawChanged(nodes);
   }
 
   private rebuild(id?: string): void {
-    const ids = id ? [id] : [...this.monitors.keys()];
-    for (const each of ids) this.rows.delete(each);
+    if (id) this.rows.delete(id);
+    else this.rows.clear();
     this.changed.fire(id ? this.connectionNodes.get(id) : undefined);
-  }
-
-  private tick(): void {
-    // Only rows whose text changed: a TTL counting down past a displayed digit.
-    for (const { nodes } of this.rows.values()) this.redrawChanged(nodes);
   }
 
   getChildren(node?: LocksNode): LocksNode[] {
@@ -242,60 +137,46 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   }
 
   private connectionChildren(config: ConnectionConfig): LocksNode[] {
-    const session = this.ctx.connections.session(config.id);
+    const state = this.ctx.connections.session(config.id)?.state;
+    const snapshot = this.controller.snapshot(config.id);
     const message = (text: string, icon: string, extra: Partial<MessageNode> = {}): MessageNode[] => [
       { kind: 'message', config, text, icon, ...extra },
     ];
-    if (!session) {
-      // Expanding a connection connects it.
-      void this.ctx.connections.connect(config).catch((error) => {
-        if (!(error instanceof ConnectionError)) this.ctx.log.error(String(error));
-      });
-      return message('connecting…', 'loading~spin');
-    }
-    switch (session.state.kind) {
+    switch (state?.kind) {
+      case undefined:
       case 'connecting':
         return message('connecting…', 'loading~spin');
       case 'error':
       case 'closed':
-        return message(session.state.kind === 'error' ? session.state.message : 'disconnected', 'error', {
+        return message(state.kind === 'error' ? state.message : 'disconnected', 'error', {
           command: { command: 'locksmith.locks.connect', title: 'Reconnect' },
         });
       case 'reconnecting':
-        if (!this.monitors.get(config.id)?.locks.length)
-          return message(`reconnecting: ${session.state.reason}`, 'sync~spin');
+        if (!snapshot?.locks.length) return message(`reconnecting: ${state.reason}`, 'sync~spin');
         break;
       case 'connected':
         break;
     }
-    const listing = this.monitor(config)!;
-    if (listing.readAt === 0 && !listing.error) {
-      if (!listing.busy) void listing.refresh();
-      return message('scanning for locks…', 'loading~spin');
-    }
-    if (listing.error && !listing.locks.length) return message(`reading locks failed: ${listing.error}`, 'error');
-    let rows = this.rows.get(config.id);
-    if (!rows) {
-      rows = {
-        nodes: this.shownLocks(listing).map((lock): LockNode => ({ kind: 'lock', config, lock })),
-        more: listing.cursor !== undefined,
-      };
-      this.rows.set(config.id, rows);
-    }
-    const { nodes } = rows;
-    const children: LocksNode[] = [...nodes];
-    if (listing.cursor) children.push({ kind: 'more', config });
-    if (!listing.locks.length) {
-      return message(`no locks match ${listing.patterns.join(', ')}`, 'info', {
+    if (!snapshot || (snapshot.readAt === 0 && !snapshot.error)) return message('scanning for locks…', 'loading~spin');
+    if (snapshot.error && !snapshot.locks.length) return message(`reading locks failed: ${snapshot.error}`, 'error');
+    if (!snapshot.locks.length) {
+      return message(`no locks match ${snapshot.patterns.join(', ')}`, 'info', {
         tooltip: 'Keys are found with SCAN MATCH over these patterns. Click to change them.',
         command: { command: 'locksmith.locks.editPatterns', title: 'Change Lock Patterns' },
       });
     }
-    if (!nodes.length)
+    let rows = this.rows.get(config.id);
+    if (!rows) {
+      const nodes = this.shownLocks(snapshot).map((lock): LockNode => ({ kind: 'lock', config, lock }));
+      rows = { nodes, more: snapshot.more };
+      this.rows.set(config.id, rows);
+    }
+    if (!rows.nodes.length) {
       return message(`no locks match the filter '${this.filterText}'`, 'filter', {
         command: { command: 'locksmith.locks.clearFilter', title: 'Clear Filter' },
       });
-    return children;
+    }
+    return rows.more ? [...rows.nodes, { kind: 'more', config }] : [...rows.nodes];
   }
 
   getTreeItem(node: LocksNode): vscode.TreeItem {
@@ -342,6 +223,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
     if (node.kind === 'lock') item.tooltip = new vscode.MarkdownString(presentLock(node.lock, Date.now()).tooltip);
+    if (node.kind === 'connection') item.tooltip = this.connectionTooltip(node.config);
     return item;
   }
 
@@ -350,12 +232,11 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     const state = this.ctx.connections.session(config.id)?.state;
     const item = new vscode.TreeItem(config.name, vscode.TreeItemCollapsibleState.Expanded);
     item.id = `connection/${config.id}`;
-    const insecure = config.url.startsWith('rediss:') && this.ctx.connections.tlsSettings().allowInsecure;
-    const listing = this.monitors.get(config.id);
-    const live = listing?.live.kind === 'notifications' ? 'live' : '';
-    const locks = listing?.locks.filter((lock) => lock.kind !== 'other').length ?? 0;
-    const count = listing && listing.readAt ? `${locks}${listing.cursor ? '+' : ''} lock${locks === 1 ? '' : 's'}` : '';
-    let tooltip = `${config.url}${config.username ? ` as ${config.username}` : ''}`;
+    const insecure = verifiesNothing(config);
+    const snapshot = this.controller.snapshot(config.id);
+    const locks = snapshot?.locks.filter((lock) => lock.kind !== 'other').length ?? 0;
+    const count = snapshot?.readAt ? `${locks}${snapshot.more ? '+' : ''} lock${locks === 1 ? '' : 's'}` : '';
+    const live = snapshot?.live.kind === 'notifications' ? 'live' : '';
     switch (state?.kind) {
       case 'connected':
         // The count first: it is what a narrow side bar still shows.
@@ -366,7 +247,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         );
         // `.notifiable`: the server could publish keyspace notifications; the menu offers to enable them.
         item.contextValue =
-          listing?.live.kind === 'polling' && listing.live.enable
+          snapshot?.live.kind === 'polling' && snapshot.live.enable
             ? 'connection.connected.notifiable'
             : 'connection.connected';
         break;
@@ -374,32 +255,39 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         item.description = 'reconnecting…';
         item.iconPath = new vscode.ThemeIcon('sync~spin');
         item.contextValue = 'connection.reconnecting';
-        tooltip += `\n${state.reason}`;
         break;
       case 'error':
         item.description = state.message;
         item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
         item.contextValue = 'connection.error';
-        tooltip += `\n${state.message}`;
         break;
       default:
         item.description = 'connecting…';
         item.iconPath = new vscode.ThemeIcon('loading~spin');
         item.contextValue = 'connection.connecting';
     }
-    if (listing?.live.kind === 'notifications')
-      tooltip += '\nLive: keyspace notifications update changed locks as they happen.';
-    else if (listing && this.visible)
-      tooltip += `\nRe-read every ${this.settings().intervalMs / 1000} s (${listing.live.reason}).`;
-    if (insecure) tooltip += '\nTLS certificate verification is OFF (redisLocksmith.tls.allowInsecure).';
-    item.tooltip = tooltip;
+    // Built when hovered (resolveTreeItem), so "scanned N s ago" is the age at that moment.
+    item.tooltip = undefined;
     return item;
   }
 
+  /** The connection's URL and user, its state, how fresh the listing is, and a TLS warning. */
+  connectionTooltip(config: ConnectionConfig): string {
+    const state = this.ctx.connections.session(config.id)?.state;
+    const lines = [`${config.url}${config.username ? ` as ${config.username}` : ''}`];
+    if (state?.kind === 'reconnecting') lines.push(state.reason);
+    if (state?.kind === 'error') lines.push(state.message);
+    const snapshot = this.controller.snapshot(config.id);
+    if (snapshot && state?.kind === 'connected') {
+      lines.push(describeFreshness(snapshot, Date.now(), this.controller.isVisible, this.ctx.config.locks.intervalMs));
+    }
+    if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
+    if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');
+    return lines.join('\n');
+  }
+
   dispose(): void {
-    this.setVisible(false);
-    for (const monitor of this.monitors.values()) monitor.dispose();
-    for (const subscription of this.subscriptions) subscription.dispose();
+    this.subscription.dispose();
     this.changed.dispose();
   }
 }

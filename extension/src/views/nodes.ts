@@ -1,5 +1,5 @@
 // The Locks view's elements. Plain data: the tree provider turns them into TreeItems.
-import type { ConnectionConfig } from '../connections/config';
+import type { ConnectionConfig } from '../connections/saved';
 import type { LockEntry, LockHolder, ReentrantLock } from '../locks/classify';
 
 export interface ConnectionNode {

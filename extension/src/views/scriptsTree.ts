@@ -3,16 +3,18 @@
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../pack/pack';
 import { LockScripts } from '../../../pack/runtime';
-import type { ConnectionConfig } from '../connections/config';
+import type { ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
 
 export interface ScriptNode {
   kind: 'script';
+  name: ScriptName;
   script: ScriptDescriptor;
 }
 
 export interface ScriptStatusNode {
   kind: 'scriptStatus';
+  name: ScriptName;
   script: ScriptDescriptor;
   config: ConnectionConfig;
 }
@@ -20,6 +22,7 @@ export interface ScriptStatusNode {
 /** A Cluster's master under a script's status: whether that master has the script cached. */
 export interface ScriptMasterNode {
   kind: 'scriptMaster';
+  name: ScriptName;
   script: ScriptDescriptor;
   config: ConnectionConfig;
   master: string;
@@ -27,8 +30,11 @@ export interface ScriptMasterNode {
 
 type Node = ScriptNode | ScriptStatusNode | ScriptMasterNode;
 type Loaded = Record<ScriptName, boolean>;
-/** `byMaster` for a Cluster: the status of each master, by `host:port`. */
-type Status = { loaded: Loaded; byMaster?: Map<string, Loaded> } | { error: string } | 'offline';
+/** What SCRIPT EXISTS said on a connection; `byMaster` for a Cluster, by `host:port`. */
+type Status =
+  | { kind: 'offline' }
+  | { kind: 'error'; message: string }
+  | { kind: 'read'; loaded: Loaded; byMaster?: Map<string, Loaded> };
 
 export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -47,7 +53,7 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       this.ctx.connections.list().map(async (config) => {
         const session = this.ctx.connections.session(config.id);
         if (session?.state.kind !== 'connected') {
-          next.set(config.id, 'offline');
+          next.set(config.id, { kind: 'offline' });
           return;
         }
         try {
@@ -55,9 +61,9 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
           const loaded = Object.fromEntries(
             SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])]),
           ) as Loaded;
-          next.set(config.id, session.topology === 'cluster' ? { loaded, byMaster } : { loaded });
+          next.set(config.id, { kind: 'read', loaded, ...(session.topology === 'cluster' ? { byMaster } : {}) });
         } catch (error) {
-          next.set(config.id, { error: (error as Error).message });
+          next.set(config.id, { kind: 'error', message: (error as Error).message });
         }
       }),
     );
@@ -65,28 +71,23 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     this.changed.fire(undefined);
   }
 
-  /** Per master (Cluster only): whether each master has the script cached, as last read. */
-  byMaster(connectionId: string, script: ScriptName): Map<string, boolean> | undefined {
-    const status = this.statuses.get(connectionId);
-    if (typeof status !== 'object' || !('byMaster' in status) || !status.byMaster) return undefined;
-    return new Map([...status.byMaster].map(([master, flags]) => [master, flags[script]]));
-  }
-
   /** The last status read for a script on a connection: true, false, or undefined when unknown. */
   isLoaded(connectionId: string, script: ScriptName): boolean | undefined {
     const status = this.statuses.get(connectionId);
-    return typeof status === 'object' && 'loaded' in status ? status.loaded[script] : undefined;
+    return status?.kind === 'read' ? status.loaded[script] : undefined;
   }
 
   getChildren(node?: Node): Node[] {
-    if (!node) return SCRIPT_NAMES.map((name) => ({ kind: 'script', script: this.ctx.pack[name] }));
-    if (node.kind === 'script')
-      return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', script: node.script, config }));
+    if (!node) return SCRIPT_NAMES.map((name) => ({ kind: 'script', name, script: this.ctx.pack[name] }));
+    const { name, script } = node;
+    if (node.kind === 'script') {
+      return this.ctx.connections.list().map((config) => ({ kind: 'scriptStatus', name, script, config }));
+    }
     const status = this.statuses.get(node.config.id);
-    if (node.kind === 'scriptStatus' && typeof status === 'object' && 'byMaster' in status && status.byMaster) {
+    if (node.kind === 'scriptStatus' && status?.kind === 'read' && status.byMaster) {
       return [...status.byMaster.keys()]
         .sort()
-        .map((master) => ({ kind: 'scriptMaster', script: node.script, config: node.config, master }));
+        .map((master) => ({ kind: 'scriptMaster', name, script, config: node.config, master }));
     }
     return [];
   }
@@ -111,10 +112,7 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     }
     const status = this.statuses.get(node.config.id);
     if (node.kind === 'scriptMaster') {
-      const loaded =
-        typeof status === 'object' &&
-        'byMaster' in status &&
-        status.byMaster?.get(node.master)?.[node.script.name as ScriptName];
+      const loaded = status?.kind === 'read' && status.byMaster?.get(node.master)?.[node.name];
       const item = new vscode.TreeItem(node.master, vscode.TreeItemCollapsibleState.None);
       item.id = `script:${node.script.name}:${node.config.id}:${node.master}`;
       item.description = loaded ? 'loaded' : 'not loaded';
@@ -123,34 +121,30 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
       item.tooltip = `${node.script.name}.lua on master ${node.master} of ${node.config.name}: ${item.description}`;
       return item;
     }
-    const perMaster = typeof status === 'object' && 'byMaster' in status ? status.byMaster : undefined;
+    const perMaster = status?.kind === 'read' ? status.byMaster : undefined;
     const item = new vscode.TreeItem(
       node.config.name,
       perMaster ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `script:${node.script.name}:${node.config.id}`;
-    if (status === undefined || status === 'offline') {
-      item.description = 'not connected';
-      item.iconPath = new vscode.ThemeIcon('debug-disconnect');
-      item.contextValue = 'scriptStatus.offline';
-    } else if ('error' in status) {
-      item.description = status.error;
-      item.iconPath = new vscode.ThemeIcon('error');
-      item.contextValue = 'scriptStatus.error';
-    } else if (status.loaded[node.script.name as ScriptName]) {
-      item.description = perMaster ? `loaded on all ${perMaster.size} masters` : 'loaded';
-      item.iconPath = new vscode.ThemeIcon('pass');
-      item.contextValue = 'scriptStatus.loaded';
+    const show = (description: string, icon: string, contextValue: string) => {
+      item.description = description;
+      item.iconPath = new vscode.ThemeIcon(icon);
+      item.contextValue = contextValue;
+    };
+    if (status === undefined || status.kind === 'offline')
+      show('not connected', 'debug-disconnect', 'scriptStatus.offline');
+    else if (status.kind === 'error') show(status.message, 'error', 'scriptStatus.error');
+    else if (status.loaded[node.name]) {
+      show(perMaster ? `loaded on all ${perMaster.size} masters` : 'loaded', 'pass', 'scriptStatus.loaded');
     } else if (perMaster) {
-      const on = [...perMaster.values()].filter((flags) => flags[node.script.name as ScriptName]).length;
-      item.description = `loaded on ${on} of ${perMaster.size} masters`;
-      item.iconPath = new vscode.ThemeIcon(on ? 'warning' : 'circle-large-outline');
-      item.contextValue = 'scriptStatus.missing';
-    } else {
-      item.description = 'not loaded';
-      item.iconPath = new vscode.ThemeIcon('circle-large-outline');
-      item.contextValue = 'scriptStatus.missing';
-    }
+      const on = [...perMaster.values()].filter((flags) => flags[node.name]).length;
+      show(
+        `loaded on ${on} of ${perMaster.size} masters`,
+        on ? 'warning' : 'circle-large-outline',
+        'scriptStatus.missing',
+      );
+    } else show('not loaded', 'circle-large-outline', 'scriptStatus.missing');
     item.tooltip = `${node.script.name}.lua on ${node.config.name} (${node.config.url}): ${item.description}`;
     return item;
   }

@@ -1,0 +1,178 @@
+// Runs the Locks view's reads: one LockMonitor per connected session, the view's timers (re-reads
+// and the local TTL countdown, only while the view is visible), connecting the saved connections
+// when the view shows, and the offer to enable keyspace notifications. The tree provider only
+// maps what this holds to rows.
+import * as vscode from 'vscode';
+import type { ConnectionConfig } from './connections/saved';
+import { ConnectionError } from './connections/errors';
+import type { Ctx } from './ctx';
+import { LockMonitor, type ChangeKind, type LiveMode, type MonitorSnapshot } from './locks/monitor';
+
+/** What changed: a connection's rows or values, its state, or (undefined) the list of connections. */
+export interface LocksChange {
+  id?: string;
+  kind: ChangeKind | 'state' | 'countdown';
+}
+
+/** How often a countdown redraws rows whose displayed TTL changed. */
+const COUNTDOWN_MS = 500;
+
+export class LocksController implements vscode.Disposable {
+  private readonly monitors = new Map<string, LockMonitor>();
+  private readonly changed = new vscode.EventEmitter<LocksChange>();
+  readonly onDidChange = this.changed.event;
+  private visible = false;
+  private tickTimer?: NodeJS.Timeout;
+  private countdownTimer?: NodeJS.Timeout;
+  /** Connections already offered to enable keyspace notifications in this window. */
+  private readonly offered = new Set<string>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscriptions.push(
+      ctx.connections.onDidChange((config) => (config ? this.connectionChanged(config) : this.listChanged())),
+      ctx.config.onDidChange((change) => {
+        if (change.listing) void this.refreshAll(true);
+        if (change.interval) this.restartTimers();
+      }),
+    );
+  }
+
+  get isVisible(): boolean {
+    return this.visible;
+  }
+
+  /** Reads, live updates and the countdown run only while someone can see the view. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.restartTimers();
+    if (!visible) {
+      for (const monitor of this.monitors.values()) monitor.stopLive();
+      return;
+    }
+    for (const config of this.ctx.connections.list()) {
+      const session = this.ctx.connections.session(config.id);
+      if (!session) this.connectQuietly(config);
+      else if (session.state.kind === 'connected') void this.follow(config);
+    }
+  }
+
+  snapshot(id: string): MonitorSnapshot | undefined {
+    return this.monitors.get(id)?.snapshot();
+  }
+
+  /** How the connection's listing stays current (tests, the connection's tooltip). */
+  liveMode(id: string): LiveMode | undefined {
+    return this.monitors.get(id)?.snapshot().live;
+  }
+
+  /** An explicit Refresh: every connected server scanned at once, reads in flight cancelled. */
+  async refreshAll(explicit: boolean): Promise<void> {
+    await Promise.all(this.ctx.connections.list().map((config) => this.refresh(config, explicit)));
+  }
+
+  async refresh(config: ConnectionConfig, explicit = true): Promise<void> {
+    const monitor = this.monitor(config);
+    if (monitor) await monitor.refresh(explicit);
+  }
+
+  async loadMore(config: ConnectionConfig): Promise<void> {
+    await this.monitor(config)?.loadMore();
+  }
+
+  /** Sets the server's notify-keyspace-events (the caller asked the user) and switches to live updates. */
+  async enableNotifications(config: ConnectionConfig): Promise<LiveMode> {
+    await this.ctx.connections.connect(config);
+    const mode = await this.monitor(config)!.enableNotifications();
+    this.changed.fire({ id: config.id, kind: 'state' });
+    return mode;
+  }
+
+  /** The monitor of the connection's connected session; a new session (reconnect) gets a new one. */
+  private monitor(config: ConnectionConfig): LockMonitor | undefined {
+    const session = this.ctx.connections.session(config.id);
+    if (session?.state.kind !== 'connected' && session?.state.kind !== 'reconnecting') return undefined;
+    const existing = this.monitors.get(config.id);
+    if (existing?.source === session) return existing;
+    existing?.dispose();
+    const monitor = new LockMonitor(
+      session,
+      () => this.ctx.config.locks,
+      (line) => this.ctx.log.debug(`${config.name}: ${line}`),
+    );
+    monitor.onDidChange((kind) => this.changed.fire({ id: config.id, kind }));
+    this.monitors.set(config.id, monitor);
+    return monitor;
+  }
+
+  private connectionChanged(config: ConnectionConfig): void {
+    // Connected again (a restart, a failover, new masters): the server may have changed entirely,
+    // so read it again and re-check its notifications.
+    if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
+    this.changed.fire({ id: config.id, kind: 'state' });
+  }
+
+  private listChanged(): void {
+    for (const [id, monitor] of this.monitors) {
+      if (this.ctx.connections.session(id)) continue;
+      monitor.dispose();
+      this.monitors.delete(id);
+    }
+    if (this.visible) {
+      for (const config of this.ctx.connections.list()) {
+        if (!this.ctx.connections.session(config.id)) this.connectQuietly(config);
+      }
+    }
+    this.changed.fire({ kind: 'state' });
+  }
+
+  /** Connects a saved connection for the view; a failure shows on the connection's row. */
+  private connectQuietly(config: ConnectionConfig): void {
+    this.ctx.connections.connect(config).catch((error: unknown) => {
+      if (!(error instanceof ConnectionError)) this.ctx.log.error(String(error));
+    });
+  }
+
+  /** After a (re)connect: read, and while visible subscribe to notifications where the server publishes them. */
+  private async follow(config: ConnectionConfig): Promise<void> {
+    const monitor = this.monitor(config);
+    if (!monitor) return;
+    if (!this.visible) return monitor.refresh(true);
+    const mode = await monitor.startLive();
+    await monitor.refresh(true);
+    this.changed.fire({ id: config.id, kind: 'state' });
+    if (mode.kind === 'polling' && mode.enable && !this.offered.has(config.id)) {
+      this.offered.add(config.id);
+      void vscode.window
+        .showInformationMessage(
+          `${config.name} does not publish keyspace notifications, so the Locks view re-reads its locks every ${this.ctx.config.locks.intervalMs / 1000} s and scans for new ones within its 2 % budget. Enable them to see lock changes as they happen?`,
+          'Enable…',
+        )
+        .then(
+          (choice) =>
+            choice &&
+            vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }),
+        );
+    }
+  }
+
+  private restartTimers(): void {
+    clearInterval(this.tickTimer);
+    clearInterval(this.countdownTimer);
+    this.tickTimer = this.countdownTimer = undefined;
+    if (!this.visible) return;
+    this.tickTimer = setInterval(() => {
+      for (const monitor of this.monitors.values()) void monitor.tick();
+    }, this.ctx.config.locks.intervalMs);
+    this.countdownTimer = setInterval(() => this.changed.fire({ kind: 'countdown' }), COUNTDOWN_MS);
+  }
+
+  dispose(): void {
+    this.visible = false;
+    this.restartTimers();
+    for (const monitor of this.monitors.values()) monitor.dispose();
+    this.monitors.clear();
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changed.dispose();
+  }
+}

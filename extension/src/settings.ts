@@ -1,0 +1,98 @@
+// Every setting the extension contributes: who may set it (its scope), and the checks and bounds
+// applied when it is read. A test keeps this table and package.json in step. No `vscode`.
+import { DEFAULT_LOCK_PATTERNS } from './locks/discovery';
+
+/** VS Code's setting scopes: `application` and `machine` settings cannot be set by a workspace. */
+export type SettingScope = 'application' | 'machine' | 'window' | 'resource';
+
+export interface SettingPolicy {
+  scope: SettingScope;
+  /** Ignored in untrusted (Restricted Mode) workspaces even where a workspace may set it. */
+  restricted?: boolean;
+  /** It changes what the extension sends to a Redis server or how it connects. */
+  reachesServers: boolean;
+  /** Why a workspace may or may not set it (README "Security"). */
+  why: string;
+}
+
+export const SETTINGS: Record<string, SettingPolicy> = {
+  'redisLocksmith.connections': {
+    scope: 'application',
+    reachesServers: true,
+    why: "Connections, with their TLS verification, are the user's: a repository cannot add one or weaken its TLS.",
+  },
+  'redisLocksmith.lockPatterns': {
+    scope: 'window',
+    restricted: true,
+    reachesServers: true,
+    why: 'A project may name its lock keys (trusted workspaces only); at most 16 patterns, and the scan schedule keeps the view under its 2 % budget whatever they match.',
+  },
+  'redisLocksmith.refreshInterval': {
+    scope: 'application',
+    reachesServers: true,
+    why: "How often the view reads your servers is your choice, never a repository's; 1 s at least.",
+  },
+  'redisLocksmith.maxLocksPerConnection': {
+    scope: 'application',
+    reachesServers: true,
+    why: "How many locks each read re-reads is your choice, never a repository's; 1,000 at most.",
+  },
+  'redisLocksmith.lint.enable': {
+    scope: 'resource',
+    reachesServers: false,
+    why: 'The linter only reads the files open in the editor and runs nothing.',
+  },
+  'redisLocksmith.lint.rules': {
+    scope: 'resource',
+    reachesServers: false,
+    why: 'Severities per rule: a project may tune its own linting.',
+  },
+  'redisLocksmith.lint.languages': {
+    scope: 'resource',
+    reachesServers: false,
+    why: 'Which languages are checked: a project may narrow it.',
+  },
+};
+
+/** What bounds the Locks view's reads, whoever set the values. */
+export const LOCKS_BOUNDS = {
+  minIntervalMs: 1000,
+  maxLimit: 1000,
+  minLimit: 10,
+  maxPatterns: 16,
+  maxPatternBytes: 256,
+} as const;
+
+export interface LocksSettings {
+  /** Redis glob patterns (SCAN MATCH) that name lock keys. */
+  patterns: string[];
+  /** Locks per page: the first read and each Load more. */
+  limit: number;
+  /** Between re-reads of the listed locks while the view is visible. */
+  intervalMs: number;
+}
+
+/** The raw values as VS Code returns them, checked and bounded. */
+export function readLocksSettings(raw: {
+  lockPatterns?: unknown;
+  refreshInterval?: unknown;
+  maxLocksPerConnection?: unknown;
+}): LocksSettings {
+  const patterns = Array.isArray(raw.lockPatterns)
+    ? raw.lockPatterns
+        .filter((pattern): pattern is string => typeof pattern === 'string' && pattern !== '')
+        .filter((pattern) => Buffer.byteLength(pattern) <= LOCKS_BOUNDS.maxPatternBytes)
+        .slice(0, LOCKS_BOUNDS.maxPatterns)
+    : [];
+  const seconds =
+    typeof raw.refreshInterval === 'number' && Number.isFinite(raw.refreshInterval) ? raw.refreshInterval : 2;
+  const limit =
+    typeof raw.maxLocksPerConnection === 'number' && Number.isFinite(raw.maxLocksPerConnection)
+      ? Math.floor(raw.maxLocksPerConnection)
+      : 500;
+  return {
+    patterns: patterns.length ? [...new Set(patterns)] : [...DEFAULT_LOCK_PATTERNS],
+    limit: Math.min(LOCKS_BOUNDS.maxLimit, Math.max(LOCKS_BOUNDS.minLimit, limit)),
+    intervalMs: Math.max(LOCKS_BOUNDS.minIntervalMs, Math.round(seconds * 1000)),
+  };
+}
