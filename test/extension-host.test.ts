@@ -1,5 +1,7 @@
 // The extension's mocha suite (test/vscode/suite) in a real VS Code extension host: code-server
-// and headless Chromium, driven by test/vscode/run.ts. Each mocha test becomes a subtest here.
+// and headless Chromium, driven by test/vscode/run.ts, twice: from the development folder, and
+// from the packaged .vsix installed into code-server, the artefact users get (which proves that
+// every file the extension reads at run time is shipped). Each mocha test becomes a subtest here.
 // The first run installs code-server into a cache folder (minutes); later runs take seconds.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -7,18 +9,27 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { RunReport } from './vscode/results';
 
 const ROOT = join(__dirname, '..');
 
-test('the extension in a VS Code extension host (code-server)', { timeout: 15 * 60_000 }, async (t) => {
+for (const [name, args] of [
+  ['the development folder', []],
+  ['the installed .vsix', ['--vsix']],
+] as const) {
+  test(`the extension in a VS Code extension host (code-server), from ${name}`, { timeout: 15 * 60_000 }, (t) =>
+    runSuite(t, args),
+  );
+}
+
+async function runSuite(t: TestContext, args: readonly string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'locksmith-extension-host-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const reportFile = join(dir, 'report.json');
   const runner = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'test', 'vscode', 'run.ts'), '--report', reportFile],
+    ['--import', 'tsx', join(ROOT, 'test', 'vscode', 'run.ts'), ...args, '--report', reportFile],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,4 +61,4 @@ test('the extension in a VS Code extension host (code-server)', { timeout: 15 * 
   assert.ok(report.results?.tests.length, `no extension-host test ran:\n${summary}`);
   // A failed mocha test has already failed this test, by name.
   if (report.results.tests.every((result) => result.state !== 'failed')) assert.equal(exitCode, 0, summary);
-});
+}

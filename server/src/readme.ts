@@ -12,8 +12,20 @@ export interface RuleDoc {
   line: number;
 }
 
+/** The project's README: `README.md` in a checkout, `readme.md` in an installed .vsix (vsce renames it). */
+function findReadme(from: string): string {
+  for (const name of ['README.md', 'readme.md']) {
+    try {
+      return join(findUp('.', name, from), name);
+    } catch {
+      // not under this name: try the other
+    }
+  }
+  throw new Error(`no README.md above ${from}`);
+}
+
 export function ruleDocs(from: string = __dirname): Map<RuleCode, RuleDoc> {
-  const path = join(findUp('.', 'README.md', from), 'README.md');
+  const path = findReadme(from);
   const lines = readFileSync(path, 'utf8').split('\n');
   const uri = pathToFileURL(path).href;
   const docs = new Map<RuleCode, RuleDoc>();

@@ -156,6 +156,8 @@ export interface StartOptions {
   logFile?: string;
   /** Merged into the user settings.json it starts with (e.g. connections to show). */
   userSettings?: Record<string, unknown>;
+  /** A .vsix to install (code-server --install-extension) into the throwaway extensions folder first. */
+  installVsix?: string;
 }
 
 export interface CodeServer {
@@ -195,6 +197,7 @@ export async function startCodeServer({
   env = {},
   logFile,
   userSettings = {},
+  installVsix,
 }: StartOptions): Promise<CodeServer> {
   const entry = await ensureCodeServer();
   const dir = mkdtempSync(join(tmpdir(), 'locksmith-code-server-'));
@@ -231,19 +234,36 @@ export async function startCodeServer({
     '--ignore-last-opened',
     workspace,
   ];
+  const isolated = {
+    ...inherited,
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    EXTENSIONS_GALLERY: '{}',
+  };
+  if (installVsix) {
+    // The artefact users get, installed as they install it.
+    execFileSync(
+      process.execPath,
+      [
+        entry,
+        '--user-data-dir',
+        userData,
+        '--extensions-dir',
+        join(dir, 'extensions'),
+        '--install-extension',
+        installVsix,
+      ],
+      { env: isolated, stdio: 'pipe' },
+    );
+  }
   const child = spawn(process.execPath, args, {
     // Its own process group, so stop() reaches the server child and the extension host too.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...inherited,
-      ...env,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      EXTENSIONS_GALLERY: '{}',
-    },
+    env: isolated,
   });
   const group = child.pid!;
   // A run that crashes or is interrupted before stop() must not leave code-server running.

@@ -1,7 +1,8 @@
 // Runs the extension's mocha suite (test/vscode/suite) in a real VS Code extension host with no
 // download: code-server's workbench in headless Debian Chromium. Expects `npm run build` to
 // have run. Exits non-zero when a test fails or the run does not finish.
-//   node --import tsx test/vscode/run.ts [--report <file>]
+//   node --import tsx test/vscode/run.ts [--vsix] [--report <file>]
+// --vsix: against the packaged .vsix installed into code-server (what users get), not this folder.
 // --report: where the run's JSON report goes (default .test-artifacts/vscode-results.json).
 // LOCKSMITH_VSCODE_TIMEOUT_MS bounds the run (default 180000); LOCKSMITH_TEST_* variables reach
 // the extension host.
@@ -25,6 +26,7 @@ import { launchChromium } from './chromium';
 import { bundleSuite, ROOT } from './bundle';
 import { startCodeServer, type CodeServer } from './codeServer';
 import { prepareRunFixtures, type RunFixtures } from './fixtures';
+import { ensureVsix } from '../harness/vsix';
 import {
   ANSWER_SUFFIX,
   describeError,
@@ -41,6 +43,8 @@ import {
 } from './results';
 
 const ARTIFACTS = join(ROOT, '.test-artifacts');
+// An extension with nothing in it: the development extension when the suite runs against the installed .vsix.
+const TEST_HOST = join(__dirname, 'host');
 const TIMEOUT_MS = Number(process.env.LOCKSMITH_VSCODE_TIMEOUT_MS) || 180_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -84,11 +88,15 @@ function serveScreenshotRequests(page: Page, dir: string, taken: string[]): { st
   };
 }
 
-/** The workbench URL that opens `workspace` and runs the suite, in the form code-server loads. */
-function testUrl(server: CodeServer, workspace: string, suiteIndex: string): string {
+/**
+ * The workbench URL that opens `workspace` and runs the suite, in the form code-server loads.
+ * `developing`: the extension folder to load as under development; with an installed .vsix, an
+ * empty host extension, so the installed copy is the one that runs.
+ */
+function testUrl(server: CodeServer, workspace: string, suiteIndex: string, developing: string): string {
   const remote = (path: string) => `vscode-remote://127.0.0.1:${server.port}${path}`;
   const payload = [
-    ['extensionDevelopmentPath', remote(ROOT)],
+    ['extensionDevelopmentPath', remote(developing)],
     ['extensionTestsPath', remote(suiteIndex)],
   ];
   return `${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
@@ -110,7 +118,7 @@ function outcomeProblem(outcome: Outcome, results: SuiteResults | undefined): st
   return undefined;
 }
 
-async function runSuite(report: RunReport, started: number): Promise<void> {
+async function runSuite(report: RunReport, started: number, vsix: string | undefined): Promise<void> {
   const suiteIndex = await bundleSuite();
   const scratch = mkdtempSync(join(tmpdir(), 'locksmith-vscode-run-'));
   const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
@@ -138,6 +146,7 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
       },
       userSettings: fixtures.userSettings,
       logFile: join(ARTIFACTS, 'vscode-code-server.log'),
+      installVsix: vsix,
     });
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -161,7 +170,7 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
     let outcome: Outcome;
     try {
       // 'commit': the workbench's own load time counts against TIMEOUT_MS, not goto's 30 s.
-      await page.goto(testUrl(server, workspace, suiteIndex), { waitUntil: 'commit' });
+      await page.goto(testUrl(server, workspace, suiteIndex, vsix ? TEST_HOST : ROOT), { waitUntil: 'commit' });
       outcome = await exited;
     } finally {
       clearTimeout(timer);
@@ -186,19 +195,20 @@ async function runSuite(report: RunReport, started: number): Promise<void> {
 }
 
 async function main(): Promise<number> {
+  const fromVsix = process.argv.includes('--vsix');
   const reportIndex = process.argv.indexOf('--report');
   const reportFile = reportIndex > 0 ? process.argv[reportIndex + 1] : join(ARTIFACTS, 'vscode-results.json');
   mkdirSync(ARTIFACTS, { recursive: true });
   const started = Date.now();
   const report: RunReport = { problems: [], screenshots: [] };
   try {
-    await runSuite(report, started);
+    await runSuite(report, started, fromVsix ? await ensureVsix() : undefined);
   } catch (error) {
     report.problems.push(describeError(error));
   }
   writeFileSync(reportFile, JSON.stringify(report, null, 2));
 
-  console.log('VS Code extension host (code-server):');
+  console.log(`VS Code extension host (code-server, ${fromVsix ? 'the installed .vsix' : 'the development folder'}):`);
   const failed = report.results ? printResults(report.results) : 0;
   for (const path of report.screenshots) console.log(`  screenshot ${relative(ROOT, path)}`);
   for (const problem of report.problems) console.log(`  PROBLEM ${problem}`);

@@ -42,7 +42,7 @@ suite('unsafe locks', () => {
     const lock001 = diagnostics.find((d) => codeOf(d) === 'LOCK001')!;
     assert.equal(document.getText(lock001.range), 'setnx(key, "1")');
     assert.equal(lock001.severity, vscode.DiagnosticSeverity.Warning);
-    assert.match(String((lock001.code as { target: vscode.Uri }).target), /README\.md#L\d+$/);
+    assert.match(String((lock001.code as { target: vscode.Uri }).target), /readme\.md#L\d+$/i);
     await takeScreenshot('unsafe-locks-diagnostics');
 
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
