@@ -160,7 +160,9 @@ async function runDesktop(
 
 /** The throwaway Redis with the pack loaded, the seeded keys and the workers; what to connect to and who to kill. */
 async function startScenario(): Promise<{ connectionUrl: string; crash: Crash }> {
-  const server = await startRedis();
+  // Keyspace notifications on, as a newcomer's own development server would be set up: the view
+  // opens live. The polling path has its own tests and bench.
+  const server = await startRedis({ args: ['--notify-keyspace-events', 'K$gxh'] });
   const redis = server.client();
   await new LockScripts(redis).load();
   await seedKeys(redis);
@@ -168,7 +170,7 @@ async function startScenario(): Promise<{ connectionUrl: string; crash: Crash }>
   const crash = await startWorkers(server.url);
   const contended = new Set(Object.values(WORKER_PLANS).flatMap((plan) => plan.locks.map((lock) => lock.key)));
   console.log(`Redis Locksmith demo
-  redis-server  127.0.0.1:${server.port}, throwaway, no password; the lock scripts are loaded
+  redis-server  127.0.0.1:${server.port}, throwaway, no password, keyspace notifications on; the lock scripts are loaded
   workers       ${Object.keys(WORKER_PLANS).join(', ')}, contending for ${[...contended].join(', ')}
 ${Object.entries(SEEDED_KEYS)
   .map(([key, what]) => `  seeded        ${key}: ${what}`)
