@@ -2,7 +2,7 @@
 // part changed. The checks and bounds live in settings.ts and connections/saved.ts (no `vscode`).
 import * as vscode from 'vscode';
 import { readSavedConnections, type ConnectionConfig, type TlsSettings } from './connections/saved';
-import { readLocksSettings, type LocksSettings } from './settings';
+import { readHistoryMaxEvents, readLockGroups, readLocksSettings, type LocksSettings } from './settings';
 
 const SECTION = 'redisLocksmith';
 
@@ -32,7 +32,7 @@ export class Config implements vscode.Disposable {
       const affects = (name: string) => event.affectsConfiguration(`${SECTION}.${name}`);
       const change: ConfigChange = {
         connections: affects('connections'),
-        listing: affects('lockPatterns') || affects('maxLocksPerConnection'),
+        listing: affects('lockPatterns') || affects('maxLocksPerConnection') || affects('lockGroups'),
         interval: affects('refreshInterval'),
       };
       if (change.connections || change.listing || change.interval) this.changed.fire(change);
@@ -50,6 +50,16 @@ export class Config implements vscode.Disposable {
   /** Writes the list to user settings (the setting is application-scoped). */
   async saveConnections(connections: readonly ConnectionConfig[]): Promise<void> {
     await this.section.update('connections', connections, vscode.ConfigurationTarget.Global);
+  }
+
+  /** Events kept per connection's lock history; the oldest holds go first. */
+  get historyMaxEvents(): number {
+    return readHistoryMaxEvents(this.section.get('history.maxEvents'));
+  }
+
+  /** Glob patterns that name lock groups; keys matching none are grouped by their shape. */
+  get lockGroups(): string[] {
+    return readLockGroups(this.section.get('lockGroups'));
   }
 
   get locks(): LocksSettings {

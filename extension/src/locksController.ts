@@ -6,12 +6,13 @@ import * as vscode from 'vscode';
 import type { ConnectionConfig } from './connections/saved';
 import { ConnectionError } from './connections/errors';
 import type { Ctx } from './ctx';
+import { LockHistory } from './locks/history';
 import { LockMonitor, type ChangeKind, type LiveMode, type MonitorSnapshot } from './locks/monitor';
 
 /** What changed: a connection's rows or values, its state, or (undefined) the list of connections. */
 export interface LocksChange {
   id?: string;
-  kind: ChangeKind | 'state' | 'countdown';
+  kind: ChangeKind | 'state' | 'countdown' | 'history';
 }
 
 /** How often a countdown redraws rows whose displayed TTL changed. */
@@ -19,6 +20,8 @@ const COUNTDOWN_MS = 500;
 
 export class LocksController implements vscode.Disposable {
   private readonly monitors = new Map<string, LockMonitor>();
+  /** Per connection, across its sessions: what happened to its locks while the view watched. */
+  private readonly histories = new Map<string, LockHistory>();
   private readonly changed = new vscode.EventEmitter<LocksChange>();
   readonly onDidChange = this.changed.event;
   private visible = false;
@@ -61,6 +64,17 @@ export class LocksController implements vscode.Disposable {
     return this.monitors.get(id)?.snapshot();
   }
 
+  /** The connection's lock history (created on first use, bounded by redisLocksmith.history.maxEvents). */
+  history(id: string): LockHistory {
+    let history = this.histories.get(id);
+    if (!history) {
+      history = new LockHistory(this.ctx.config.historyMaxEvents);
+      history.onDidChange(() => this.changed.fire({ id, kind: 'history' }));
+      this.histories.set(id, history);
+    }
+    return history;
+  }
+
   /** How the connection's listing stays current (tests, the connection's tooltip). */
   liveMode(id: string): LiveMode | undefined {
     return this.monitors.get(id)?.snapshot().live;
@@ -95,10 +109,15 @@ export class LocksController implements vscode.Disposable {
     const existing = this.monitors.get(config.id);
     if (existing?.source === session) return existing;
     existing?.dispose();
+    const history = this.history(config.id);
     const monitor = new LockMonitor(
       session,
       () => this.ctx.config.locks,
       (line) => this.ctx.log.debug(`${config.name}: ${line}`),
+      {
+        events: (events, read) => history.observeEvents(events, read),
+        reads: (locks, gone, at) => history.observeReads(locks, gone, at),
+      },
     );
     monitor.onDidChange((kind) => this.changed.fire({ id: config.id, kind }));
     this.monitors.set(config.id, monitor);
@@ -118,6 +137,7 @@ export class LocksController implements vscode.Disposable {
       monitor.dispose();
       this.monitors.delete(id);
     }
+    for (const id of this.histories.keys()) if (!this.ctx.connections.get(id)) this.histories.delete(id);
     if (this.visible) {
       for (const config of this.ctx.connections.list()) {
         if (!this.ctx.connections.session(config.id)) this.connectQuietly(config);

@@ -37,6 +37,16 @@ export const SETTINGS: Record<string, SettingPolicy> = {
     reachesServers: true,
     why: "How many locks each read re-reads is your choice, never a repository's; 1,000 at most.",
   },
+  'redisLocksmith.lockGroups': {
+    scope: 'window',
+    reachesServers: false,
+    why: 'Names for groups of lock keys: only how the view groups what it already read.',
+  },
+  'redisLocksmith.history.maxEvents': {
+    scope: 'application',
+    reachesServers: false,
+    why: 'Memory the lock history may use in your editor is your choice; 100 to 1,000,000 events.',
+  },
   'redisLocksmith.lint.enable': {
     scope: 'resource',
     reachesServers: false,
@@ -95,4 +105,17 @@ export function readLocksSettings(raw: {
     limit: Math.min(LOCKS_BOUNDS.maxLimit, Math.max(LOCKS_BOUNDS.minLimit, limit)),
     intervalMs: Math.max(LOCKS_BOUNDS.minIntervalMs, Math.round(seconds * 1000)),
   };
+}
+
+export const HISTORY_BOUNDS = { min: 100, max: 1_000_000, default: 10_000 } as const;
+
+export function readHistoryMaxEvents(raw: unknown): number {
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) return HISTORY_BOUNDS.default;
+  return Math.min(HISTORY_BOUNDS.max, Math.max(HISTORY_BOUNDS.min, Math.floor(raw)));
+}
+
+/** At most 64 non-empty patterns. */
+export function readLockGroups(raw: unknown): string[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((pattern): pattern is string => typeof pattern === 'string' && pattern !== '').slice(0, 64);
 }

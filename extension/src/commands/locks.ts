@@ -42,6 +42,8 @@ export function release(ctx: Ctx, controller: LocksController): Cmd {
     }
     try {
       ctx.log.info(`${node.config.name}: EVALSHA release ${key}`);
+      // The `del` that follows ends the hold as forced, not as a holder's own release.
+      controller.history(node.config.id).markForced(node.lock.key, token, Date.now());
       const released = await (await scripts(ctx, node.config)).release(node.lock.key, token);
       void controller.refresh(node.config);
       if (released) {

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { LockEntry } from './classify';
 import { discoverLocks, readLocks } from './discovery';
+import type { ObservedEvent } from './history';
 import { KeyspaceEvents, type KeyEvent, type LiveMode, type MonitorSource } from './keyspaceEvents';
 import { ScanPacer, ScanSchedule } from './schedule';
 
@@ -42,6 +43,14 @@ export interface MonitorSnapshot {
 
 export type ChangeKind = 'rows' | 'values';
 
+/** Who learns what each read and each notification showed (the lock history). */
+export interface MonitorObserver {
+  /** Keyspace notifications in arrival order, and what each changed key held when read after them (absent: gone). */
+  events(events: readonly ObservedEvent[], read: ReadonlyMap<string, LockEntry>): void;
+  /** A read: the locks it saw at `at`, and listed keys it found deleted. */
+  reads(locks: readonly LockEntry[], gone: readonly Buffer[], at: number): void;
+}
+
 // Events after which the key no longer holds what the view shows.
 const GONE = new Set(['del', 'expired', 'evicted', 'rename_from', 'unlink']);
 // Changes arriving within this window are read back in one pipeline per node.
@@ -68,6 +77,8 @@ export class LockMonitor {
   private readonly events = new EventEmitter();
   private readonly keyspace: KeyspaceEvents;
   private readonly pending = new Map<string, KeyEvent>();
+  /** Every notification since the last flush, in order (pending keeps the last per key). */
+  private arrived: ObservedEvent[] = [];
   private flushTimer?: NodeJS.Timeout;
   private disposed = false;
 
@@ -75,6 +86,7 @@ export class LockMonitor {
     readonly source: MonitorSource,
     private readonly settings: () => MonitorSettings,
     private readonly log: (line: string) => void = () => {},
+    private readonly observer?: MonitorObserver,
   ) {
     this.keyspace = new KeyspaceEvents(
       source,
@@ -217,6 +229,14 @@ export class LockMonitor {
     });
     const took = performance.now() - started;
     if (signal.aborted) return;
+    // Listed keys the scan did not find again are gone, unless the page was cut short.
+    const found = new Set(page.entries.map((entry) => entry.key.toString('latin1')));
+    const gone = page.next ? [] : listing.locks.filter((lock) => !found.has(lock.key.toString('latin1')));
+    this.observer?.reads(
+      page.entries,
+      gone.map((lock) => lock.key),
+      Date.now(),
+    );
     listing.locks = page.entries;
     listing.more = page.next !== undefined;
     listing.schedule.record(took, Date.now(), settings.intervalMs);
@@ -236,6 +256,9 @@ export class LockMonitor {
     );
     if (signal.aborted) return false;
     const before = listing.locks;
+    const found = new Set(fresh.map((entry) => entry.key.toString('latin1')));
+    const gone = before.filter((lock) => !found.has(lock.key.toString('latin1'))).map((lock) => lock.key);
+    this.observer?.reads(fresh, gone, Date.now());
     listing.locks = fresh;
     return fresh.length !== before.length || fresh.some((lock, i) => lock.kind !== before[i].kind);
   }
@@ -260,6 +283,7 @@ export class LockMonitor {
 
   private noteChange(event: KeyEvent): void {
     this.pending.set(event.key.toString('latin1'), event);
+    if (this.observer) this.arrived.push({ key: event.key, event: event.event, at: Date.now() });
     if (!this.inFlight) this.scheduleFlush();
   }
 
@@ -275,6 +299,8 @@ export class LockMonitor {
     if (this.inFlight || this.disposed) return;
     const changes = [...this.pending.values()];
     this.pending.clear();
+    const arrived = this.arrived;
+    this.arrived = [];
     const byNode = new Map<Redis, Buffer[]>();
     for (const { key, node, event } of changes) {
       if (!GONE.has(event)) byNode.set(node, [...(byNode.get(node) ?? []), key]);
@@ -290,6 +316,7 @@ export class LockMonitor {
     if (this.disposed) return;
     const changed = new Set(changes.map(({ key }) => key.toString('latin1')));
     const byId = new Map(fresh.map((entry) => [entry.key.toString('latin1'), entry]));
+    this.observer?.events(arrived, new Map(byId));
     let rows = false;
     for (const listing of this.nodes.values()) {
       const next: LockEntry[] = [];
@@ -361,3 +388,4 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+

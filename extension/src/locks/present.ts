@@ -261,7 +261,7 @@ function formatBytes(bytes: number): string {
 }
 
 /** Markdown inline code that holds any text: a fence longer than any backtick run inside. */
-function code(text: string): string {
+export function code(text: string): string {
   // A loop, not Math.max(...runs): a key with 200k backtick runs would overflow the call stack.
   let longestRun = 0;
   for (const [run] of text.matchAll(/`+/g)) longestRun = Math.max(longestRun, run.length);

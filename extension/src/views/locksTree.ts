@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { verifiesNothing, type ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
 import type { LocksController } from '../locksController';
-import type { LockEntry } from '../locks/classify';
+import { escapeBytes, type LockEntry } from '../locks/classify';
 import type { MonitorSnapshot } from '../locks/monitor';
 import {
   describeFreshness,
@@ -15,7 +15,12 @@ import {
   type LockView,
   type SortOrder,
 } from '../locks/present';
-import type { ConnectionNode, LocksNode, LockNode, MessageNode } from './nodes';
+import { groupOf, groupStats, type GroupStats } from '../locks/groups';
+import { presentGroup, recentHolds } from '../locks/presentHistory';
+import type { ConnectionNode, GroupNode, LocksNode, LockNode, MessageNode } from './nodes';
+
+/** Above this many locks a connection shows its lock groups first, then the keys in each. */
+const GROUP_ABOVE = 25;
 
 function viewItem(view: LockView, collapsible: vscode.TreeItemCollapsibleState): vscode.TreeItem {
   const item = new vscode.TreeItem(view.label, collapsible);
@@ -33,8 +38,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   private readonly changed = new vscode.EventEmitter<LocksNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly connectionNodes = new Map<string, ConnectionNode>();
-  /** The rows under each connection as last built, and whether a Load more row followed them. */
-  private readonly rows = new Map<string, { nodes: LockNode[]; more: boolean }>();
+  /** The rows under each connection as last built, their groups when grouped, and whether a Load more row followed them. */
+  private readonly rows = new Map<string, { nodes: LockNode[]; groups?: GroupNode[]; more: boolean }>();
+  /** Connections whose history changed since the group rows were last drawn. */
+  private readonly historyChanged = new Set<string>();
   // By key: rows stay where they are under the pointer; by TTL they move as leases are extended.
   private order: SortOrder = 'key';
   /** The description each lock row was last drawn with: only rows whose text changed are redrawn. */
@@ -48,6 +55,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   ) {
     this.subscription = controller.onDidChange(({ id, kind }) => {
       if (kind === 'countdown') return this.redrawAllChanged();
+      // Group rows show the history's counts: redrawn with the next countdown tick, not per event.
+      if (kind === 'history') return void (id && this.historyChanged.add(id));
       if (id === undefined) {
         this.connectionNodes.clear();
         this.rows.clear();
@@ -107,9 +116,13 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
   }
 
-  /** The countdown: only rows whose text changed, e.g. a TTL passing a displayed digit. */
+  /** The countdown: only rows whose text changed, e.g. a TTL passing a displayed digit; group rows after history changed. */
   private redrawAllChanged(): void {
-    for (const { nodes } of this.rows.values()) this.redrawChanged(nodes);
+    for (const [id, { nodes, groups }] of this.rows) {
+      this.redrawChanged(nodes);
+      if (groups && this.historyChanged.has(id)) for (const group of groups) this.changed.fire(group);
+    }
+    this.historyChanged.clear();
   }
 
   private rebuild(id?: string): void {
@@ -129,6 +142,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       });
     }
     if (node.kind === 'connection') return this.connectionChildren(node.config);
+    if (node.kind === 'group') return node.locks;
     if (node.kind === 'lock' && node.lock.kind === 'reentrant') {
       const lock = node.lock;
       return lock.holders.map((holder) => ({ kind: 'holder', config: node.config, lock, holder }));
@@ -168,7 +182,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     let rows = this.rows.get(config.id);
     if (!rows) {
       const nodes = this.shownLocks(snapshot).map((lock): LockNode => ({ kind: 'lock', config, lock }));
-      rows = { nodes, more: snapshot.more };
+      rows = { nodes, more: snapshot.more, groups: nodes.length > GROUP_ABOVE ? this.group(config, nodes) : undefined };
       this.rows.set(config.id, rows);
     }
     if (!rows.nodes.length) {
@@ -176,7 +190,27 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         command: { command: 'locksmith.locks.clearFilter', title: 'Clear Filter' },
       });
     }
-    return rows.more ? [...rows.nodes, { kind: 'more', config }] : [...rows.nodes];
+    const shown: LocksNode[] = rows.groups ?? rows.nodes;
+    return rows.more ? [...shown, { kind: 'more', config }] : [...shown];
+  }
+
+  /** The rows by lock group, groups sorted by name; the keys keep their order within each. */
+  private group(config: ConnectionConfig, nodes: readonly LockNode[]): GroupNode[] {
+    const named = this.ctx.config.lockGroups;
+    const groups = new Map<string, GroupNode>();
+    for (const node of nodes) {
+      const name = groupOf(escapeBytes(node.lock.key), named);
+      let group = groups.get(name);
+      if (!group) groups.set(name, (group = { kind: 'group', config, group: name, locks: [] }));
+      group.locks.push(node);
+    }
+    return [...groups.values()].sort((a, b) => a.group.localeCompare(b.group));
+  }
+
+  /** Per group, the use of its locks in the last 10 minutes, from the connection's history. */
+  private statsOf(config: ConnectionConfig): Map<string, GroupStats> {
+    const named = this.ctx.config.lockGroups;
+    return groupStats(this.controller.history(config.id).holds(), Date.now(), (hold) => groupOf(hold.key, named));
   }
 
   getTreeItem(node: LocksNode): vscode.TreeItem {
@@ -194,6 +228,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         // Filled in by resolveTreeItem when hovered, so it shows the TTL at that moment.
         item.tooltip = undefined;
         item.id = `${node.config.id}/${node.lock.key.toString('base64')}`;
+        return item;
+      }
+      case 'group': {
+        const view = presentGroup(node.group, node.locks.length, this.statsOf(node.config).get(node.group));
+        const item = viewItem(view, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `${node.config.id}/group/${node.group}`;
         return item;
       }
       case 'holder': {
@@ -222,7 +262,13 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   }
 
   resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
-    if (node.kind === 'lock') item.tooltip = new vscode.MarkdownString(presentLock(node.lock, Date.now()).tooltip);
+    if (node.kind === 'lock') {
+      const now = Date.now();
+      const history = recentHolds(this.controller.history(node.config.id).holdsOf(node.lock.key), now);
+      item.tooltip = new vscode.MarkdownString(
+        [presentLock(node.lock, now).tooltip, history].filter(Boolean).join('\n\n'),
+      );
+    }
     if (node.kind === 'connection') item.tooltip = this.connectionTooltip(node.config);
     return item;
   }

@@ -20,6 +20,14 @@ export interface HolderNode {
   holder: LockHolder;
 }
 
+/** Keys of one lock group (`lock:{orders:*}`), shown first when a connection lists many locks. */
+export interface GroupNode {
+  kind: 'group';
+  config: ConnectionConfig;
+  group: string;
+  locks: LockNode[];
+}
+
 /** "Load more": the scan stopped at the per-connection limit and can go on. */
 export interface MoreNode {
   kind: 'more';
@@ -36,4 +44,4 @@ export interface MessageNode {
   command?: { command: string; title: string };
 }
 
-export type LocksNode = ConnectionNode | LockNode | HolderNode | MoreNode | MessageNode;
+export type LocksNode = ConnectionNode | GroupNode | LockNode | HolderNode | MoreNode | MessageNode;

@@ -1,0 +1,241 @@
+// What happened to each lock of one connection: the sequence of holders, when each took the
+// lock, its extensions, and how each hold ended (released, expired: the lease ran out while the
+// holder may still have worked, forced from the view, overwritten by someone else's SET,
+// evicted). Built from keyspace notifications with the value read after them, or, without
+// notifications, from successive reads (then marked approximate). Kept in memory only, bounded,
+// nothing written to Redis. Pure: the caller passes times. No `vscode`.
+import { escapeBytes, type LockEntry } from './classify';
+
+export type HoldEnd = 'released' | 'expired' | 'forced' | 'overwritten' | 'evicted';
+
+export interface Hold {
+  /** Unique within the history, in order of acquisition. */
+  readonly id: number;
+  /** The key's bytes as one char per byte (latin1): a map key. */
+  readonly keyId: string;
+  /** The key escaped for display, as the tree shows it. */
+  readonly key: string;
+  readonly owner: string;
+  readonly token: string;
+  readonly from: number;
+  to?: number;
+  end?: HoldEnd;
+  readonly extensions: number[];
+  /** The lease (PTTL) when last read, and when that was: the hold should end by readAt + leaseMs. */
+  leaseMs?: number;
+  readAt?: number;
+  /** Derived from reads every few seconds, not from notifications: times are within one interval. */
+  readonly approximate: boolean;
+}
+
+/** A keyspace notification about a key, when it arrived. */
+export interface ObservedEvent {
+  key: Buffer;
+  /** Redis's event name: set, expire, del, expired, evicted, hset, hincrby, hdel, zadd, zrem, ... */
+  event: string;
+  at: number;
+}
+
+/** How long after the view's own Release a `del` counts as that release (forced). */
+const FORCED_WINDOW_MS = 5_000;
+/** A lease that should have run out this long before a key was seen gone counts as expired. */
+const EXPIRY_SLACK_MS = 250;
+const ENDING: Record<string, HoldEnd> = {
+  del: 'released',
+  unlink: 'released',
+  expired: 'expired',
+  evicted: 'evicted',
+  rename_from: 'released',
+};
+const EXTENDING = new Set(['expire', 'pexpire', 'persist']);
+
+/** The holder a lock entry shows, when it is a lock with one: owner and token. */
+function holderOf(entry: LockEntry | undefined): { owner: string; token: string } | undefined {
+  if (!entry) return undefined;
+  if (entry.kind === 'token' || entry.kind === 'timestamp') {
+    return { owner: entry.kind === 'token' ? entry.owner : 'timestamp', token: escapeBytes(entry.token) };
+  }
+  if (entry.kind === 'reentrant' && entry.holders.length) {
+    const [first] = entry.holders;
+    return { owner: first.owner, token: escapeBytes(first.field) };
+  }
+  return undefined;
+}
+
+export class LockHistory {
+  private readonly all: Hold[] = [];
+  private readonly open = new Map<string, Hold>();
+  private readonly forced = new Map<string, { token: string; at: number }>();
+  private nextId = 1;
+  private events = 0;
+  private listeners: Array<(changed: readonly Hold[]) => void> = [];
+
+  constructor(private readonly maxEvents: number) {}
+
+  /** Every hold kept, oldest first. */
+  holds(): readonly Hold[] {
+    return this.all;
+  }
+
+  /** The holds of one key, oldest first. */
+  holdsOf(key: Buffer): Hold[] {
+    const id = key.toString('latin1');
+    return this.all.filter((hold) => hold.keyId === id);
+  }
+
+  /** Called with the holds that began, changed or ended in one observation. */
+  onDidChange(listener: (changed: readonly Hold[]) => void): { dispose(): void } {
+    this.listeners.push(listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((each) => each !== listener)) };
+  }
+
+  /** The view is about to release `key` held by `token`: the `del` that follows is a forced end. */
+  markForced(key: Buffer, token: Buffer, at: number): void {
+    this.forced.set(key.toString('latin1'), { token: escapeBytes(token), at });
+  }
+
+  /**
+   * Keyspace notifications in the order they arrived, and what each changed key held when read
+   * after them (by latin1 key; absent: gone). The value read belongs to the last event of its key
+   * that sets a value (`SET ... PX` sends `set` then `expire`; a waiter's acquire follows a `del`).
+   */
+  observeEvents(events: readonly ObservedEvent[], read: ReadonlyMap<string, LockEntry>): void {
+    const lastSetting = new Map<string, number>();
+    events.forEach(({ key, event }, i) => {
+      if (!ENDING[event] && !EXTENDING.has(event)) lastSetting.set(key.toString('latin1'), i);
+    });
+    const changed = new Set<Hold>();
+    const previous = new Map<string, string>();
+    for (const [i, { key, event, at }] of events.entries()) {
+      const id = key.toString('latin1');
+      const entry = lastSetting.get(id) === i ? read.get(id) : undefined;
+      const before = previous.get(id);
+      previous.set(id, event);
+      // `SET ... PX` sends `set` then `expire`: the lease of the acquisition, not an extension.
+      if (EXTENDING.has(event) && before !== undefined && !ENDING[before] && !EXTENDING.has(before)) continue;
+      const current = this.open.get(id);
+      const ending = ENDING[event];
+      if (ending) {
+        if (current) changed.add(this.close(current, at, this.forcedEnd(id, current, at) ?? ending));
+        continue;
+      }
+      if (EXTENDING.has(event)) {
+        if (current) changed.add(this.extend(current, at, entry));
+        continue;
+      }
+      // set, hset, hincrby, zadd, ...: the value says who holds it now.
+      const holder = holderOf(entry);
+      if (current && holder?.token === current.token) {
+        // The same owner again (a refresh by acquire, or a re-entry): an extension of its hold.
+        changed.add(this.extend(current, at, entry));
+      } else {
+        if (current) changed.add(this.close(current, at, holder ? 'overwritten' : 'released'));
+        if (holder) changed.add(this.begin(key, holder, at, entry, false));
+      }
+    }
+    this.emit(changed);
+  }
+
+  /**
+   * Successive reads, without notifications: `locks` as read at `at`; `gone`, listed keys the
+   * read found deleted. Changes between two reads are placed at the read that saw them.
+   */
+  observeReads(locks: readonly LockEntry[], gone: readonly Buffer[], at: number): void {
+    const changed = new Set<Hold>();
+    for (const key of gone) {
+      const current = this.open.get(key.toString('latin1'));
+      if (current)
+        changed.add(this.close(current, at, this.forcedEnd(current.keyId, current, at) ?? this.guessEnd(current, at)));
+    }
+    for (const entry of locks) {
+      const holder = holderOf(entry);
+      if (!holder) continue;
+      const current = this.open.get(entry.key.toString('latin1'));
+      if (current?.token === holder.token) {
+        const expectedLeft = current.leaseMs !== undefined ? current.leaseMs - (at - current.readAt!) : undefined;
+        // More time left than the last read allowed for: the lease was extended in between.
+        if (expectedLeft !== undefined && entry.pttl > expectedLeft + EXPIRY_SLACK_MS)
+          changed.add(this.extend(current, at, entry));
+        else this.note(current, entry);
+        continue;
+      }
+      if (current) changed.add(this.close(current, at, this.guessEnd(current, at)));
+      changed.add(this.begin(entry.key, holder, at, entry, true));
+    }
+    this.emit(changed);
+  }
+
+  private forcedEnd(id: string, hold: Hold, at: number): HoldEnd | undefined {
+    const forced = this.forced.get(id);
+    if (!forced || forced.token !== hold.token || at - forced.at > FORCED_WINDOW_MS) return undefined;
+    this.forced.delete(id);
+    return 'forced';
+  }
+
+  /** Seen gone or replaced between reads: expired if its lease had run out by then, else released. */
+  private guessEnd(hold: Hold, at: number): HoldEnd {
+    if (hold.leaseMs === undefined || hold.readAt === undefined) return 'released';
+    return hold.readAt + hold.leaseMs <= at + EXPIRY_SLACK_MS ? 'expired' : 'released';
+  }
+
+  private begin(
+    key: Buffer,
+    holder: { owner: string; token: string },
+    at: number,
+    entry: LockEntry | undefined,
+    approximate: boolean,
+  ): Hold {
+    const hold: Hold = {
+      id: this.nextId++,
+      keyId: key.toString('latin1'),
+      key: escapeBytes(key),
+      ...holder,
+      from: at,
+      extensions: [],
+      approximate,
+    };
+    this.note(hold, entry);
+    this.all.push(hold);
+    this.open.set(hold.keyId, hold);
+    this.count();
+    return hold;
+  }
+
+  private extend(hold: Hold, at: number, entry: LockEntry | undefined): Hold {
+    hold.extensions.push(at);
+    this.note(hold, entry);
+    this.count();
+    return hold;
+  }
+
+  private close(hold: Hold, at: number, end: HoldEnd): Hold {
+    hold.to = at;
+    hold.end = end;
+    this.open.delete(hold.keyId);
+    this.count();
+    return hold;
+  }
+
+  private note(hold: Hold, entry: LockEntry | undefined): void {
+    if (entry && entry.pttl >= 0) {
+      hold.leaseMs = entry.pttl;
+      hold.readAt = entry.readAt;
+    }
+  }
+
+  /** One more event; past the bound the oldest holds go, events and all. */
+  private count(): void {
+    this.events++;
+    while (this.events > this.maxEvents && this.all.length > 1) {
+      const oldest = this.all.shift()!;
+      this.events -= 1 + oldest.extensions.length + (oldest.end ? 1 : 0);
+      if (this.open.get(oldest.keyId) === oldest) this.open.delete(oldest.keyId);
+    }
+  }
+
+  private emit(changed: Set<Hold>): void {
+    if (!changed.size) return;
+    const holds = [...changed];
+    for (const listener of this.listeners) listener(holds);
+  }
+}

@@ -1,0 +1,236 @@
+// The lock history from a real redis-server: holds begin, extend and end as the pack's scripts
+// and other clients act, read from keyspace notifications (exact) or from successive reads
+// (approximate); a SIGKILLed holder's hold ends as expired; memory stays bounded; groups and
+// their stats; export as JSON and CSV.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import type { LockEntry } from '../extension/src/locks/classify';
+import { groupOf, groupStats, keyShape } from '../extension/src/locks/groups';
+import { LockHistory, type Hold } from '../extension/src/locks/history';
+import { historyCsv, historyJson } from '../extension/src/locks/historyExport';
+import type { MonitorSource } from '../extension/src/locks/keyspaceEvents';
+import { LockMonitor } from '../extension/src/locks/monitor';
+import { sleep, useRedis, waitFor } from './helpers';
+
+const fx = useRedis();
+const KEY = 'lock:{report:7}';
+
+const source = (redis: Redis): MonitorSource => ({
+  db: 0,
+  masters: () => [redis],
+  nodeName: () => 'server',
+  onEveryNode: (action) => Promise.all([action(redis)]),
+});
+
+let history: LockHistory;
+let monitor: LockMonitor;
+
+function watch(intervalMs = 1000): void {
+  history = new LockHistory(10_000);
+  monitor = new LockMonitor(
+    source(fx.redis),
+    () => ({ patterns: ['lock:*'], limit: 500, intervalMs }),
+    () => {},
+    {
+      events: (events, read) => history.observeEvents(events, read),
+      reads: (locks, gone, at) => history.observeReads(locks, gone, at),
+    },
+  );
+}
+
+const ends = () => history.holds().map((hold) => `${hold.token}:${hold.end ?? 'holding'}`);
+
+beforeEach(async () => {
+  await fx.redis.flushall();
+});
+
+afterEach(() => monitor?.dispose());
+
+describe('from keyspace notifications', () => {
+  beforeEach(async () => {
+    await fx.redis.config('SET', 'notify-keyspace-events', 'K$gxh');
+    watch();
+    await monitor.refresh();
+    assert.equal((await monitor.startLive()).kind, 'notifications');
+  });
+
+  test('released, expired, overwritten and forced holds, and extensions, each as it happened', async () => {
+    await fx.locks.acquire(KEY, 'a:1:released', 10_000);
+    await waitFor('a begins', () => ends().join() === 'a:1:released:holding');
+    await fx.locks.extend(KEY, 'a:1:released', 20_000);
+    await fx.locks.release(KEY, 'a:1:released');
+    await fx.locks.acquire(KEY, 'b:2:expires', 150);
+    await waitFor('b expires', () => ends().includes('b:2:expires:expired'), 5_000);
+    await fx.locks.acquire(KEY, 'c:3:overwritten', 10_000);
+    await waitFor('c begins', () => ends().includes('c:3:overwritten:holding'));
+    await fx.redis.set(KEY, 'd:4:forced', 'PX', 10_000);
+    await waitFor('d begins', () => ends().includes('d:4:forced:holding'));
+    history.markForced(Buffer.from(KEY), Buffer.from('d:4:forced'), Date.now());
+    await fx.locks.release(KEY, 'd:4:forced');
+    await waitFor('d ends', () => ends().includes('d:4:forced:forced'));
+
+    assert.deepEqual(ends(), [
+      'a:1:released:released',
+      'b:2:expires:expired',
+      'c:3:overwritten:overwritten',
+      'd:4:forced:forced',
+    ]);
+    const [a] = history.holds();
+    assert.equal(a.extensions.length, 1, 'the extend');
+    assert.equal(a.owner, 'a#1');
+    assert.ok(history.holds().every((hold) => !hold.approximate));
+    assert.ok(history.holds().every((hold) => hold.to! >= hold.from));
+  });
+
+  test('a release and an immediate re-acquire by a waiter are two holds, not an overwrite', async () => {
+    await fx.locks.acquire(KEY, 'a:1:first', 10_000);
+    await waitFor('a begins', () => ends().length === 1);
+    await fx.locks.release(KEY, 'a:1:first');
+    await fx.locks.acquire(KEY, 'b:2:next', 10_000);
+    await waitFor('b begins', () => ends().includes('b:2:next:holding'));
+    assert.deepEqual(ends(), ['a:1:first:released', 'b:2:next:holding']);
+  });
+
+  test("a SIGKILLed holder's hold ends as expired: the lease ran out", async () => {
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/fixtures/holder.ts', fx.server.url, KEY, 'doomed:9:holder', '300'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const [line] = (await once(holder.stdout, 'data')) as [Buffer];
+      assert.equal(String(line).trim(), 'holding');
+      holder.kill('SIGKILL');
+      await waitFor('the lease to run out', () => ends().includes('doomed:9:holder:expired'), 5_000);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('from successive reads (no notifications)', () => {
+  beforeEach(async () => {
+    await fx.redis.config('SET', 'notify-keyspace-events', '');
+    watch();
+  });
+
+  test('holds begin and end between reads, marked approximate; a lease that ran out reads as expired', async () => {
+    await fx.locks.acquire(KEY, 'a:1:released', 10_000);
+    await monitor.refresh();
+    await fx.locks.release(KEY, 'a:1:released');
+    await monitor.tick();
+    await fx.locks.acquire(KEY, 'b:2:expires', 200);
+    await monitor.refresh(true);
+    await sleep(400);
+    await monitor.tick();
+    await monitor.refresh(true);
+    assert.deepEqual(ends(), ['a:1:released:released', 'b:2:expires:expired']);
+    assert.ok(history.holds().every((hold) => hold.approximate));
+  });
+
+  test('a lease extended between two reads counts as an extension', async () => {
+    await fx.locks.acquire(KEY, 'a:1:long', 2_000);
+    await monitor.refresh();
+    await fx.locks.extend(KEY, 'a:1:long', 60_000);
+    await monitor.tick();
+    assert.equal(history.holds()[0].extensions.length, 1);
+  });
+});
+
+describe('bounds, groups and export', () => {
+  const entry = (key: string, token: string, at: number): LockEntry => ({
+    kind: 'token',
+    key: Buffer.from(key),
+    token: Buffer.from(token),
+    owner: token.split(':').slice(0, 2).join('#'),
+    type: 'string',
+    pttl: 1000,
+    readAt: at,
+    value: { type: 'string', head: Buffer.from(token), length: token.length },
+  });
+
+  test('memory is bounded: past the bound the oldest holds go', () => {
+    const bounded = new LockHistory(100);
+    for (let i = 0; i < 500; i++) {
+      const key = `lock:job:${i % 7}`;
+      bounded.observeEvents(
+        [{ key: Buffer.from(key), event: 'set', at: i }],
+        new Map([[key, entry(key, `w:${i}:x`, i)]]),
+      );
+    }
+    const holds = bounded.holds();
+    const events = holds.reduce((sum, hold) => sum + 1 + hold.extensions.length + (hold.end ? 1 : 0), 0);
+    assert.ok(events <= 100, `${events} events kept`);
+    assert.equal(holds[holds.length - 1].token, 'w:499:x', 'the newest are kept');
+  });
+
+  test('keys that differ only in their id part form a group; named patterns win', () => {
+    assert.equal(keyShape('lock:{orders:42}'), 'lock:{orders:*}');
+    assert.equal(keyShape('lock:job:7f3a9c01'), 'lock:job:*');
+    assert.equal(keyShape('lock:user:8743c9c0-0795-4907-87fd-6c719a6b4586'), 'lock:user:*');
+    assert.equal(keyShape('lock:report-daily'), 'lock:report-daily');
+    assert.equal(keyShape('lock:v2:cache'), 'lock:v2:cache');
+    assert.equal(groupOf('lock:{orders:42}', ['lock:{orders:4*}']), 'lock:{orders:4*}');
+    assert.equal(groupOf('lock:{orders:42}', ['mutex:*']), 'lock:{orders:*}');
+  });
+
+  test('group stats: acquisitions per minute, hold times, and a warning when leases ran out', () => {
+    const now = 10 * 60_000;
+    const hold = (from: number, to: number, end: Hold['end'], key = 'lock:{orders:1}'): Hold => ({
+      id: from,
+      keyId: key,
+      key,
+      owner: 'w#1',
+      token: 'w:1:x',
+      from,
+      to,
+      end,
+      extensions: [],
+      approximate: false,
+    });
+    const holds = [
+      hold(now - 5000, now - 4000, 'released'),
+      hold(now - 3000, now - 1000, 'expired'),
+      hold(now - 9000, now - 8500, 'released', 'lock:other'),
+    ];
+    const stats = groupStats(holds, now, (each) => keyShape(each.key));
+    const orders = stats.get('lock:{orders:*}')!;
+    assert.equal(orders.acquisitions, 2);
+    assert.equal(orders.acquisitionsPerMinute, 0.2);
+    assert.deepEqual([orders.holdP50, orders.holdMax], [2000, 2000]);
+    assert.equal(orders.warning, '1 of 2 holds expired in the last 10 min: lease too short, or holders crashing');
+    assert.equal(stats.get('lock:other')!.warning, undefined);
+  });
+
+  test('export: JSON with every hold, CSV one row per hold with spreadsheet-safe fields', () => {
+    const local = new LockHistory(1000);
+    const set = (key: string, token: string, at: number) =>
+      local.observeEvents([{ key: Buffer.from(key), event: 'set', at }], new Map([[key, entry(key, token, at)]]));
+    set('lock:a', 'w:1:x', 1000);
+    set('lock:b', '=cmd:2:"q",x', 2000);
+    local.observeEvents([{ key: Buffer.from('lock:a'), event: 'del', at: 3000 }], new Map());
+    const json = JSON.parse(historyJson('prod', local.holds(), 5000)) as { holds: Array<Record<string, unknown>> };
+    assert.deepEqual(json.holds[0], {
+      key: 'lock:a',
+      owner: 'w#1',
+      token: 'w:1:x',
+      acquiredAt: '1970-01-01T00:00:01.000Z',
+      endedAt: '1970-01-01T00:00:03.000Z',
+      durationMs: 2000,
+      end: 'released',
+      extensions: [],
+      leaseMs: 1000,
+      approximate: false,
+    });
+    const [header, first, second] = historyCsv(local.holds()).split('\r\n');
+    assert.equal(header, 'key,owner,token,acquired_at,ended_at,duration_ms,end,extensions,lease_ms,approximate');
+    assert.equal(
+      first,
+      'lock:a,w#1,w:1:x,1970-01-01T00:00:01.000Z,1970-01-01T00:00:03.000Z,2000,released,0,1000,false',
+    );
+    assert.equal(second.split(',')[2], `"'=cmd:2:""q""`, 'a formula-like token is defused and quoted');
+  });
+});
