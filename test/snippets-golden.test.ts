@@ -67,7 +67,7 @@ describe('golden files', () => {
   for (const client of GOLDEN_CLIENTS) {
     for (const pattern of PATTERNS) {
       test(`${client} ${pattern}: renders exactly its golden file`, () => {
-        const code = renderCode(client, pattern);
+        const code = renderCode(client, pattern, pack);
         const path = goldenPath(client, pattern);
         if (UPDATE) {
           mkdirSync(join(GOLDEN_DIR, client), { recursive: true });
@@ -170,7 +170,7 @@ describe('embedded Lua equals the pack', () => {
   for (const client of GOLDEN_CLIENTS) {
     for (const pattern of PATTERNS) {
       test(`${client} ${pattern}: each raw-string literal holds a pack script exactly`, () => {
-        const scripts = embeddedScripts(client, renderCode(client, pattern));
+        const scripts = embeddedScripts(client, renderCode(client, pattern, pack));
         assert.deepEqual([...scripts.keys()].sort(), [...SCRIPTS_USED[pattern]].sort());
         for (const [name, literal] of scripts) {
           assert.equal(literal.replace(/\n$/, ''), pack[name as ScriptName].source.replace(/\n$/, ''), name);
@@ -183,7 +183,7 @@ describe('embedded Lua equals the pack', () => {
   // literals and nowdocs strip that indentation again, so the script stays byte for byte the pack's.
   for (const client of GOLDEN_CLIENTS.filter((id) => ['java', 'cs', 'php'].includes(findClient(id).extension))) {
     test(`${client}: the scripts survive the snippet being inserted indented`, () => {
-      const scripts = embeddedScripts(client, indent(renderCode(client, 'renew'), '        '));
+      const scripts = embeddedScripts(client, indent(renderCode(client, 'renew', pack), '        '));
       assert.deepEqual([...scripts.keys()].sort(), [...SCRIPTS_USED.renew].sort());
       for (const [name, literal] of scripts) {
         assert.equal(literal.replace(/\n$/, ''), pack[name as ScriptName].source.replace(/\n$/, ''), name);
@@ -315,7 +315,7 @@ $client->del([$lockKey]);`,
 
 function predisProgram(pattern: PatternId, ttl: number): string {
   const { quote } = findClient('predis');
-  const snippet = renderCode('predis', pattern, {
+  const snippet = renderCode('predis', pattern, pack, {
     key: quote('proof:lock'),
     fence: quote('proof:fence'),
     ttl: String(ttl),
@@ -401,7 +401,7 @@ describe('compile checks', () => {
         writeFiles(dir, JAVA_STUBS);
         const { imports, parameter } = JAVA_CLIENT[client];
         for (const pattern of PATTERNS) {
-          const code = renderCode(client, pattern);
+          const code = renderCode(client, pattern, pack);
           const className = `Locked${pattern[0].toUpperCase()}${pattern.slice(1)}`;
           writeFiles(dir, {
             [`${className}.java`]: `${[...headerImports(code), ...imports].map((name) => `import ${name};\n`).join('')}
@@ -426,7 +426,7 @@ ${indent(code, '        ')}
   test('predis: every pattern passes php -l', { skip: missing('/usr/bin/php', 'php-cli') }, async () => {
     for (const pattern of PATTERNS) {
       const path = join(work, `predis-lint-${pattern}.php`);
-      writeFileSync(path, `<?php\n${renderCode('predis', pattern)}`);
+      writeFileSync(path, `<?php\n${renderCode('predis', pattern, pack)}`);
       await check('/usr/bin/php', ['-l', path]);
     }
   });
@@ -439,7 +439,7 @@ ${indent(code, '        ')}
     async () => {
       for (const pattern of PATTERNS) {
         const path = join(work, `go-redis-${pattern}.go`);
-        writeFileSync(path, GO_WRAPPER(renderCode('go-redis', pattern)));
+        writeFileSync(path, GO_WRAPPER(renderCode('go-redis', pattern, pack)));
         assert.equal(await check('/usr/bin/gofmt', ['-d', '-e', path]), '', `gofmt would change ${pattern}`);
       }
     },
@@ -474,7 +474,7 @@ ${indent(code, '        ')}
         writeFileSync(
           path,
           `fn locked(client: redis::Client, mut con: redis::Connection) -> Result<(), Box<dyn std::error::Error>> {
-${indent(renderCode('redis-rs', pattern), '    ')}
+${indent(renderCode('redis-rs', pattern, pack), '    ')}
     Ok(())
 }
 
