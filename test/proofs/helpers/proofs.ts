@@ -34,4 +34,14 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
 });
 
-export const HELPER_PROOFS: HelperProof[] = [node('ioredis', 'ioredis.js', { flavor: 'cjs' })];
+/** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
+const interpreted = (client: string, program: string, interpreter: string): HelperProof => ({
+  client,
+  prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+});
+
+export const HELPER_PROOFS: HelperProof[] = [
+  node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
+  node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
+];
