@@ -44,4 +44,6 @@ export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php'),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby'),
 ];
