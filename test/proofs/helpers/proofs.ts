@@ -1,7 +1,10 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from, the program next to it, built where the language needs a build.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
 import { renderHelper, type HelperOptions } from '../../../snippets/helper';
 
@@ -40,10 +43,41 @@ const interpreted = (client: string, program: string, interpreter: string): Help
   prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
 });
 
+// Go builds offline against Debian's golang-github-gomodule-redigo-dev in GOPATH mode: the
+// program's own GOPATH holds it and the helper package, /usr/share/gocode the library; the
+// build cache is throwaway (GOPATH is read-only; HOME's cache may be too, or missing).
+const redigo: HelperProof = {
+  client: 'redigo',
+  async prepare(dir, pack) {
+    const source = join(dir, 'src', 'locksmithproof');
+    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack);
+    copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
+    rmSync(join(source, 'locksmith', 'proof.go'));
+    const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
+    try {
+      await promisify(execFile)('/usr/bin/go', ['build', '-o', join(dir, 'proof'), 'locksmithproof'], {
+        env: {
+          ...process.env,
+          GOPATH: `${dir}:/usr/share/gocode`,
+          GO111MODULE: 'off',
+          GOPROXY: 'off',
+          GOFLAGS: '',
+          GOCACHE: goCache,
+        },
+        timeout: 300_000,
+      });
+    } finally {
+      rmSync(goCache, { recursive: true, force: true });
+    }
+    return [join(dir, 'proof')];
+  },
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php'),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby'),
+  redigo,
 ];
