@@ -1,5 +1,6 @@
-// Runs the generated lock helpers of the six clients this machine can run (Debian's packages,
-// node_modules) as real programs against a throwaway Redis. Each client has a proof program in
+// Runs the generated lock helpers of the clients this machine can run (ioredis, node-redis from
+// node_modules; redis-py, phpredis, redis-rb, redigo and Predis from Debian's packages) as real
+// programs against a throwaway Redis. Each client has a proof program in
 // test/proofs/helpers/ that imports the helper written next to it and runs one mode:
 //   counter  rounds around a non-atomic counter, SCRIPT FLUSH in each (NOSCRIPT path);
 //   renew    a 300 ms lease kept through 1 s of work; no renewal after release;

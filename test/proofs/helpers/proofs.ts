@@ -78,6 +78,8 @@ export const HELPER_PROOFS: HelperProof[] = [
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php'),
+  // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
+  interpreted('predis', 'predis.php', '/usr/bin/php'),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby'),
   redigo,
 ];
