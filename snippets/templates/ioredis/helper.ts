@@ -74,20 +74,22 @@ function scripts(redis«ts:: LockClient»)«ts:: ScriptCommands» {
   }
 }
 
+/**
+ * A held lock: key; token, this holder's owner token (the lock key's value while it is held);
+ * fence, the fencing token with options.fenceKey (the guarded resource refuses older ones);
+ * signal, aborted with a LeaseLostError as its reason when a renewal finds the lease gone or fails.
+ */
 «esm:export »class Lease {
   «ts:readonly key: string;»
-  /** This holder's owner token, the lock key's value while it is held. */
   «ts:readonly token: string;»
-  /** The fencing token with options.fenceKey: pass it to the guarded resource, which refuses older ones. */
   «ts:readonly fence: number | undefined;»
-  /** Aborted, with a LeaseLostError as its reason, when a renewal finds the lease gone or fails. */
   «ts:readonly signal: AbortSignal;»
   «ts:private readonly redis: ScriptCommands;»
   «ts:private readonly ttlMs: number;»
   «ts:private readonly lost: AbortController;»
   «ts:private renewal: NodeJS.Timeout | undefined;»
   «ts:private released: boolean;»
-
+«ts:»
   constructor(redis«ts:: ScriptCommands», key«ts:: string», token«ts:: string», ttlMs«ts:: number», fence«ts:: number | undefined», renew«ts:: boolean») {
     this.lost = new AbortController();
     this.released = false;
