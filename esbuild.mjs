@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import process from 'node:process';
 import * as esbuild from 'esbuild';
 import { GRAMMARS } from './server/src/analysis/parsers.ts';
+import { loadPack } from './pack/pack.ts';
 import { writeStaticSnippets } from './snippets/static.ts';
 
 const production = process.argv.includes('--production');
@@ -28,7 +29,7 @@ const contexts = await Promise.all([
   esbuild.context({ ...common, entryPoints: ['extension/src/extension.ts'], outfile: 'extension/out/extension.js' }),
   esbuild.context({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'server/out/server.js' }),
 ]);
-writeStaticSnippets(import.meta.dirname);
+writeStaticSnippets(import.meta.dirname, loadPack());
 const grammarDir = dirname(createRequire(import.meta.url).resolve('@vscode/tree-sitter-wasm'));
 mkdirSync('server/out/wasm', { recursive: true });
 for (const file of ['tree-sitter.wasm', ...GRAMMARS.map((grammar) => `tree-sitter-${grammar}.wasm`)]) {

@@ -10,6 +10,8 @@ export default tseslint.config(
       'test/fixtures/**',
       'test/golden/**',
       'snippets/templates/**',
+      // Programs in the clients' languages that run the generated helpers, not project code.
+      'test/proofs/helpers/*.js',
       '.test-artifacts/**',
     ],
   },

@@ -3,6 +3,7 @@
 // snippet body.
 import { CLIENTS } from './clients';
 import { PATTERNS } from './patterns';
+import { loadPack } from '../pack/pack';
 import { renderCode, renderSnippet, SnippetError } from './render';
 
 const args = process.argv.slice(2);
@@ -14,7 +15,8 @@ try {
       `usage: npm run snippet -- <client> <pattern> [--tabstops]\n  clients: ${CLIENTS.map((c) => c.id).join(', ')}\n  patterns: ${PATTERNS.join(', ')}`,
     );
   }
-  process.stdout.write(tabstops ? renderSnippet(client, pattern) : renderCode(client, pattern));
+  const pack = loadPack();
+  process.stdout.write(tabstops ? renderSnippet(client, pattern, pack) : renderCode(client, pattern, pack));
 } catch (error) {
   if (!(error instanceof SnippetError)) throw error;
   process.stderr.write(`${error.message}\n`);

@@ -15,6 +15,12 @@ export interface ClientInfo {
   defaultBody: string;
   /** The templates' name for the client object itself, where they use one (not a pool). */
   clientVariable?: string;
+  /** What call sites name the object they pass to the helper (a client, a pool, a connection). */
+  callSiteVariable: string;
+  /** The language's line comment, which starts every line of a helper's header. */
+  comment: '//' | '#';
+  /** Whether the helper's import may stand inside a function body, so a snippet can carry it. */
+  importsInline: boolean;
 }
 
 const doubleQuoted = (text: string) => JSON.stringify(text);
@@ -33,6 +39,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: 'redis',
+    callSiteVariable: 'redis',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'node-redis',
@@ -43,6 +52,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'node-redis: defineScript in createClient, EVALSHA with a NOSCRIPT fallback',
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
+    callSiteVariable: 'redis',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'redis-py',
@@ -54,6 +66,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: doubleQuoted,
     defaultBody: `pass  # ${SECTION}`,
     clientVariable: 'redis_client',
+    callSiteVariable: 'r',
+    comment: '#',
+    importsInline: true,
   },
   {
     id: 'jedis',
@@ -64,6 +79,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'Jedis: EVALSHA on a JedisPool with an EVAL fallback on NOSCRIPT',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    callSiteVariable: 'jedis',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'lettuce',
@@ -75,6 +93,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: 'redis',
+    callSiteVariable: 'redis',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'go-redis',
@@ -86,6 +107,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: 'rdb',
+    callSiteVariable: 'rdb',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'redigo',
@@ -96,6 +120,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'redigo: redis.NewScript (EVALSHA, EVAL on NOSCRIPT)',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    callSiteVariable: 'pool',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'stackexchange',
@@ -107,6 +134,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: 'db',
+    callSiteVariable: 'db',
+    comment: '//',
+    importsInline: false,
   },
   {
     id: 'phpredis',
@@ -118,6 +148,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: '$redis',
+    callSiteVariable: '$redis',
+    comment: '//',
+    importsInline: true,
   },
   {
     id: 'predis',
@@ -129,6 +162,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: singleQuoted,
     defaultBody: `// ${SECTION}`,
     clientVariable: '$client',
+    callSiteVariable: '$client',
+    comment: '//',
+    importsInline: true,
   },
   {
     id: 'redis-rb',
@@ -140,6 +176,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     quote: singleQuoted,
     defaultBody: `# ${SECTION}`,
     clientVariable: 'redis',
+    callSiteVariable: 'redis',
+    comment: '#',
+    importsInline: true,
   },
   {
     id: 'redis-rs',
@@ -150,5 +189,8 @@ export const CLIENTS: readonly ClientInfo[] = [
     description: 'redis-rs: redis::Script (EVALSHA, loads on NOSCRIPT)',
     quote: doubleQuoted,
     defaultBody: `// ${SECTION}`,
+    callSiteVariable: 'con',
+    comment: '//',
+    importsInline: true,
   },
 ];

@@ -6,12 +6,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
+import { loadPack } from '../pack/pack';
 import { CLIENTS } from '../snippets/clients';
 import { PATTERNS } from '../snippets/patterns';
 import { renderCode } from '../snippets/render';
 import { LINTED_LANGUAGES } from '../server/src/languages';
 import { LspClient } from './harness/lsp';
 
+const pack = loadPack();
 const codes = (diagnostics: Diagnostic[]) =>
   diagnostics.map((d) => `${d.range.start.line}:${d.range.start.character}:${d.code}`);
 
@@ -218,7 +220,7 @@ describe('no diagnostics on any snippet the generator writes', () => {
     if (!languageId) continue;
     for (const pattern of PATTERNS) {
       test(`${client.id} ${pattern}`, async () => {
-        const code = renderCode(client.id, pattern, {
+        const code = renderCode(client.id, pattern, pack, {
           key: client.quote('lock:{order:42}'),
           body: client.defaultBody,
         });

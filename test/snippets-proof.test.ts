@@ -19,6 +19,9 @@ import { proof as redigo } from './proofs/redigo';
 import { proof as redisPy } from './proofs/redis-py';
 import { proof as redisRb } from './proofs/redis-rb';
 import { useRedis } from './helpers';
+import { loadPack } from '../pack/pack';
+
+const pack = loadPack();
 
 const run = promisify(execFile);
 const fx = useRedis();
@@ -30,7 +33,7 @@ const PROOFS: Proof[] = [ioredis, nodeRedis, phpredis, redigo, redisPy, redisRb]
 function program(proof: Proof, pattern: PatternId, ttl: number): string {
   const path = join(work, `${proof.client}-${pattern}-${proof.file}`);
   const { quote } = findClient(proof.client);
-  const snippet = renderCode(proof.client, pattern, {
+  const snippet = renderCode(proof.client, pattern, pack, {
     key: quote('proof:lock'),
     fence: quote('proof:fence'),
     ttl: String(ttl),

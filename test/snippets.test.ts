@@ -19,7 +19,7 @@ for (const client of CLIENTS) {
   describe(client.id, () => {
     for (const pattern of PATTERNS) {
       test(`${pattern}: embeds exactly the pack's scripts it needs, verbatim`, () => {
-        const code = renderCode(client.id, pattern);
+        const code = renderCode(client.id, pattern, pack);
         for (const name of SCRIPT_NAMES) {
           const embedded = code.includes(pack[name].source.trimEnd());
           assert.equal(embedded, SCRIPTS_USED[pattern].includes(name), `${name} embedded: ${embedded}`);
@@ -29,7 +29,7 @@ for (const client of CLIENTS) {
 
       test(`${pattern}: tabstops on the key, the TTL and the body; snippet syntax escaped`, () => {
         const escape = (text: string) => text.replace(/[$}\\]/g, '\\$&');
-        const snippet = renderSnippet(client.id, pattern);
+        const snippet = renderSnippet(client.id, pattern, pack);
         assert.ok(snippet.includes(`\${1:${escape(client.quote('lock:{order:42}'))}}`), 'key is tabstop 1');
         assert.match(snippet, /\$\{\d:10000\}/);
         assert.ok(snippet.includes(`:${escape(client.defaultBody)}}`), 'body is a tabstop');
@@ -42,7 +42,7 @@ for (const client of CLIENTS) {
 }
 
 test('renderCode indents a multi-line body to the slot', () => {
-  const code = renderCode('redis-py', 'guard', { body: 'first()\nsecond()' });
+  const code = renderCode('redis-py', 'guard', pack, { body: 'first()\nsecond()' });
   assert.match(code, /\ntry:\n {4}first\(\)\n {4}second\(\)\nfinally:/);
 });
 
@@ -53,11 +53,11 @@ describe('npm run snippet', () => {
   test('prints the code for a client and pattern', () => {
     const result = cli('ioredis', 'fenced');
     assert.equal(result.status, 0, result.stderr);
-    assert.equal(result.stdout, renderCode('ioredis', 'fenced'));
+    assert.equal(result.stdout, renderCode('ioredis', 'fenced', pack));
   });
 
   test('--tabstops prints the VS Code snippet body', () => {
-    assert.equal(cli('redis-py', 'renew', '--tabstops').stdout, renderSnippet('redis-py', 'renew'));
+    assert.equal(cli('redis-py', 'renew', '--tabstops').stdout, renderSnippet('redis-py', 'renew', pack));
   });
 
   test('an unknown client lists the valid ones', () => {

@@ -2,6 +2,7 @@
 // rendered with the user's key expression, lease and guarded statements. No LSP types here.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Pack } from '../../pack/pack';
 import type { FixPlan } from './analysis/fix';
 import type { ClientInfo } from '../../snippets/clients';
 import { MANIFEST_GLOBS, rankClients, type Manifest } from '../../snippets/infer';
@@ -39,7 +40,7 @@ const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
 const TRANSACTION = /pipe|multi|tx|trans|batch/i;
 
 /** The replacement text, indented to sit where the replaced statements were. */
-export function renderFix(client: ClientInfo, plan: FixPlan): string {
+export function renderFix(client: ClientInfo, plan: FixPlan, pack: Pack): string {
   const receiver =
     plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
       ? plan.receiver
@@ -49,6 +50,6 @@ export function renderFix(client: ClientInfo, plan: FixPlan): string {
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
     ...(plan.body !== undefined && { body: plan.body }),
   };
-  const code = renderCode(client.id, 'guard', values, { clientExpression: receiver });
+  const code = renderCode(client.id, 'guard', pack, values, { clientExpression: receiver });
   return code.replace(/\n(?=.)/g, `\n${plan.indent}`);
 }

@@ -15,6 +15,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
 import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
+import { loadPack } from '../../pack/pack';
 import { fixClient, readManifests, renderFix } from './quickFix';
 import { ruleDocs } from './readme';
 import { readSettings } from './settings';
@@ -35,6 +36,8 @@ interface OpenDocument {
 
 const documents = new Map<string, OpenDocument>();
 const docs = ruleDocs();
+/** The script pack the quick fixes embed, read once at start. */
+const pack = loadPack();
 let canConfigure = false;
 let workspaceRoots: string[] = [];
 const settingsCache = new Map<string, Promise<LintSettings>>();
@@ -222,7 +225,7 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
               [textDocument.uri]: [
                 {
                   range: rangeOf(open.text, finding.fix.start, finding.fix.end),
-                  newText: renderFix(client, finding.fix),
+                  newText: renderFix(client, finding.fix, pack),
                 },
               ],
             },

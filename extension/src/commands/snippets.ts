@@ -75,7 +75,7 @@ export function insertLockSnippet(ctx: Ctx): Cmd {
       string,
       StaticSnippet
     >;
-    await editor.insertSnippet(new vscode.SnippetString(snippets[snippetName(client, pattern)].body));
+    await editor.insertSnippet(new vscode.SnippetString(snippets[snippetName(client, pattern, 'inline')].body));
     await ctx.extension.workspaceState.update(LAST_CLIENT, client.id);
     ctx.log.info(`inserted the ${pattern} snippet for ${client.id}`);
   };

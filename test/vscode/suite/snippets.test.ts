@@ -24,16 +24,29 @@ suite('snippets', () => {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
-  test('the static snippets are registered: lock-renew for ioredis expands in a JavaScript file', async () => {
+  test('the static snippets are registered: lock-renew-inline for ioredis expands in a JavaScript file', async () => {
     const document = await vscode.workspace.openTextDocument({ language: 'javascript', content: '' });
     const editor = await vscode.window.showTextDocument(document);
     await vscode.commands.executeCommand('editor.action.insertSnippet', {
       langId: 'javascript',
-      name: 'Auto-extending lease (ioredis)',
+      name: 'Auto-extending lease, inline (ioredis)',
     });
     const text = editor.document.getText();
     assert.ok(text.includes("redis.defineCommand('locksmithExtend'"), text.slice(0, 300));
     assert.ok(text.includes(pack.extend.source.trimEnd()));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test("the helper's call site snippet for Python carries its import and no Lua", async () => {
+    const document = await vscode.workspace.openTextDocument({ language: 'python', content: '' });
+    const editor = await vscode.window.showTextDocument(document);
+    await vscode.commands.executeCommand('editor.action.insertSnippet', {
+      langId: 'python',
+      name: 'Guarded section (redis-py)',
+    });
+    const text = editor.document.getText();
+    assert.ok(text.startsWith('from locksmith import lock\nwith lock(r, "lock:{order:42}", ttl_ms=10000):\n'), text);
+    assert.ok(!text.includes(pack.acquire.source.trimEnd()), 'no Lua at the call site');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });

@@ -1,0 +1,128 @@
+// Call sites of the lock helper: a few lines per client and pattern (templates/<client>/
+// call-<pattern>.<ext>) plus the import of the helper, as plain code (quick fixes, Insert Lock
+// Snippet) or as a VS Code snippet body with tabstops on the key, the TTL, the fence key and
+// the body. No Lua here: that lives once, in the helper.
+import type { ClientInfo } from './clients';
+import type { PatternId } from './patterns';
+import { checkPattern, escapeSnippet, slotDefaults, tabstops } from './render';
+import { expand, findClient, indentLike, loadTemplate, SnippetError, type JsFlavor, type SlotValues } from './template';
+
+export interface CallSiteOptions {
+  /**
+   * Where the helper is, as the language names it in an import: a module specifier
+   * (`./lib/locksmith`), a Python module (`app.locksmith`), a Java package, a Go import path, a
+   * C# namespace, a PHP path relative to the file (`lib/Locksmith.php`) or class name
+   * (`App\Locks\Locksmith`), a Ruby path relative to the file, a Rust module path (`crate::locksmith`).
+   */
+  helperImport: string;
+  /** JavaScript: the importing file's flavor (ts and esm import, cjs requires). Default ts. */
+  flavor?: JsFlavor;
+}
+
+export interface CallSite {
+  /** Lines that import the helper; they belong at the top of the file where the language requires it. */
+  imports: string[];
+  /** The call site itself, ending in a newline. */
+  code: string;
+}
+
+/** What each client's call sites name from the helper, per pattern. */
+const RUST_NAMES: Record<PatternId, string> = {
+  guard: 'Lease',
+  renew: '{Lease, LockOptions}',
+  fenced: '{Lease, LockOptions}',
+};
+
+/** The helper's conventional import for each client, used where the project is unknown (static snippets, CLI). */
+export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
+  ioredis: './locksmith',
+  'node-redis': './locksmith',
+  'redis-py': 'locksmith',
+  jedis: '',
+  lettuce: '',
+  'go-redis': 'example.com/app/internal/locksmith',
+  redigo: 'example.com/app/internal/locksmith',
+  stackexchange: 'Locksmith',
+  phpredis: 'Locksmith.php',
+  predis: 'Locksmith.php',
+  'redis-rb': 'locksmith',
+  'redis-rs': 'crate::locksmith',
+};
+
+function importLines(
+  client: ClientInfo,
+  pattern: PatternId,
+  { helperImport, flavor = 'ts' }: CallSiteOptions,
+): string[] {
+  const spec = helperImport;
+  switch (client.extension) {
+    case 'js':
+      return [flavor === 'cjs' ? `const { withLock } = require('${spec}');` : `import { withLock } from '${spec}';`];
+    case 'py':
+      return [`from ${spec} import lock`];
+    case 'java':
+      // The default package needs no import (and cannot be imported from a named one).
+      return spec ? [`import ${spec}.Locksmith;`] : [];
+    case 'go':
+      return [`import "${spec}"`];
+    case 'cs':
+      return [`using ${spec};`];
+    case 'php':
+      return spec.endsWith('.php') ? [`require_once __DIR__ . '/${spec}';`] : [`use ${spec};`];
+    case 'rb':
+      return [`require_relative '${spec}'`];
+    case 'rs':
+      return [`use ${spec}::${RUST_NAMES[pattern]};`, 'use std::time::Duration;'];
+    default:
+      throw new SnippetError(`${client.id}: no import form for .${client.extension}`);
+  }
+}
+
+function checkImport(client: ClientInfo, options: CallSiteOptions): void {
+  if (/['"\n\\]/.test(options.helperImport) && client.extension !== 'php') {
+    throw new SnippetError(`helperImport '${options.helperImport}' has a quote, backslash or newline`);
+  }
+  if (client.extension === 'php' && /['"\n]/.test(options.helperImport)) {
+    throw new SnippetError(`helperImport '${options.helperImport}' has a quote or newline`);
+  }
+}
+
+/** A call site as plain code: slots filled with `values` (or the defaults). */
+export function renderCallSite(
+  clientId: string,
+  patternId: string,
+  values: SlotValues,
+  options: CallSiteOptions,
+): CallSite {
+  const client = findClient(clientId);
+  const pattern = checkPattern(patternId);
+  checkImport(client, options);
+  const filled = { ...slotDefaults(client), ...values };
+  const code = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
+    slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
+  });
+  return { imports: importLines(client, pattern, options), code };
+}
+
+export interface CallSiteSnippet {
+  imports: string[];
+  /** The VS Code snippet body of the call site, tabstops on the key, the TTL, the fence key and the body. */
+  body: string;
+}
+
+/** A call site as a VS Code snippet body; the imports come separately, as plain lines. */
+export function renderCallSiteSnippet(clientId: string, patternId: string, options: CallSiteOptions): CallSiteSnippet {
+  const client = findClient(clientId);
+  const pattern = checkPattern(patternId);
+  checkImport(client, options);
+  const body = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
+    slot: tabstops(client),
+    literal: escapeSnippet,
+  });
+  return { imports: importLines(client, pattern, options), body };
+}
+
+/** Lines a call site adds to a file: its imports and its code (the body slot counted as one line). */
+export function callSiteLines(callSite: CallSite): number {
+  return callSite.imports.length + callSite.code.replace(/\n$/, '').split('\n').length;
+}

@@ -1,0 +1,150 @@
+// The lock helper: one module per project and client library, rendered from
+// templates/<client>/helper.<ext> with the pack's scripts embedded once and a header that names
+// the pack version and the scripts' SHA1s. Call sites (callsite.ts) import it.
+import type { Pack } from '../pack/pack';
+import type { ClientInfo } from './clients';
+import { checkHelper, headerLines, stampDigest, type HelperCheck } from './header';
+import {
+  embeddedScriptNames,
+  expand,
+  findClient,
+  indentLike,
+  JS_FLAVORS,
+  loadTemplate,
+  resolveSpans,
+  SnippetError,
+  type JsFlavor,
+} from './template';
+
+interface OptionSpec {
+  name: string;
+  /** What the option means, for messages. */
+  meaning: string;
+  default?: string;
+  valid: RegExp;
+}
+
+const JAVA_PACKAGE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+const OPTIONS = {
+  flavor: {
+    name: 'flavor',
+    meaning: `the module flavor: ${JS_FLAVORS.join(', ')} (TypeScript, ES module, CommonJS)`,
+    default: 'ts',
+    valid: new RegExp(`^(${JS_FLAVORS.join('|')})$`),
+  },
+  javaPackage: { name: 'package', meaning: 'the Java package, e.g. com.example.locks', valid: JAVA_PACKAGE },
+  csNamespace: { name: 'namespace', meaning: 'the C# namespace', default: 'Locksmith', valid: JAVA_PACKAGE },
+  phpNamespace: {
+    name: 'namespace',
+    meaning: 'the PHP namespace, e.g. App\\Locks',
+    valid: /^[A-Za-z_]\w*(\\[A-Za-z_]\w*)*$/,
+  },
+} satisfies Record<string, OptionSpec>;
+
+/** Per client: its options, the module's file name, and the template extension. */
+interface HelperSpec {
+  options: OptionSpec[];
+  fileName: (options: Record<string, string>) => string;
+  templateExtension?: string;
+}
+
+const JS_HELPER: HelperSpec = {
+  options: [OPTIONS.flavor],
+  fileName: (options) => (options.flavor === 'ts' ? 'locksmith.ts' : 'locksmith.js'),
+  templateExtension: 'ts',
+};
+const SPECS: Record<string, HelperSpec> = {
+  ioredis: JS_HELPER,
+  'node-redis': JS_HELPER,
+  'redis-py': { options: [], fileName: () => 'locksmith.py' },
+  jedis: { options: [OPTIONS.javaPackage], fileName: () => 'Locksmith.java' },
+  lettuce: { options: [OPTIONS.javaPackage], fileName: () => 'Locksmith.java' },
+  'go-redis': { options: [], fileName: () => 'locksmith.go' },
+  redigo: { options: [], fileName: () => 'locksmith.go' },
+  stackexchange: { options: [OPTIONS.csNamespace], fileName: () => 'RedisLock.cs' },
+  phpredis: { options: [OPTIONS.phpNamespace], fileName: () => 'Locksmith.php' },
+  predis: { options: [OPTIONS.phpNamespace], fileName: () => 'Locksmith.php' },
+  'redis-rb': { options: [], fileName: () => 'locksmith.rb' },
+  'redis-rs': { options: [], fileName: () => 'locksmith.rs' },
+};
+
+export type HelperOptions = Record<string, string | undefined>;
+
+/** The options a client's helper takes, with what each means and its default. */
+export function helperOptionSpecs(clientId: string): readonly OptionSpec[] {
+  return SPECS[findClient(clientId).id].options;
+}
+
+/** Checks `options` against the client's, fills defaults; a clear message for anything else. */
+export function resolveHelperOptions(client: ClientInfo, options: HelperOptions): Record<string, string> {
+  const specs = SPECS[client.id].options;
+  const resolved: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const spec = specs.find((candidate) => candidate.name === name);
+    if (!spec) {
+      const valid = specs.map((candidate) => candidate.name).join(', ') || 'none';
+      throw new SnippetError(`the ${client.id} helper has no option '${name}'; its options: ${valid}`);
+    }
+    if (!spec.valid.test(value)) throw new SnippetError(`${name} '${value}' is not ${spec.meaning}`);
+    resolved[name] = value;
+  }
+  for (const spec of specs) {
+    if (resolved[spec.name] === undefined && spec.default !== undefined) resolved[spec.name] = spec.default;
+  }
+  return resolved;
+}
+
+export interface RenderedHelper {
+  /** The module's conventional file name (`locksmith.py`, `Locksmith.java`, ...). */
+  fileName: string;
+  text: string;
+  /** The options it was rendered with, defaults filled in (recorded in its header). */
+  options: Record<string, string>;
+}
+
+/** Lines a template marks `«opt:NAME»` become the option's declaration, or vanish when it is unset. */
+function fillOptionLines(template: string, client: ClientInfo, options: Record<string, string>): string {
+  return template.replace(/^«opt:(\w+)»\n/gm, (_line, name: string) => {
+    const value = options[name];
+    if (value === undefined) return '';
+    if (name === 'package') return `package ${value};\n\n`;
+    if (name === 'namespace') return `namespace ${value};\n\n`;
+    throw new SnippetError(`${client.id}/helper: unknown option marker ${name}`);
+  });
+}
+
+/** The helper module for a client library, with the pack's scripts embedded. */
+export function renderHelper(clientId: string, pack: Pack, options: HelperOptions = {}): RenderedHelper {
+  const client = findClient(clientId);
+  const spec = SPECS[client.id];
+  const resolved = resolveHelperOptions(client, options);
+  const flavor = resolved.flavor as JsFlavor | undefined;
+  const raw = loadTemplate(client, 'helper', spec.templateExtension);
+  const template = fillOptionLines(resolveSpans(raw, flavor), client, resolved);
+  const scripts = embeddedScriptNames(template);
+  const title = [
+    `Redis Locksmith lock helper for ${client.library}, generated from the Locksmith script pack.`,
+    'Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.',
+  ];
+  const text = expand(`${client.id}/helper`, template, {
+    pack,
+    slot: (slot) => {
+      throw new SnippetError(`${client.id}/helper: a helper has no «${slot}» slot`);
+    },
+    header: (offset, source) =>
+      indentLike(
+        source,
+        offset,
+        [...title, ...headerLines(client.id, resolved, pack, scripts)]
+          .map((line) => `${client.comment} ${line}`.trimEnd())
+          .join('\n'),
+      ),
+  });
+  return { fileName: spec.fileName(resolved), text: stampDigest(text), options: resolved };
+}
+
+/** Whether a helper file is outdated against `pack` (LOCK008) or was edited by hand; undefined for other files. */
+export function checkHelperFile(text: string, pack: Pack): HelperCheck | undefined {
+  return checkHelper(text, pack, (header) => renderHelper(header.client, pack, header.options).text);
+}

@@ -1,0 +1,263 @@
+«header»
+
+«opt:package»
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * Redis locks for Jedis (Java 17+). A lease is AutoCloseable:
+ * {@code try (Locksmith.Lease lease = Locksmith.acquire(jedis, key, Locksmith.ttlMs(10_000))) {...}}
+ * takes the lock (waiting with jittered back-off), and closing it releases it. Takes a
+ * JedisPooled / JedisCluster (any UnifiedJedis) or a JedisPool.
+ */
+public final class Locksmith {
+    private Locksmith() {}
+
+    static final String ACQUIRE = """
+«lua:acquire»
+""";
+    static final String EXTEND = """
+«lua:extend»
+""";
+    static final String RELEASE = """
+«lua:release»
+""";
+
+    /** Runs one script: by its SHA1 (EVALSHA), and on NOSCRIPT (cache flushed, restart, failover) by its source (EVAL). */
+    @FunctionalInterface
+    public interface Scripts {
+        Object run(String lua, List<String> keys, List<String> args);
+    }
+
+    static Scripts scripts(UnifiedJedis jedis) {
+        return (lua, keys, args) -> {
+            try {
+                return jedis.evalsha(sha1(lua), keys, args);
+            } catch (JedisNoScriptException flushed) {
+                return jedis.eval(lua, keys, args);
+            }
+        };
+    }
+
+    static Scripts scripts(JedisPool pool) {
+        return (lua, keys, args) -> {
+            try (Jedis jedis = pool.getResource()) {
+                try {
+                    return jedis.evalsha(sha1(lua), keys, args);
+                } catch (JedisNoScriptException flushed) {
+                    return jedis.eval(lua, keys, args);
+                }
+            }
+        };
+    }
+
+    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
+    public static final class Options {
+        final long ttlMs;
+        final long waitMs;
+        final String fenceKey;
+        final boolean renew;
+
+        Options(long ttlMs, long waitMs, String fenceKey, boolean renew) {
+            this.ttlMs = ttlMs;
+            this.waitMs = waitMs;
+            this.fenceKey = fenceKey;
+            this.renew = renew;
+        }
+
+        /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
+        public Options waitMs(long waitMs) {
+            return new Options(ttlMs, waitMs, fenceKey, renew);
+        }
+
+        /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
+        public Options fenceKey(String fenceKey) {
+            return new Options(ttlMs, waitMs, fenceKey, renew);
+        }
+
+        /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
+        public Options renew() {
+            return new Options(ttlMs, waitMs, fenceKey, true);
+        }
+    }
+
+    /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
+    public static Options ttlMs(long ttlMs) {
+        return new Options(ttlMs, 10_000, null, false);
+    }
+
+    /** The lock stayed held by another owner for the whole wait. */
+    public static final class LockBusyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final String key;
+        public final long waitedMs;
+
+        LockBusyException(String key, long waitedMs) {
+            super(key + " is held by another owner; gave up after waiting " + waitedMs + " ms");
+            this.key = key;
+            this.waitedMs = waitedMs;
+        }
+    }
+
+    /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
+    public static final class LeaseLostException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final String key;
+
+        LeaseLostException(String key, String why, Throwable cause) {
+            super("lease on " + key + " lost: " + why, cause);
+            this.key = key;
+        }
+    }
+
+    // One daemon thread renews every lease of the process: a renewal is one short script call.
+    private static final ScheduledExecutorService RENEWER = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "locksmith-renewer");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /** A held lock. Closing it releases it and throws LeaseLostException if the lease was gone by then. */
+    public static final class Lease implements AutoCloseable {
+        private final Scripts redis;
+        private final String key;
+        private final String token;
+        private final Long fence;
+        private final long ttlMs;
+        private final ScheduledFuture<?> renewal;
+        private volatile LeaseLostException lostReason;
+        private boolean released;
+
+        Lease(Scripts redis, String key, String token, Long fence, long ttlMs, boolean renew) {
+            this.redis = redis;
+            this.key = key;
+            this.token = token;
+            this.fence = fence;
+            this.ttlMs = ttlMs;
+            long every = Math.max(1, ttlMs / 3);
+            this.renewal = renew ? RENEWER.scheduleAtFixedRate(this::renewOnce, every, every, TimeUnit.MILLISECONDS) : null;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        /** This holder's owner token: the lock key's value while it is held. */
+        public String token() {
+            return token;
+        }
+
+        /** The fencing token with a fence key (else null): the guarded resource refuses older ones. */
+        public Long fence() {
+            return fence;
+        }
+
+        /** True once a renewal found the lease gone or failed: stop writing. */
+        public boolean lost() {
+            return lostReason != null;
+        }
+
+        /** Why the lease was lost, or null. */
+        public LeaseLostException lostReason() {
+            return lostReason;
+        }
+
+        /** Sets the lease to ttlMs from now; false when it is no longer held. */
+        public boolean extend(long ttlMs) {
+            checkMs("ttlMs", ttlMs, true);
+            return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+        }
+
+        /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
+        public boolean release() {
+            synchronized (this) { // a renewal in flight ends before the release
+                if (released) return false;
+                released = true;
+                if (renewal != null) renewal.cancel(false);
+            }
+            return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+        }
+
+        /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
+        @Override
+        public void close() {
+            synchronized (this) {
+                if (released) return;
+            }
+            if (!release()) throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
+        }
+
+        private synchronized void renewOnce() {
+            if (released || lostReason != null) return;
+            try {
+                if (extend(ttlMs)) return;
+                lostReason = new LeaseLostException(key, "taken by another owner or expired", null);
+            } catch (JedisException error) {
+                lostReason = new LeaseLostException(key, "renewal failed, it may expire unseen", error);
+            }
+            renewal.cancel(false);
+        }
+    }
+
+    public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
+        return acquire(scripts(jedis), key, options);
+    }
+
+    public static Lease acquire(JedisPool pool, String key, Options options) throws InterruptedException {
+        return acquire(scripts(pool), key, options);
+    }
+
+    /**
+     * Takes the lock, waiting up to options.waitMs with jittered back-off (10 ms doubling to
+     * 500 ms, ±50 %), then LockBusyException. Redis errors are thrown as Jedis throws them.
+     */
+    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+        checkMs("ttlMs", options.ttlMs, true);
+        checkMs("waitMs", options.waitMs, false);
+        String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
+                + UUID.randomUUID();
+        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
+        List<String> args = List.of(token, String.valueOf(options.ttlMs));
+        long deadline = System.nanoTime() + options.waitMs * 1_000_000;
+        for (int attempt = 0; ; attempt++) {
+            long reply = (Long) redis.run(ACQUIRE, keys, args);
+            if (reply != 0) {
+                return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+            }
+            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
+            double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 6)), 500)
+                    * (0.5 + ThreadLocalRandom.current().nextDouble());
+            Thread.sleep(Math.min((long) backoffMs, leftMs));
+        }
+    }
+
+    static void checkMs(String name, long value, boolean positive) {
+        if (value < (positive ? 1 : 0)) {
+            throw new IllegalArgumentException(
+                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
+        }
+    }
+
+    static String sha1(String lua) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(lua.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException missing) {
+            throw new IllegalStateException("SHA-1 is part of every Java platform", missing);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+Locksmith::withLock(«client», «key», «ttl», function ($lease) {
+    «body»
+});

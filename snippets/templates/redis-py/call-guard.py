@@ -1,0 +1,2 @@
+with lock(«client», «key», ttl_ms=«ttl»):
+    «body»

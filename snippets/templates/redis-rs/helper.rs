@@ -1,0 +1,246 @@
+«header»
+
+//! Redis locks for redis-rs:
+//!
+//! ```ignore
+//! let lease = Lease::acquire(&mut con, "lock:{order:42}", Duration::from_secs(10))?;
+//! // ... the critical section ...
+//! lease.release(&mut con)?;
+//! ```
+//!
+//! `Lease::acquire_with` takes `LockOptions`: a wait, a fencing key, and renewal (a thread with its
+//! own connection extends the lease every ttl/3 until release; `lease.lost()` turns true when
+//! that fails). A lease dropped without release stops renewing and expires after its TTL.
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+// redis::Script runs each script by its SHA1 (EVALSHA) and loads it on NOSCRIPT (script cache
+// flushed, restart, failover).
+const ACQUIRE: &str = r#"«lua:acquire»"#;
+const EXTEND: &str = r#"«lua:extend»"#;
+const RELEASE: &str = r#"«lua:release»"#;
+
+#[derive(Debug)]
+pub enum LockError {
+    /// The lock stayed held by another owner for the whole wait.
+    Busy { key: String, waited: Duration },
+    /// The lease was gone before release: another holder may have run at the same time.
+    LeaseLost { key: String },
+    /// A TTL or wait that Redis cannot take.
+    InvalidArgument(String),
+    Redis(redis::RedisError),
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::Busy { key, waited } => write!(
+                f,
+                "{key} is held by another owner; gave up after waiting {} ms",
+                waited.as_millis()
+            ),
+            LockError::LeaseLost { key } => write!(f, "lease on {key} lost: it expired or was taken"),
+            LockError::InvalidArgument(message) => f.write_str(message),
+            LockError::Redis(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+impl From<redis::RedisError> for LockError {
+    fn from(error: redis::RedisError) -> Self {
+        LockError::Redis(error)
+    }
+}
+
+/// What `Lease::acquire_with` takes.
+#[derive(Clone)]
+pub struct LockOptions {
+    ttl: Duration,
+    wait: Duration,
+    fence_key: Option<String>,
+    renew_with: Option<redis::Client>,
+}
+
+impl LockOptions {
+    /// A lease of `ttl` (whole milliseconds): how long the lock outlives a holder that dies without releasing it.
+    pub fn new(ttl: Duration) -> Self {
+        LockOptions { ttl, wait: Duration::from_secs(10), fence_key: None, renew_with: None }
+    }
+
+    /// How long to wait for another holder to let go before `LockError::Busy` (default 10 s; zero: try once).
+    pub fn wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// A fencing counter key (in Cluster, with the lock key's {hash tag}): `lease.fence()` grows with every new holder.
+    pub fn fence_key(mut self, key: &str) -> Self {
+        self.fence_key = Some(key.to_owned());
+        self
+    }
+
+    /// Extend the lease every ttl/3 from a thread with its own connection from `client`.
+    pub fn renew(mut self, client: &redis::Client) -> Self {
+        self.renew_with = Some(client.clone());
+        self
+    }
+}
+
+/// A held lock.
+pub struct Lease {
+    key: String,
+    token: String,
+    fence: Option<i64>,
+    lost: Arc<AtomicBool>,
+    /// Dropping it wakes the renewer, which then stops.
+    stop: Option<mpsc::Sender<()>>,
+    renewer: Option<JoinHandle<()>>,
+}
+
+fn random_u64() -> u64 {
+    // RandomState is seeded randomly per process and varies per instance: enough for an owner
+    // token's unique part and for jitter, with no dependency.
+    RandomState::new().build_hasher().finish()
+}
+
+fn whole_ms(name: &str, value: Duration, at_least: u128) -> Result<u64, LockError> {
+    let ms = value.as_millis();
+    if ms < at_least || Duration::from_millis(ms as u64) != value {
+        return Err(LockError::InvalidArgument(format!(
+            "{name} must be a whole number of milliseconds, at least {at_least}, got {value:?}"
+        )));
+    }
+    Ok(ms as u64)
+}
+
+impl Lease {
+    /// Takes the lock with a lease of `ttl`, waiting up to 10 s; see `acquire_with`.
+    pub fn acquire(con: &mut dyn redis::ConnectionLike, key: &str, ttl: Duration) -> Result<Lease, LockError> {
+        Self::acquire_with(con, key, &LockOptions::new(ttl))
+    }
+
+    /// Takes the lock, waiting up to `options.wait` with jittered back-off (10 ms doubling to
+    /// 500 ms, ±50 %), then `LockError::Busy`. Redis errors come back as `LockError::Redis`.
+    pub fn acquire_with(
+        con: &mut dyn redis::ConnectionLike,
+        key: &str,
+        options: &LockOptions,
+    ) -> Result<Lease, LockError> {
+        let ttl_ms = whole_ms("ttl", options.ttl, 1)?;
+        whole_ms("wait", options.wait, 0)?;
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
+        let token = format!("{host}:{}:{:016x}", std::process::id(), random_u64());
+        let script = redis::Script::new(ACQUIRE);
+        let deadline = Instant::now() + options.wait;
+        for attempt in 0.. {
+            let mut invocation = script.key(key);
+            if let Some(fence_key) = &options.fence_key {
+                invocation.key(fence_key);
+            }
+            let reply: i64 = invocation.arg(&token).arg(ttl_ms).invoke(con)?;
+            if reply != 0 {
+                let fence = options.fence_key.as_ref().map(|_| reply);
+                return Lease::held(key, token, fence, ttl_ms, options.renew_with.as_ref());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(LockError::Busy { key: key.to_owned(), waited: options.wait });
+            }
+            let jitter = 0.5 + (random_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let backoff = Duration::from_secs_f64((10.0 * 2f64.powi(attempt.min(6))).min(500.0) * jitter / 1000.0);
+            std::thread::sleep(backoff.min(left));
+        }
+        unreachable!("the loop returns")
+    }
+
+    fn held(
+        key: &str,
+        token: String,
+        fence: Option<i64>,
+        ttl_ms: u64,
+        renew_with: Option<&redis::Client>,
+    ) -> Result<Lease, LockError> {
+        let lost = Arc::new(AtomicBool::new(false));
+        let (stop, renewer) = match renew_with {
+            None => (None, None),
+            Some(client) => {
+                let mut renew_con = client.get_connection()?;
+                let (stop, stopped) = mpsc::channel::<()>();
+                let (key, token, lost) = (key.to_owned(), token.clone(), Arc::clone(&lost));
+                let renewer = std::thread::spawn(move || {
+                    let extend = redis::Script::new(EXTEND);
+                    let every = Duration::from_millis((ttl_ms / 3).max(1));
+                    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                        let held = extend.key(&key).arg(&token).arg(ttl_ms).invoke::<i64>(&mut renew_con);
+                        if !matches!(held, Ok(1)) {
+                            // 0: taken by another owner; an error: Redis unreachable, the lease may run out unseen.
+                            lost.store(true, Ordering::SeqCst);
+                            return;
+                        }
+                    }
+                });
+                (Some(stop), Some(renewer))
+            }
+        };
+        Ok(Lease { key: key.to_owned(), token, fence, lost, stop, renewer })
+    }
+
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// This holder's owner token: the lock key's value while it is held.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The fencing token with a fence key: the guarded resource refuses older ones.
+    pub fn fence(&self) -> Option<i64> {
+        self.fence
+    }
+
+    /// True once a renewal found the lease gone or failed: stop writing.
+    pub fn lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Sets the lease to `ttl` from now; false when it is no longer held.
+    pub fn extend(&self, con: &mut dyn redis::ConnectionLike, ttl: Duration) -> Result<bool, LockError> {
+        let ttl_ms = whole_ms("ttl", ttl, 1)?;
+        let held: i64 = redis::Script::new(EXTEND).key(&self.key).arg(&self.token).arg(ttl_ms).invoke(con)?;
+        Ok(held == 1)
+    }
+
+    /// Stops renewing and deletes the lock if this lease still holds it; `LockError::LeaseLost`
+    /// when it no longer did.
+    pub fn release(mut self, con: &mut dyn redis::ConnectionLike) -> Result<(), LockError> {
+        self.stop_renewing();
+        let released: i64 = redis::Script::new(RELEASE).key(&self.key).arg(&self.token).invoke(con)?;
+        if released == 1 {
+            Ok(())
+        } else {
+            Err(LockError::LeaseLost { key: self.key.clone() })
+        }
+    }
+
+    fn stop_renewing(&mut self) {
+        drop(self.stop.take());
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.join(); // a renewal in flight ends before the release
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.stop_renewing();
+    }
+}

@@ -1,0 +1,2 @@
+await using var lease = await RedisLock.AcquireAsync(«client», «key», TimeSpan.FromMilliseconds(«ttl»));
+«body»

@@ -1,0 +1,199 @@
+«header»
+
+#nullable enable
+using System;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Tasks;
+using StackExchange.Redis;
+
+«opt:namespace»
+// Redis locks for StackExchange.Redis (C# 11, .NET 7+):
+//   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
+// takes the lock (waiting with jittered back-off) and releases it at the end of the scope.
+
+/// <summary>The lock stayed held by another owner for the whole wait.</summary>
+public sealed class LockBusyException : Exception
+{
+    public LockBusyException(string key, TimeSpan waited)
+        : base($"{key} is held by another owner; gave up after waiting {(long)waited.TotalMilliseconds} ms")
+    {
+        Key = key;
+        Waited = waited;
+    }
+
+    public string Key { get; }
+    public TimeSpan Waited { get; }
+}
+
+/// <summary>The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable.</summary>
+public sealed class LeaseLostException : Exception
+{
+    public LeaseLostException(string key, string why, Exception? inner = null)
+        : base($"lease on {key} lost: {why}", inner)
+    {
+        Key = key;
+    }
+
+    public string Key { get; }
+}
+
+public static class RedisLock
+{
+    internal const string AcquireScript = """
+«lua:acquire»
+""";
+    internal const string ExtendScript = """
+«lua:extend»
+""";
+    internal const string ReleaseScript = """
+«lua:release»
+""";
+
+    /// <summary>
+    /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
+    /// <paramref name="wait"/> (default 10 s) with jittered back-off (10 ms doubling to 500 ms,
+    /// ±50 %), then <see cref="LockBusyException"/>. <paramref name="fenceKey"/>: a fencing counter
+    /// key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>: extend the lease
+    /// every ttl/3 until release; <see cref="RedisLease.Lost"/> is cancelled when that fails.
+    /// Redis errors are thrown as StackExchange.Redis throws them.
+    /// </summary>
+    public static async Task<RedisLease> AcquireAsync(
+        IDatabaseAsync db,
+        RedisKey key,
+        TimeSpan ttl,
+        TimeSpan? wait = null,
+        RedisKey? fenceKey = null,
+        bool renew = false,
+        CancellationToken cancellationToken = default)
+    {
+        var ttlMs = (long)ttl.TotalMilliseconds;
+        if (ttlMs < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
+        var waitFor = wait ?? TimeSpan.FromSeconds(10);
+        if (waitFor < TimeSpan.Zero) throw new ArgumentOutOfRangeException(nameof(wait), wait, "must not be negative");
+        var token = $"{Environment.MachineName}:{Environment.ProcessId}:{Convert.ToHexString(RandomNumberGenerator.GetBytes(8))}";
+        var keys = fenceKey is { } fence ? new[] { key, fence } : new[] { key };
+        var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
+        for (var attempt = 0; ; attempt++)
+        {
+            var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+            if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew);
+            var leftMs = deadline - Environment.TickCount64;
+            if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
+            var backoffMs = Math.Min(10 * Math.Pow(2, Math.Min(attempt, 6)), 500) * (0.5 + Random.Shared.NextDouble());
+            await Task.Delay(TimeSpan.FromMilliseconds(Math.Min(backoffMs, leftMs)), cancellationToken);
+        }
+    }
+
+    // ScriptEvaluateAsync(string, ...) loads each script once (SCRIPT LOAD) and runs it by SHA1
+    // (EVALSHA). After a SCRIPT FLUSH, restart or failover it fails once with NOSCRIPT and forgets
+    // the SHA1, so one retry loads it again. Not LuaScript.Prepare: it would take the @tags in the
+    // scripts' header comments for parameters.
+    internal static async Task<long> RunAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args)
+    {
+        try
+        {
+            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+        }
+        catch (RedisServerException error) when (error.Message.StartsWith("NOSCRIPT", StringComparison.Ordinal))
+        {
+            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+        }
+    }
+}
+
+/// <summary>
+/// A held lock; disposing it releases it. Dispose does not throw: to learn whether the lease
+/// held to the end, await <see cref="ReleaseAsync"/> (false: it was gone) before the scope ends.
+/// </summary>
+public sealed class RedisLease : IAsyncDisposable
+{
+    private readonly IDatabaseAsync db;
+    private readonly long ttlMs;
+    private readonly CancellationTokenSource lost = new();
+    private readonly CancellationTokenSource stop = new();
+    private readonly Task renewer;
+    private int released;
+
+    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew)
+    {
+        this.db = db;
+        this.ttlMs = ttlMs;
+        Key = key;
+        Token = token;
+        Fence = fence;
+        renewer = renew ? Task.Run(RenewAsync) : Task.CompletedTask;
+    }
+
+    public RedisKey Key { get; }
+
+    /// <summary>This holder's owner token: the lock key's value while it is held.</summary>
+    public string Token { get; }
+
+    /// <summary>The fencing token with a fence key (else null): the guarded resource refuses older ones.</summary>
+    public long? Fence { get; }
+
+    /// <summary>Cancelled when a renewal finds the lease gone or fails: pass it to the calls that write.</summary>
+    public CancellationToken Lost => lost.Token;
+
+    /// <summary>Why the lease was lost, or null.</summary>
+    public LeaseLostException? LostReason { get; private set; }
+
+    /// <summary>Sets the lease to <paramref name="ttl"/> from now (default: the acquire's); false when it is no longer held.</summary>
+    public async Task<bool> ExtendAsync(TimeSpan? ttl = null)
+    {
+        var ms = ttl is { } given ? (long)given.TotalMilliseconds : ttlMs;
+        if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
+        return await RedisLock.RunAsync(db, RedisLock.ExtendScript, new[] { Key }, Token, ms) == 1;
+    }
+
+    /// <summary>Stops renewing and deletes the lock if this lease still holds it; false when it no longer did.</summary>
+    public async Task<bool> ReleaseAsync()
+    {
+        if (Interlocked.Exchange(ref released, 1) == 1) return false;
+        stop.Cancel();
+        await renewer; // a renewal in flight ends before the release
+        return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, new[] { Key }, Token) == 1;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        try
+        {
+            await ReleaseAsync();
+        }
+        catch (RedisException)
+        {
+            // Not thrown from Dispose: the lock expires after its TTL.
+        }
+        stop.Dispose();
+        lost.Dispose();
+    }
+
+    private async Task RenewAsync()
+    {
+        var every = TimeSpan.FromMilliseconds(Math.Max(1, ttlMs / 3));
+        while (true)
+        {
+            try
+            {
+                await Task.Delay(every, stop.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+            try
+            {
+                if (await ExtendAsync()) continue;
+                LostReason = new LeaseLostException(Key.ToString(), "taken by another owner or expired");
+            }
+            catch (RedisException error)
+            {
+                LostReason = new LeaseLostException(Key.ToString(), "renewal failed, it may expire unseen", error);
+            }
+            lost.Cancel();
+            return;
+        }
+    }
+}

@@ -1,0 +1,368 @@
+// Redis Locksmith lock helper for Jedis, generated from the Locksmith script pack.
+// Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
+// @locksmith-helper jedis package=com.example.locks
+// @locksmith-pack 1d1d72660cc1
+// @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
+// @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
+// @locksmith-script release 0029cd4092e4cd2a95223433ad105e03894a3a87
+// @locksmith-digest e5ef6bfc83f7273a15fe673f0844a467e2940b44
+
+package com.example.locks;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * Redis locks for Jedis (Java 17+). A lease is AutoCloseable:
+ * {@code try (Locksmith.Lease lease = Locksmith.acquire(jedis, key, Locksmith.ttlMs(10_000))) {...}}
+ * takes the lock (waiting with jittered back-off), and closing it releases it. Takes a
+ * JedisPooled / JedisCluster (any UnifiedJedis) or a JedisPool.
+ */
+public final class Locksmith {
+    private Locksmith() {}
+
+    static final String ACQUIRE = """
+-- @script acquire
+-- @summary Take the lock when it is free; refresh the lease when this owner already holds it.
+-- @key lock required The lock key: a string holding the owner token while the lock is held.
+-- @key fence optional Fencing counter, INCRed once per new holder; must share the lock key's hash slot.
+-- @arg token token Owner token, unique per holder (host, pid and a random part); binary-safe, non-empty.
+-- @arg ttl_ms ms Lease in milliseconds: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Held by another owner: nothing changed.
+-- @reply 1 Acquired (or refreshed, when this token already held it) without a fence key.
+-- @reply N With a fence key: the fencing token, a new INCR for a new holder, the current value for a refresh.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR acquire takes 1 or 2 keys (lock, optional fence), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR acquire: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR acquire: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+local lock, fence = KEYS[1], KEYS[2]
+local holder = redis.call('GET', lock)
+if holder and holder ~= token then
+  return 0
+end
+
+-- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  end
+end
+
+if holder then
+  -- Same owner again (a retry after a lost reply): refresh the lease and keep the fencing token.
+  redis.call('PEXPIRE', lock, ttl)
+  if fenced and tonumber(fenced) > 0 then
+    return tonumber(fenced)
+  end
+else
+  redis.call('SET', lock, token, 'PX', ttl)
+end
+if fence then
+  return redis.call('INCR', fence)
+end
+return 1
+""";
+    static final String EXTEND = """
+-- @script extend
+-- @summary Compare-and-extend: set the lease to ttl_ms only while the lock holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @arg ttl_ms ms New lease in ms from now: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Not held by this token: nothing changed, and the key is never created.
+-- @reply 1 Held by this token; its TTL is now ttl_ms.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR extend takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR extend: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR extend: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+""";
+    static final String RELEASE = """
+-- @script release
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
+-- @reply 1 Held by this token and now deleted.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token = ARGV[1]
+if token == nil or token == '' then
+  return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+""";
+
+    /** Runs one script: by its SHA1 (EVALSHA), and on NOSCRIPT (cache flushed, restart, failover) by its source (EVAL). */
+    @FunctionalInterface
+    public interface Scripts {
+        Object run(String lua, List<String> keys, List<String> args);
+    }
+
+    static Scripts scripts(UnifiedJedis jedis) {
+        return (lua, keys, args) -> {
+            try {
+                return jedis.evalsha(sha1(lua), keys, args);
+            } catch (JedisNoScriptException flushed) {
+                return jedis.eval(lua, keys, args);
+            }
+        };
+    }
+
+    static Scripts scripts(JedisPool pool) {
+        return (lua, keys, args) -> {
+            try (Jedis jedis = pool.getResource()) {
+                try {
+                    return jedis.evalsha(sha1(lua), keys, args);
+                } catch (JedisNoScriptException flushed) {
+                    return jedis.eval(lua, keys, args);
+                }
+            }
+        };
+    }
+
+    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
+    public static final class Options {
+        final long ttlMs;
+        final long waitMs;
+        final String fenceKey;
+        final boolean renew;
+
+        Options(long ttlMs, long waitMs, String fenceKey, boolean renew) {
+            this.ttlMs = ttlMs;
+            this.waitMs = waitMs;
+            this.fenceKey = fenceKey;
+            this.renew = renew;
+        }
+
+        /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
+        public Options waitMs(long waitMs) {
+            return new Options(ttlMs, waitMs, fenceKey, renew);
+        }
+
+        /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
+        public Options fenceKey(String fenceKey) {
+            return new Options(ttlMs, waitMs, fenceKey, renew);
+        }
+
+        /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
+        public Options renew() {
+            return new Options(ttlMs, waitMs, fenceKey, true);
+        }
+    }
+
+    /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
+    public static Options ttlMs(long ttlMs) {
+        return new Options(ttlMs, 10_000, null, false);
+    }
+
+    /** The lock stayed held by another owner for the whole wait. */
+    public static final class LockBusyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final String key;
+        public final long waitedMs;
+
+        LockBusyException(String key, long waitedMs) {
+            super(key + " is held by another owner; gave up after waiting " + waitedMs + " ms");
+            this.key = key;
+            this.waitedMs = waitedMs;
+        }
+    }
+
+    /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
+    public static final class LeaseLostException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final String key;
+
+        LeaseLostException(String key, String why, Throwable cause) {
+            super("lease on " + key + " lost: " + why, cause);
+            this.key = key;
+        }
+    }
+
+    // One daemon thread renews every lease of the process: a renewal is one short script call.
+    private static final ScheduledExecutorService RENEWER = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "locksmith-renewer");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /** A held lock. Closing it releases it and throws LeaseLostException if the lease was gone by then. */
+    public static final class Lease implements AutoCloseable {
+        private final Scripts redis;
+        private final String key;
+        private final String token;
+        private final Long fence;
+        private final long ttlMs;
+        private final ScheduledFuture<?> renewal;
+        private volatile LeaseLostException lostReason;
+        private boolean released;
+
+        Lease(Scripts redis, String key, String token, Long fence, long ttlMs, boolean renew) {
+            this.redis = redis;
+            this.key = key;
+            this.token = token;
+            this.fence = fence;
+            this.ttlMs = ttlMs;
+            long every = Math.max(1, ttlMs / 3);
+            this.renewal = renew ? RENEWER.scheduleAtFixedRate(this::renewOnce, every, every, TimeUnit.MILLISECONDS) : null;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        /** This holder's owner token: the lock key's value while it is held. */
+        public String token() {
+            return token;
+        }
+
+        /** The fencing token with a fence key (else null): the guarded resource refuses older ones. */
+        public Long fence() {
+            return fence;
+        }
+
+        /** True once a renewal found the lease gone or failed: stop writing. */
+        public boolean lost() {
+            return lostReason != null;
+        }
+
+        /** Why the lease was lost, or null. */
+        public LeaseLostException lostReason() {
+            return lostReason;
+        }
+
+        /** Sets the lease to ttlMs from now; false when it is no longer held. */
+        public boolean extend(long ttlMs) {
+            checkMs("ttlMs", ttlMs, true);
+            return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+        }
+
+        /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
+        public boolean release() {
+            synchronized (this) { // a renewal in flight ends before the release
+                if (released) return false;
+                released = true;
+                if (renewal != null) renewal.cancel(false);
+            }
+            return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+        }
+
+        /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
+        @Override
+        public void close() {
+            synchronized (this) {
+                if (released) return;
+            }
+            if (!release()) throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
+        }
+
+        private synchronized void renewOnce() {
+            if (released || lostReason != null) return;
+            try {
+                if (extend(ttlMs)) return;
+                lostReason = new LeaseLostException(key, "taken by another owner or expired", null);
+            } catch (JedisException error) {
+                lostReason = new LeaseLostException(key, "renewal failed, it may expire unseen", error);
+            }
+            renewal.cancel(false);
+        }
+    }
+
+    public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
+        return acquire(scripts(jedis), key, options);
+    }
+
+    public static Lease acquire(JedisPool pool, String key, Options options) throws InterruptedException {
+        return acquire(scripts(pool), key, options);
+    }
+
+    /**
+     * Takes the lock, waiting up to options.waitMs with jittered back-off (10 ms doubling to
+     * 500 ms, ±50 %), then LockBusyException. Redis errors are thrown as Jedis throws them.
+     */
+    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+        checkMs("ttlMs", options.ttlMs, true);
+        checkMs("waitMs", options.waitMs, false);
+        String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
+                + UUID.randomUUID();
+        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
+        List<String> args = List.of(token, String.valueOf(options.ttlMs));
+        long deadline = System.nanoTime() + options.waitMs * 1_000_000;
+        for (int attempt = 0; ; attempt++) {
+            long reply = (Long) redis.run(ACQUIRE, keys, args);
+            if (reply != 0) {
+                return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+            }
+            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
+            double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 6)), 500)
+                    * (0.5 + ThreadLocalRandom.current().nextDouble());
+            Thread.sleep(Math.min((long) backoffMs, leftMs));
+        }
+    }
+
+    static void checkMs(String name, long value, boolean positive) {
+        if (value < (positive ? 1 : 0)) {
+            throw new IllegalArgumentException(
+                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
+        }
+    }
+
+    static String sha1(String lua) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(lua.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException missing) {
+            throw new IllegalStateException("SHA-1 is part of every Java platform", missing);
+        }
+    }
+}

@@ -1,0 +1,312 @@
+<?php
+// Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
+// Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
+// @locksmith-helper predis
+// @locksmith-pack 1d1d72660cc1
+// @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
+// @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
+// @locksmith-script release 0029cd4092e4cd2a95223433ad105e03894a3a87
+// @locksmith-digest 4da2a29ac2182d18aca56c515710cefdb7c266e5
+
+declare(strict_types=1);
+
+// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, function ($lease) {...})
+// holds the lock around the callback; Locksmith::acquire() and $lease->release() are for code
+// that cannot use one. PHP has no timer thread: with renew: true the callback calls
+// $lease->check() between steps, which extends the lease once a third of the TTL has passed and
+// throws LeaseLostException once it is gone.
+
+/** The lock stayed held by another owner for the whole wait. */
+final class LockBusyException extends \RuntimeException
+{
+    public function __construct(public readonly string $key, public readonly int $waitedMs)
+    {
+        parent::__construct("$key is held by another owner; gave up after waiting $waitedMs ms");
+    }
+}
+
+/** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
+final class LeaseLostException extends \RuntimeException
+{
+    public function __construct(public readonly string $key, string $why, ?\Throwable $previous = null)
+    {
+        parent::__construct("lease on $key lost: $why", 0, $previous);
+    }
+}
+
+final class LocksmithLease
+{
+    private bool $released = false;
+    private ?LeaseLostException $lostReason = null;
+    private int $renewedAt;
+
+    /**
+     * @param string $token This holder's owner token: the lock key's value while it is held.
+     * @param ?int $fence The fencing token with a fence key: the guarded resource refuses older ones.
+     */
+    public function __construct(
+        private readonly \Predis\ClientInterface $redis,
+        public readonly string $key,
+        public readonly string $token,
+        public readonly ?int $fence,
+        private readonly int $ttlMs,
+        private readonly bool $renew,
+    ) {
+        $this->renewedAt = hrtime(true);
+    }
+
+    /** Sets the lease to $ttlMs from now (default: the acquire's); false when it is no longer held. */
+    public function extend(?int $ttlMs = null): bool
+    {
+        $ttlMs ??= $this->ttlMs;
+        Locksmith::checkMs('ttlMs', $ttlMs, true);
+        return Locksmith::run($this->redis, Locksmith::EXTEND, [$this->key], [$this->token, $ttlMs]) === 1;
+    }
+
+    /**
+     * Call between steps: with renew, extends the lease once a third of the TTL has passed since the
+     * last renewal (else returns at once); throws LeaseLostException once the lease is gone.
+     */
+    public function check(): void
+    {
+        if ($this->renew && !$this->released && $this->lostReason === null
+            && hrtime(true) - $this->renewedAt >= intdiv($this->ttlMs, 3) * 1_000_000) {
+            $renewingAt = hrtime(true);
+            try {
+                if ($this->extend()) {
+                    $this->renewedAt = $renewingAt;
+                } else {
+                    $this->lostReason = new LeaseLostException($this->key, 'taken by another owner or expired');
+                }
+            } catch (\Predis\PredisException $error) {
+                $this->lostReason = new LeaseLostException($this->key, 'renewal failed, it may expire unseen', $error);
+            }
+        }
+        if ($this->lostReason !== null) {
+            throw $this->lostReason;
+        }
+    }
+
+    /** True once check() found the lease gone: stop writing. */
+    public function lost(): bool
+    {
+        return $this->lostReason !== null;
+    }
+
+    /** Deletes the lock if this lease still holds it; false when it no longer did. */
+    public function release(): bool
+    {
+        if ($this->released) {
+            return false;
+        }
+        $this->released = true;
+        return Locksmith::run($this->redis, Locksmith::RELEASE, [$this->key], [$this->token]) === 1;
+    }
+}
+
+final class Locksmith
+{
+    public const ACQUIRE = <<<'LUA'
+-- @script acquire
+-- @summary Take the lock when it is free; refresh the lease when this owner already holds it.
+-- @key lock required The lock key: a string holding the owner token while the lock is held.
+-- @key fence optional Fencing counter, INCRed once per new holder; must share the lock key's hash slot.
+-- @arg token token Owner token, unique per holder (host, pid and a random part); binary-safe, non-empty.
+-- @arg ttl_ms ms Lease in milliseconds: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Held by another owner: nothing changed.
+-- @reply 1 Acquired (or refreshed, when this token already held it) without a fence key.
+-- @reply N With a fence key: the fencing token, a new INCR for a new holder, the current value for a refresh.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR acquire takes 1 or 2 keys (lock, optional fence), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR acquire: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR acquire: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+local lock, fence = KEYS[1], KEYS[2]
+local holder = redis.call('GET', lock)
+if holder and holder ~= token then
+  return 0
+end
+
+-- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  end
+end
+
+if holder then
+  -- Same owner again (a retry after a lost reply): refresh the lease and keep the fencing token.
+  redis.call('PEXPIRE', lock, ttl)
+  if fenced and tonumber(fenced) > 0 then
+    return tonumber(fenced)
+  end
+else
+  redis.call('SET', lock, token, 'PX', ttl)
+end
+if fence then
+  return redis.call('INCR', fence)
+end
+return 1
+LUA;
+    public const EXTEND = <<<'LUA'
+-- @script extend
+-- @summary Compare-and-extend: set the lease to ttl_ms only while the lock holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @arg ttl_ms ms New lease in ms from now: a positive integer in decimal digits, no leading zero, at most 15 digits.
+-- @reply 0 Not held by this token: nothing changed, and the key is never created.
+-- @reply 1 Held by this token; its TTL is now ttl_ms.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR extend takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token, ttl = ARGV[1], ARGV[2]
+if token == nil or token == '' then
+  return redis.error_reply('ERR extend: ARGV[1] token must be a non-empty string')
+end
+if ttl == nil or not string.match(ttl, '^[1-9]%d*$') or #ttl > 15 then
+  return redis.error_reply('ERR extend: ARGV[2] ttl_ms must be a positive integer of milliseconds'
+    .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(ttl), 1, 32) .. "'")
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+LUA;
+    public const RELEASE = <<<'LUA'
+-- @script release
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @key lock required The lock key.
+-- @arg token token The owner token the lock was acquired with.
+-- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
+-- @reply 1 Held by this token and now deleted.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string; nothing was written.
+
+if #KEYS ~= 1 then
+  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+end
+local token = ARGV[1]
+if token == nil or token == '' then
+  return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
+end
+
+if redis.call('GET', KEYS[1]) == token then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+LUA;
+
+    /**
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to 500 ms, ±50 %),
+     * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
+     * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
+     * Redis errors are thrown as Predis throws them.
+     */
+    public static function acquire(
+        \Predis\ClientInterface $redis,
+        string $key,
+        int $ttlMs,
+        int $waitMs = 10_000,
+        ?string $fenceKey = null,
+        bool $renew = false,
+    ): LocksmithLease {
+        self::checkMs('ttlMs', $ttlMs, true);
+        self::checkMs('waitMs', $waitMs, false);
+        $token = gethostname() . ':' . getmypid() . ':' . bin2hex(random_bytes(8));
+        $keys = $fenceKey === null ? [$key] : [$key, $fenceKey];
+        $deadline = hrtime(true) + $waitMs * 1_000_000;
+        for ($attempt = 0; ; $attempt++) {
+            $reply = self::run($redis, self::ACQUIRE, $keys, [$token, $ttlMs]);
+            if ($reply !== 0) {
+                return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
+            }
+            $leftUs = intdiv($deadline - hrtime(true), 1000);
+            if ($leftUs <= 0) {
+                throw new LockBusyException($key, $waitMs);
+            }
+            usleep(min(min(10 * 2 ** $attempt, 500) * random_int(500, 1500), $leftUs)); // in µs
+        }
+    }
+
+    /**
+     * Runs $fn($lease) while holding the lock and releases it afterwards, also when $fn throws.
+     * Throws LeaseLostException after $fn returns if the lease was gone before the release: another
+     * holder may have run at the same time, so $fn's effects need checking (or fencing).
+     */
+    public static function withLock(
+        \Predis\ClientInterface $redis,
+        string $key,
+        int $ttlMs,
+        callable $fn,
+        int $waitMs = 10_000,
+        ?string $fenceKey = null,
+        bool $renew = false,
+    ): mixed {
+        $lease = self::acquire($redis, $key, $ttlMs, $waitMs, $fenceKey, $renew);
+        try {
+            $result = $fn($lease);
+        } catch (\Throwable $error) {
+            try {
+                $lease->release();
+            } catch (\Predis\PredisException) {
+                // $fn's error is the one to report
+            }
+            throw $error;
+        }
+        if (!$lease->release()) {
+            throw new LeaseLostException($key, 'it expired or was taken before release');
+        }
+        return $result;
+    }
+
+    /**
+     * Runs a script by its SHA1: Predis sends a ScriptCommand as EVALSHA and, when Redis answers
+     * NOSCRIPT (script cache flushed, restart, failover), resends it as EVAL, which caches it again.
+     */
+    public static function run(\Predis\ClientInterface $redis, string $lua, array $keys, array $args): int
+    {
+        $script = new class ($lua, count($keys)) extends \Predis\Command\ScriptCommand {
+            public function __construct(private string $lua, private int $keyCount)
+            {
+            }
+
+            public function getScript(): string
+            {
+                return $this->lua;
+            }
+
+            protected function getKeysCount(): int
+            {
+                return $this->keyCount;
+            }
+        };
+        $script->setArguments([...$keys, ...$args]);
+        return (int) $redis->executeCommand($script);
+    }
+
+    /** @internal */
+    public static function checkMs(string $name, int $value, bool $positive): void
+    {
+        if ($value < ($positive ? 1 : 0)) {
+            $kind = $positive ? 'positive' : 'non-negative';
+            throw new \InvalidArgumentException("$name must be a $kind integer of milliseconds, got $value");
+        }
+    }
+}

@@ -1,0 +1,363 @@
+// The lock helpers beyond what test/helpers-proof.test.ts runs: golden files for the clients whose
+// library this machine cannot run (test/golden/<client>/helper.<ext>, byte for byte), the embedded
+// Lua of all twelve helpers read back by each language's literal rules and compared with the pack,
+// and compile checks of every helper and its call sites where a compiler is packaged (javac and
+// rustc against stubs of the libraries, go build against redigo and a go-redis stub, tsc against
+// the real ioredis and node-redis types, php -l, ruby -c, python3 -m py_compile, gofmt). There is
+// no C# compiler here: StackExchange.Redis's helper is pinned by its golden file and read-back only.
+//
+// After changing a helper template or the pack, regenerate the goldens deliberately and read the diff:
+//   UPDATE_GOLDEN=1 node --import tsx --test test/helpers-golden.test.ts
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { loadPack } from '../pack/pack';
+import { DEFAULT_HELPER_IMPORT, renderCallSite, type CallSiteOptions } from '../snippets/callsite';
+import { CLIENTS } from '../snippets/clients';
+import { readHelperHeader } from '../snippets/header';
+import { renderHelper, type HelperOptions } from '../snippets/helper';
+import { PATTERNS } from '../snippets/patterns';
+import {
+  check,
+  embeddedScripts,
+  GO_REDIS_STUB,
+  GOLDEN_CLIENTS,
+  helperGoldenPath,
+  JAVA_STUBS,
+  lineDiff,
+  onPath,
+  RUST_STUBS,
+  writeFiles,
+} from './golden-support';
+import { indent } from './proofs/proof';
+
+const pack = loadPack();
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const REGENERATE = 'UPDATE_GOLDEN=1 node --import tsx --test test/helpers-golden.test.ts';
+const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-golden-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The options the goldens and compile checks render with: the Java helpers in a package of their own. */
+const OPTIONS: Record<string, HelperOptions> = {
+  jedis: { package: 'com.example.locks' },
+  lettuce: { package: 'com.example.locks' },
+};
+const helperOf = (client: string, options: HelperOptions = OPTIONS[client] ?? {}) =>
+  renderHelper(client, pack, options);
+
+/** Every pattern's call site for the client, values defaulted. */
+const callSites = (client: string, options: CallSiteOptions) =>
+  PATTERNS.map((pattern) => ({ pattern, ...renderCallSite(client, pattern, {}, options) }));
+
+describe('helper golden files', () => {
+  for (const client of GOLDEN_CLIENTS) {
+    test(`${client}: renders exactly test/golden/${client}/helper`, () => {
+      const { text } = helperOf(client);
+      const path = helperGoldenPath(client);
+      if (UPDATE) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, text);
+        return;
+      }
+      const shown = relative(process.cwd(), path);
+      assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
+      const golden = readFileSync(path, 'utf8');
+      if (golden !== text) {
+        assert.fail(
+          `${shown} differs from renderHelper('${client}') (- golden, + rendered):\n${lineDiff(golden, text)}\n` +
+            `If the change is intended, regenerate with ${REGENERATE} and review the diff.`,
+        );
+      }
+    });
+  }
+});
+
+describe('embedded Lua read back equals the pack', () => {
+  for (const client of CLIENTS) {
+    test(`${client.id}: each script literal, decoded by the language's rules, is the pack's script`, () => {
+      const flavors: HelperOptions[] = client.extension === 'js' ? [{ flavor: 'ts' }, { flavor: 'cjs' }] : [{}];
+      for (const options of flavors) {
+        const { text } = helperOf(client.id, options);
+        const scripts = embeddedScripts(client.id, text);
+        // What the header lists is what is embedded: the plain lock's three scripts at least.
+        assert.deepEqual([...scripts.keys()].sort(), [...readHelperHeader(text)!.scripts.keys()].sort());
+        for (const name of ['acquire', 'extend', 'release']) assert.ok(scripts.has(name), name);
+        for (const [name, literal] of scripts) {
+          assert.equal(literal.replace(/\n$/, ''), pack[name as 'acquire'].source.replace(/\n$/, ''), name);
+        }
+      }
+    });
+  }
+});
+
+/** Skips a check whose tool is missing, naming where it comes from. */
+const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
+
+describe('compile checks', () => {
+  test(
+    'jedis and lettuce: helper and call sites compile with javac (Java 17) against stubs',
+    { skip: needs('javac', 'apt-get install openjdk-17-jdk-headless') },
+    async () => {
+      const dir = join(work, 'java');
+      writeFiles(dir, JAVA_STUBS);
+      const clients = {
+        jedis: ['UnifiedJedis jedis', 'JedisPool jedis'],
+        lettuce: ['RedisCommands<String, String> redis'],
+      };
+      for (const [client, parameters] of Object.entries(clients)) {
+        const packageDir = `${client}/com/example/locks`;
+        writeFiles(dir, { [`${packageDir}/Locksmith.java`]: helperOf(client).text });
+        const methods = parameters.flatMap((parameter, n) =>
+          callSites(client, { helperImport: 'com.example.locks' }).map(
+            ({ pattern, code }) => `    static void ${pattern}${n}(${parameter}) throws InterruptedException {
+${indent(code, '        ')}    }
+`,
+          ),
+        );
+        const imports = callSites(client, { helperImport: 'com.example.locks' })[0].imports;
+        writeFiles(dir, {
+          [`${client}/app/CallSites.java`]: `package app;
+${imports.join('\n')}
+import io.lettuce.core.api.sync.RedisCommands;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.UnifiedJedis;
+
+class CallSites {
+${methods.join('\n')}}
+`,
+        });
+        const sources = readdirSync(join(dir, client), { recursive: true, encoding: 'utf8' }).map((path) =>
+          join(client, path),
+        );
+        const stubs = Object.keys(JAVA_STUBS);
+        // -try: the guard call site does not name its lease, as try-with-resources allows.
+        await check(
+          onPath('javac')!,
+          [
+            '-Xlint:all,-serial,-try',
+            '-Werror',
+            '-d',
+            join(dir, `${client}-classes`),
+            ...stubs,
+            ...sources.filter((path) => path.endsWith('.java')),
+          ],
+          { cwd: dir },
+        );
+      }
+    },
+  );
+
+  test(
+    'redigo and go-redis: helper and call sites build with go (GOPATH mode, offline) and are gofmt-clean',
+    { skip: needs('go', 'apt-get install golang-go golang-github-gomodule-redigo-dev') },
+    async () => {
+      const gopath = join(work, 'go');
+      const files: Record<string, string> = { 'src/github.com/redis/go-redis/v9/redis.go': GO_REDIS_STUB };
+      const clientTypes = {
+        redigo: ['github.com/gomodule/redigo/redis', 'pool *redis.Pool'],
+        'go-redis': ['github.com/redis/go-redis/v9', 'rdb *redis.Client'],
+      };
+      for (const [client, [library, parameter]] of Object.entries(clientTypes)) {
+        const helperImport = `app/${client}/locksmith`;
+        files[`src/${helperImport}/locksmith.go`] = helperOf(client).text;
+        const sites = callSites(client, { helperImport });
+        files[`src/app/${client}/callsites.go`] = `package callsites
+
+import (
+	"context"
+	"time"
+
+	"${library}"
+)
+
+${sites[0].imports.join('\n')}
+
+${sites
+  .map(
+    ({ pattern, code }) =>
+      `func ${pattern}(ctx context.Context, ${parameter}) error {\n${indent(code, '\t')}\treturn nil\n}\n`,
+  )
+  .join('\n')}`;
+      }
+      writeFiles(gopath, files);
+      const env = {
+        ...process.env,
+        GOPATH: `${gopath}:/usr/share/gocode`,
+        GO111MODULE: 'off',
+        GOPROXY: 'off',
+        GOFLAGS: '',
+        GOCACHE: join(work, 'gocache'),
+      };
+      for (const client of Object.keys(clientTypes)) {
+        await check(onPath('go')!, ['vet', `app/${client}/locksmith`, `app/${client}`], { cwd: gopath, env });
+        for (const path of [`src/app/${client}/locksmith/locksmith.go`, `src/app/${client}/callsites.go`]) {
+          assert.equal(await check(onPath('gofmt')!, ['-l', join(gopath, path)]), '', `gofmt would change ${path}`);
+        }
+      }
+    },
+  );
+
+  test(
+    'redis-rs: helper and call sites compile with rustc against stubs of redis',
+    { skip: needs('rustc', 'rustup, or apt-get install rustc') },
+    async () => {
+      const dir = join(work, 'rust');
+      mkdirSync(dir, { recursive: true });
+      const rustc = onPath('rustc')!;
+      writeFileSync(join(dir, 'redis.rs'), RUST_STUBS.redis);
+      await check(rustc, [
+        '--edition',
+        '2021',
+        '--crate-type',
+        'lib',
+        '--crate-name',
+        'redis',
+        '--emit',
+        'metadata',
+        '-o',
+        join(dir, 'libredis.rmeta'),
+        join(dir, 'redis.rs'),
+      ]);
+      const sites = callSites('redis-rs', { helperImport: 'crate::locksmith' });
+      writeFileSync(join(dir, 'locksmith.rs'), helperOf('redis-rs').text);
+      writeFileSync(
+        join(dir, 'lib.rs'),
+        `pub mod locksmith;
+
+${sites
+  .map(
+    ({ pattern, imports, code }) => `pub mod ${pattern} {
+${indent(imports.join('\n'), '    ')}
+
+    pub fn locked(client: redis::Client, mut con: redis::Connection) -> Result<(), Box<dyn std::error::Error>> {
+${indent(code, '        ')}        let _ = &client;
+        Ok(())
+    }
+}
+`,
+  )
+  .join('\n')}`,
+      );
+      await check(rustc, [
+        '--edition',
+        '2021',
+        '--crate-type',
+        'lib',
+        '--emit',
+        'metadata',
+        '-D',
+        'warnings',
+        '-o',
+        join(dir, 'app.rmeta'),
+        '--extern',
+        `redis=${join(dir, 'libredis.rmeta')}`,
+        join(dir, 'lib.rs'),
+      ]);
+    },
+  );
+
+  test('ioredis and node-redis: the TypeScript helper and call sites type-check (strict) against the real types', async () => {
+    for (const client of ['ioredis', 'node-redis']) {
+      const dir = join(work, 'ts', client);
+      // Bodies that use what each pattern hands them, as the user's code would.
+      const uses = { guard: 'await redis.ping();', renew: 'signal.throwIfAborted();', fenced: 'console.log(fence);' };
+      const sites = PATTERNS.map((pattern) => ({
+        pattern,
+        ...renderCallSite(client, pattern, { body: uses[pattern] }, { helperImport: './locksmith.js' }),
+      }));
+      const library =
+        client === 'ioredis' ? "import { Redis } from 'ioredis';" : "import { createClient } from 'redis';";
+      const redis = client === 'ioredis' ? 'new Redis()' : 'createClient()';
+      writeFiles(dir, {
+        'locksmith.ts': helperOf(client, { flavor: 'ts' }).text,
+        'callsites.ts': `${library}
+${sites[0].imports.join('\n')}
+
+const redis = ${redis};
+${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<void> {\n${indent(code, '  ')}}\n`).join('\n')}`,
+        'tsconfig.json': JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            skipLibCheck: true,
+            noUnusedLocals: true,
+            noUnusedParameters: true,
+            noImplicitReturns: true,
+            noImplicitOverride: true,
+            exactOptionalPropertyTypes: true,
+            typeRoots: [join(process.cwd(), 'node_modules/@types')],
+            types: ['node'],
+            paths: {
+              ioredis: [join(process.cwd(), 'node_modules/ioredis')],
+              redis: [join(process.cwd(), 'node_modules/redis')],
+            },
+          },
+          files: ['locksmith.ts', 'callsites.ts'],
+        }),
+      });
+      await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
+      for (const flavor of ['esm', 'cjs']) {
+        const path = join(dir, `locksmith.${flavor === 'esm' ? 'mjs' : 'cjs'}`);
+        writeFileSync(path, helperOf(client, { flavor }).text);
+        await check(process.execPath, ['--check', path]);
+      }
+    }
+  });
+
+  test(
+    'phpredis and predis: helper and call sites pass php -l',
+    { skip: needs('php', 'apt-get install php-cli') },
+    async () => {
+      for (const client of ['phpredis', 'predis']) {
+        const helper = join(work, `${client}-Locksmith.php`);
+        writeFileSync(helper, helperOf(client).text);
+        await check(onPath('php')!, ['-l', helper]);
+        const sites = join(work, `${client}-callsites.php`);
+        writeFileSync(
+          sites,
+          `<?php\n${callSites(client, { helperImport: 'Locksmith.php' })
+            .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
+            .join('\n')}`,
+        );
+        await check(onPath('php')!, ['-l', sites]);
+      }
+    },
+  );
+
+  test('redis-rb: helper and call sites pass ruby -c', { skip: needs('ruby', 'apt-get install ruby') }, async () => {
+    const helper = join(work, 'locksmith.rb');
+    writeFileSync(helper, helperOf('redis-rb').text);
+    assert.match(await check(onPath('ruby')!, ['-wc', helper]), /^Syntax OK$/m);
+    const sites = join(work, 'callsites.rb');
+    writeFileSync(
+      sites,
+      callSites('redis-rb', { helperImport: 'locksmith' })
+        .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
+        .join('\n'),
+    );
+    assert.match(await check(onPath('ruby')!, ['-wc', sites]), /^Syntax OK$/m);
+  });
+
+  test(
+    'redis-py: helper and call sites compile with python3',
+    { skip: needs('python3', 'apt-get install python3') },
+    async () => {
+      const dir = join(work, 'python');
+      const sites = callSites('redis-py', { helperImport: DEFAULT_HELPER_IMPORT['redis-py'] });
+      writeFiles(dir, {
+        'locksmith.py': helperOf('redis-py').text,
+        'callsites.py': sites
+          .map(
+            ({ pattern, imports, code }) => `def ${pattern}(r):\n${indent(`${imports.join('\n')}\n${code}`, '    ')}`,
+          )
+          .join('\n\n'),
+      });
+      await check(onPath('python3')!, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
+    },
+  );
+});

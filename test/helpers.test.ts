@@ -1,0 +1,273 @@
+// The lock helper generator without Redis: every client's helper carries a header naming the
+// pack version and each embedded script's SHA1, which checkHelperFile reads back to tell current,
+// outdated and hand-edited copies apart; options are checked; call sites stay within 8 lines and
+// embed no Lua; the placements per ecosystem; the CLI.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { loadPack, parseScript, SCRIPT_NAMES, type Pack } from '../pack/pack';
+import { callSiteLines, DEFAULT_HELPER_IMPORT, renderCallSite, renderCallSiteSnippet } from '../snippets/callsite';
+import { CLIENTS } from '../snippets/clients';
+import { packVersion, readHelperHeader } from '../snippets/header';
+import { checkHelperFile, renderHelper } from '../snippets/helper';
+import { PATTERNS } from '../snippets/patterns';
+import { proposeHelperPlacements } from '../snippets/paths';
+
+const pack = loadPack();
+
+/** The pack with one script's text changed, as a newer pack would have it. */
+function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
+  const changed = { ...pack };
+  changed[name] = parseScript(pack[name].path, `${pack[name].source}-- changed\n`);
+  return changed;
+}
+
+describe('pack version', () => {
+  test('is 12 hex digits, stable for one pack and different when any script changes', () => {
+    assert.match(packVersion(pack), /^[0-9a-f]{12}$/);
+    assert.equal(packVersion(loadPack()), packVersion(pack));
+    for (const name of SCRIPT_NAMES) assert.notEqual(packVersion(packWithChanged(name)), packVersion(pack), name);
+  });
+});
+
+for (const client of CLIENTS) {
+  describe(`${client.id} helper`, () => {
+    const helper = renderHelper(client.id, pack);
+
+    test("its header names the client, the pack version and each embedded script's SHA1", () => {
+      const header = readHelperHeader(helper.text);
+      assert.ok(header, 'has a header');
+      assert.equal(header.client, client.id);
+      assert.equal(header.packVersion, packVersion(pack));
+      assert.deepEqual(
+        [...header.scripts].sort(),
+        ['acquire', 'extend', 'release'].map((name) => [name, pack[name as 'acquire'].sha1]),
+      );
+      assert.deepEqual(header.options, helper.options);
+      assert.match(header.digest, /^[0-9a-f]{40}$/);
+    });
+
+    test("embeds each script's text once, every marker filled", () => {
+      for (const name of SCRIPT_NAMES) {
+        assert.equal(helper.text.split(pack[name].source.trimEnd()).length - 1, 1, `${name} embedded once`);
+      }
+      assert.doesNotMatch(helper.text, /[«»]/);
+    });
+
+    test('a fresh copy is current; a newer pack makes it outdated and says which script changed', () => {
+      assert.deepEqual(checkHelperFile(helper.text, pack), {
+        header: readHelperHeader(helper.text),
+        outdated: false,
+        edited: false,
+        reasons: [],
+      });
+      const check = checkHelperFile(helper.text, packWithChanged('extend'))!;
+      assert.equal(check.outdated, true);
+      assert.equal(check.edited, false);
+      assert.equal(check.reasons.length, 2, check.reasons.join('; '));
+      assert.match(check.reasons[0], /^written for pack [0-9a-f]{12}; the installed pack is [0-9a-f]{12}$/);
+      assert.match(check.reasons[1], /^extend\.lua is [0-9a-f]{12}; the pack's is [0-9a-f]{12}$/);
+    });
+
+    test('an edit is told apart from an outdated copy; line endings are not an edit', () => {
+      const edited = checkHelperFile(helper.text.replace(/\n$/, '\nextra\n'), pack)!;
+      assert.deepEqual([edited.outdated, edited.edited], [false, true]);
+      const crlf = checkHelperFile(helper.text.replace(/\n/g, '\r\n'), pack)!;
+      assert.deepEqual([crlf.outdated, crlf.edited], [false, false]);
+      const oldSha = helper.text.replace(pack.acquire.sha1, '0'.repeat(40));
+      const stale = checkHelperFile(oldSha, pack)!;
+      assert.deepEqual([stale.outdated, stale.edited], [true, true]);
+      assert.match(stale.reasons.join('\n'), /^acquire\.lua is 000000000000; the pack's is/m);
+    });
+  });
+}
+
+describe('helper options', () => {
+  test('JavaScript flavors: TypeScript by default, ES module and CommonJS on request', () => {
+    assert.equal(renderHelper('ioredis', pack).fileName, 'locksmith.ts');
+    assert.match(renderHelper('ioredis', pack).text, /^export async function withLock<T>\(/m);
+    const esm = renderHelper('node-redis', pack, { flavor: 'esm' });
+    assert.equal(esm.fileName, 'locksmith.js');
+    assert.match(esm.text, /^export async function withLock\(/m);
+    assert.doesNotMatch(esm.text, /: Promise<|interface /);
+    const cjs = renderHelper('ioredis', pack, { flavor: 'cjs' });
+    assert.match(cjs.text, /^module\.exports = \{ acquire, withLock, Lease, LockBusyError, LeaseLostError \};$/m);
+    assert.doesNotMatch(cjs.text, /^export /m);
+  });
+
+  test('the Java package, C# and PHP namespaces are declared and recorded', () => {
+    const java = renderHelper('jedis', pack, { package: 'com.example.locks' });
+    assert.match(java.text, /^package com\.example\.locks;$/m);
+    assert.match(java.text, /@locksmith-helper jedis package=com\.example\.locks$/m);
+    assert.doesNotMatch(renderHelper('lettuce', pack).text, /^package /m);
+    assert.match(renderHelper('stackexchange', pack).text, /^namespace Locksmith;$/m);
+    assert.match(renderHelper('predis', pack, { namespace: 'App\\Locks' }).text, /^namespace App\\Locks;$/m);
+    const check = checkHelperFile(java.text, pack)!;
+    assert.equal(check.outdated, false, check.reasons.join('; '));
+  });
+
+  test('bad options get a message naming the valid ones, and nothing is rendered', () => {
+    assert.throws(() => renderHelper('ioredis', pack, { flavor: 'coffee' }), {
+      message: "flavor 'coffee' is not the module flavor: ts, esm, cjs (TypeScript, ES module, CommonJS)",
+    });
+    assert.throws(() => renderHelper('redis-py', pack, { package: 'x' }), {
+      message: "the redis-py helper has no option 'package'; its options: none",
+    });
+    assert.throws(() => renderHelper('jedis', pack, { package: 'com..x' }), {
+      message: "package 'com..x' is not the Java package, e.g. com.example.locks",
+    });
+    assert.throws(() => renderHelper('jedi', pack), { message: /^unknown client 'jedi'; valid clients: ioredis, / });
+  });
+
+  test('a header naming an unknown client reads as outdated, with the reason', () => {
+    const text = renderHelper('redis-py', pack).text.replace(
+      '@locksmith-helper redis-py',
+      '@locksmith-helper redis-java',
+    );
+    const check = checkHelperFile(text, pack)!;
+    assert.equal(check.outdated, true);
+    assert.match(check.reasons[0], /^cannot be rendered again: unknown client 'redis-java'/);
+  });
+
+  test('text without a header is no helper', () => {
+    assert.equal(checkHelperFile('import redis\n', pack), undefined);
+  });
+});
+
+describe('call sites', () => {
+  for (const client of CLIENTS) {
+    for (const pattern of PATTERNS) {
+      test(`${client.id} ${pattern}: at most 8 lines, import included, no Lua, tabstops on key, TTL and body`, () => {
+        const site = renderCallSite(client.id, pattern, {}, { helperImport: DEFAULT_HELPER_IMPORT[client.id] });
+        assert.ok(callSiteLines(site) <= 8, `${callSiteLines(site)} lines:\n${site.imports.join('\n')}\n${site.code}`);
+        assert.doesNotMatch(site.code, /redis\.call|@script|[«»]/);
+        assert.ok(site.code.includes(client.quote('lock:{order:42}')));
+        assert.equal(site.code.includes(client.quote('fence:{order:42}')), pattern === 'fenced');
+        const { body } = renderCallSiteSnippet(client.id, pattern, { helperImport: DEFAULT_HELPER_IMPORT[client.id] });
+        const escape = (text: string) => text.replace(/[$}\\]/g, '\\$&');
+        assert.ok(body.includes(`\${1:${escape(client.quote('lock:{order:42}'))}}`), 'key is tabstop 1');
+        assert.match(body, /\$\{2:10000\}/);
+        assert.ok(body.includes(`:${escape(client.defaultBody)}}`), 'body is a tabstop');
+        const literal = body.replace(/\$\{\d+:(?:[^}\\]|\\.)*\}/g, '').replace(/\\./g, '');
+        assert.doesNotMatch(literal, /[$}]/, 'snippet syntax escaped outside tabstops');
+      });
+    }
+  }
+
+  test("the user's values and client expression fill the slots, multi-line bodies indented", () => {
+    const site = renderCallSite(
+      'redis-py',
+      'guard',
+      { key: 'f"lock:{job}"', ttl: '30_000', body: 'first()\nsecond()', client: 'self.redis' },
+      { helperImport: 'app.locksmith' },
+    );
+    assert.deepEqual(site, {
+      imports: ['from app.locksmith import lock'],
+      code: 'with lock(self.redis, f"lock:{job}", ttl_ms=30_000):\n    first()\n    second()\n',
+    });
+  });
+
+  test('imports follow the language and the JavaScript flavor', () => {
+    const imports = (client: string, helperImport: string, flavor?: 'cjs') =>
+      renderCallSite(client, 'guard', {}, { helperImport, flavor }).imports;
+    assert.deepEqual(imports('ioredis', './lib/locksmith'), ["import { withLock } from './lib/locksmith';"]);
+    assert.deepEqual(imports('node-redis', './locksmith', 'cjs'), ["const { withLock } = require('./locksmith');"]);
+    assert.deepEqual(imports('jedis', 'com.example.locks'), ['import com.example.locks.Locksmith;']);
+    assert.deepEqual(imports('lettuce', ''), []);
+    assert.deepEqual(imports('redigo', 'example.com/app/internal/locksmith'), [
+      'import "example.com/app/internal/locksmith"',
+    ]);
+    assert.deepEqual(imports('stackexchange', 'App.Locks'), ['using App.Locks;']);
+    assert.deepEqual(imports('phpredis', '../lib/Locksmith.php'), ["require_once __DIR__ . '/../lib/Locksmith.php';"]);
+    assert.deepEqual(imports('predis', 'App\\Locks\\Locksmith'), ['use App\\Locks\\Locksmith;']);
+    assert.deepEqual(imports('redis-rb', '../lib/locksmith'), ["require_relative '../lib/locksmith'"]);
+    assert.deepEqual(imports('redis-rs', 'crate::locksmith'), [
+      'use crate::locksmith::Lease;',
+      'use std::time::Duration;',
+    ]);
+    assert.throws(() => imports('ioredis', "x'; evil()"), { message: /has a quote, backslash or newline/ });
+  });
+});
+
+describe('helper placements', () => {
+  const manifests = [
+    { path: 'package.json', text: '{ "type": "module" }' },
+    { path: 'svc/go.mod', text: 'module example.com/svc\n\ngo 1.21\n' },
+    { path: 'crate/Cargo.toml', text: '[package]\nname = "x"\n' },
+    { path: 'Gemfile', text: "gem 'redis'\n" },
+  ];
+  const place = (client: string, path: string, text = '') =>
+    proposeHelperPlacements(client, { file: { path, text }, manifests });
+
+  test('JavaScript and TypeScript: src/lib/ under src, else next to the file, in the file flavor', () => {
+    assert.deepEqual(
+      place('ioredis', 'src/jobs/report.ts').map((p) => [p.path, p.helperImport, p.flavor]),
+      [
+        ['src/lib/locksmith.ts', '../lib/locksmith', 'ts'],
+        ['src/jobs/locksmith.ts', './locksmith', 'ts'],
+      ],
+    );
+    assert.deepEqual(
+      place('node-redis', 'scripts/job.js').map((p) => [p.path, p.helperImport, p.options.flavor]),
+      [['scripts/locksmith.js', './locksmith.js', 'esm']],
+    );
+  });
+
+  test('Go: package locksmith under the module internal/, imported by module path', () => {
+    assert.deepEqual(
+      place('go-redis', 'svc/cmd/worker/main.go').map((p) => [p.path, p.helperImport]),
+      [['svc/internal/locksmith/locksmith.go', 'example.com/svc/internal/locksmith']],
+    );
+    assert.deepEqual(place('redigo', 'elsewhere/main.go'), [], 'no go.mod: no proposal');
+  });
+
+  test('Java and C#: next to the file, in its package or namespace', () => {
+    const [java] = place('jedis', 'src/main/java/com/acme/Job.java', 'package com.acme;\n');
+    assert.deepEqual(
+      [java.path, java.options, java.helperImport],
+      ['src/main/java/com/acme/Locksmith.java', { package: 'com.acme' }, ''],
+    );
+    const [cs] = place('stackexchange', 'Jobs/Report.cs', 'namespace Acme.Jobs;\n');
+    assert.deepEqual(
+      [cs.path, cs.options, cs.helperImport],
+      ['Jobs/RedisLock.cs', { namespace: 'Acme.Jobs' }, 'Acme.Jobs'],
+    );
+  });
+
+  test('Python, PHP, Ruby and Rust', () => {
+    assert.deepEqual(place('redis-py', 'app/jobs/report.py')[0].path, 'app/jobs/locksmith.py');
+    assert.deepEqual(place('phpredis', 'web/job.php')[0].helperImport, 'Locksmith.php');
+    assert.deepEqual(
+      place('redis-rb', 'app/jobs/report.rb').map((p) => [p.path, p.helperImport]),
+      [
+        ['lib/locksmith.rb', '../../lib/locksmith'],
+        ['app/jobs/locksmith.rb', 'locksmith'],
+      ],
+    );
+    const [rust] = place('redis-rs', 'crate/src/bin/job.rs');
+    assert.deepEqual(
+      [rust.path, rust.helperImport, rust.also],
+      ['crate/src/locksmith.rs', 'crate::locksmith', 'declare it in crate/src/main.rs or lib.rs: mod locksmith;'],
+    );
+  });
+});
+
+describe('npm run helper', () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'snippets/helper-cli.ts', ...args], { encoding: 'utf8' });
+
+  test('prints the module, its file name on stderr', () => {
+    const result = cli('redis-py');
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, renderHelper('redis-py', pack).text);
+    assert.equal(result.stderr, '(locksmith.py)\n');
+    assert.equal(cli('ioredis', '--flavor', 'cjs').stdout, renderHelper('ioredis', pack, { flavor: 'cjs' }).text);
+  });
+
+  test('an unknown client or option: a message and exit 2', () => {
+    assert.deepEqual([cli('jedi').status, cli('jedi').stderr.split(';')[0]], [2, "unknown client 'jedi'"]);
+    const bad = cli('redis-rb', '--flavor', 'ts');
+    assert.deepEqual([bad.status, bad.stderr], [2, "the redis-rb helper has no option 'flavor'; its options: none\n"]);
+    assert.match(cli().stderr, /^usage: npm run helper -- <client>/);
+  });
+});

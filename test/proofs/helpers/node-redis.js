@@ -1,0 +1,76 @@
+// Proof program for the generated node-redis helper (./locksmith.js next to it). Usage:
+//   node proof.js <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+const { createClient } = require(process.env.NODE_REDIS_PATH);
+const { acquire, withLock, LockBusyError, LeaseLostError } = require('./locksmith');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const [url, mode, rounds = '1'] = process.argv.slice(2);
+const redis = createClient({ url });
+
+const modes = {
+  async counter() {
+    for (let round = 0; round < Number(rounds); round++) {
+      await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {
+        if ((await redis.incr('proof:occupancy')) !== 1) throw new Error('two holders at once');
+        const value = Number(await redis.get('proof:counter'));
+        await redis.set('proof:counter', value + 1);
+        await redis.scriptFlush(); // the next script call of either process takes the NOSCRIPT path
+        await redis.decr('proof:occupancy');
+      });
+    }
+  },
+  async renew() {
+    const lease = await acquire(redis, 'proof:lock', { ttlMs: 300, renew: true });
+    for (let step = 0; step < 10; step++) {
+      await sleep(100);
+      if ((await redis.get('proof:lock')) !== lease.token) throw new Error('lease lost while renewing');
+    }
+    if (lease.signal.aborted) throw new Error(`renewal reported a loss: ${lease.signal.reason}`);
+    if (!(await lease.release())) throw new Error('release found the lease gone');
+    await redis.set('proof:lock', lease.token); // no TTL: a renewal after release would add one
+    await sleep(900);
+    if ((await redis.pTTL('proof:lock')) !== -1) throw new Error('still renewing after release');
+    await redis.del('proof:lock');
+    console.log('renewed');
+  },
+  async steal() {
+    const lease = await acquire(redis, 'proof:lock', { ttlMs: 300, renew: true });
+    console.log('held');
+    const reason = await new Promise((resolve, reject) => {
+      lease.signal.addEventListener('abort', () => resolve(lease.signal.reason));
+      setTimeout(() => reject(new Error('no loss reported within 5 s')), 5000).unref();
+    });
+    const at = Date.now();
+    if (!(reason instanceof LeaseLostError)) throw new Error(`lost for ${reason}`);
+    if (await lease.release()) throw new Error('released a stolen lock');
+    console.log(`lost ${at}`);
+  },
+  async fence() {
+    for (let round = 0; round < Number(rounds); round++) {
+      await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000, fenceKey: 'proof:fence' }, async (lease) => {
+        await sleep(5);
+        await redis.rPush('proof:tokens', String(lease.fence));
+      });
+    }
+  },
+  async busy() {
+    const started = Date.now();
+    try {
+      await acquire(redis, 'proof:lock', { ttlMs: 5000, waitMs: 500 });
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw error;
+      console.log(`busy ${Date.now() - started} ${error.message}`);
+      return;
+    }
+    throw new Error('acquired a lock another owner holds');
+  },
+};
+
+redis
+  .connect()
+  .then(() => modes[mode]())
+  .then(() => redis.close())
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -1,0 +1,85 @@
+// How each runnable client's helper proof is set up: the helper written where its program
+// imports it from, the program next to it, built where the language needs a build.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Pack } from '../../../pack/pack';
+import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+
+export interface HelperProof {
+  client: string;
+  /** Writes the helper and the program into `dir`; returns the command that runs the program (URL and mode follow). */
+  prepare(dir: string, pack: Pack): Promise<string[]>;
+  env?: Record<string, string>;
+}
+
+/** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
+export function writeProof(
+  dir: string,
+  client: string,
+  program: string,
+  pack: Pack,
+  options: HelperOptions = {},
+): string {
+  mkdirSync(dir, { recursive: true });
+  const helper = renderHelper(client, pack, options);
+  writeFileSync(join(dir, helper.fileName), helper.text);
+  const target = join(dir, program.replace(/^[^.]*/, 'proof'));
+  copyFileSync(join(__dirname, program), target);
+  return target;
+}
+
+const node = (client: string, program: string, options: HelperOptions): HelperProof => ({
+  client,
+  prepare: (dir, pack) => Promise.resolve([process.execPath, writeProof(dir, client, program, pack, options)]),
+  env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
+});
+
+/** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
+const interpreted = (client: string, program: string, interpreter: string): HelperProof => ({
+  client,
+  prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+});
+
+// Go builds offline against Debian's golang-github-gomodule-redigo-dev in GOPATH mode: the
+// program's own GOPATH holds it and the helper package, /usr/share/gocode the library; the
+// build cache is throwaway (GOPATH is read-only; HOME's cache may be too, or missing).
+const redigo: HelperProof = {
+  client: 'redigo',
+  async prepare(dir, pack) {
+    const source = join(dir, 'src', 'locksmithproof');
+    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack);
+    copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
+    rmSync(join(source, 'locksmith', 'proof.go'));
+    const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
+    try {
+      await promisify(execFile)('/usr/bin/go', ['build', '-o', join(dir, 'proof'), 'locksmithproof'], {
+        env: {
+          ...process.env,
+          GOPATH: `${dir}:/usr/share/gocode`,
+          GO111MODULE: 'off',
+          GOPROXY: 'off',
+          GOFLAGS: '',
+          GOCACHE: goCache,
+        },
+        timeout: 300_000,
+      });
+    } finally {
+      rmSync(goCache, { recursive: true, force: true });
+    }
+    return [join(dir, 'proof')];
+  },
+};
+
+export const HELPER_PROOFS: HelperProof[] = [
+  node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
+  node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php'),
+  // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
+  interpreted('predis', 'predis.php', '/usr/bin/php'),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby'),
+  redigo,
+];

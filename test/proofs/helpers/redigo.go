@@ -1,0 +1,159 @@
+// Proof program for the generated redigo helper (package locksmithproof/locksmith). Usage:
+//
+//	proof <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"locksmithproof/locksmith"
+)
+
+func do(pool *redis.Pool, command string, args ...interface{}) (interface{}, error) {
+	conn := pool.Get()
+	defer conn.Close()
+	return conn.Do(command, args...)
+}
+
+func counterRound(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, locksmith.WaitFor(time.Minute))
+	if err != nil {
+		return err
+	}
+	if occupancy, err := redis.Int(do(pool, "INCR", "proof:occupancy")); err != nil || occupancy != 1 {
+		return fmt.Errorf("two holders at once (%d, %v)", occupancy, err)
+	}
+	value, err := redis.Int(do(pool, "GET", "proof:counter"))
+	if err != nil && err != redis.ErrNil {
+		return err
+	}
+	if _, err := do(pool, "SET", "proof:counter", value+1); err != nil {
+		return err
+	}
+	// The next script call of either process takes the NOSCRIPT path.
+	if _, err := do(pool, "SCRIPT", "FLUSH"); err != nil {
+		return err
+	}
+	if _, err := do(pool, "DECR", "proof:occupancy"); err != nil {
+		return err
+	}
+	if held, err := lease.Release(ctx); err != nil || !held {
+		return fmt.Errorf("release: %v, %v", held, err)
+	}
+	return nil
+}
+
+func renew(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 300*time.Millisecond, locksmith.Renew())
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 10; i++ {
+		time.Sleep(100 * time.Millisecond)
+		if holder, err := redis.String(do(pool, "GET", "proof:lock")); err != nil || holder != lease.Token {
+			return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)
+		}
+	}
+	if lease.Err() != nil {
+		return fmt.Errorf("renewal reported a loss: %v", lease.Err())
+	}
+	if held, err := lease.Release(ctx); err != nil || !held {
+		return fmt.Errorf("release found the lease gone: %v", err)
+	}
+	// No TTL: a renewal after release would add one.
+	if _, err := do(pool, "SET", "proof:lock", lease.Token); err != nil {
+		return err
+	}
+	time.Sleep(900 * time.Millisecond)
+	if pttl, err := redis.Int(do(pool, "PTTL", "proof:lock")); err != nil || pttl != -1 {
+		return fmt.Errorf("still renewing after release: PTTL %d, %v", pttl, err)
+	}
+	_, err = do(pool, "DEL", "proof:lock")
+	fmt.Println("renewed")
+	return err
+}
+
+func steal(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 300*time.Millisecond, locksmith.Renew())
+	if err != nil {
+		return err
+	}
+	fmt.Println("held")
+	select {
+	case <-lease.Lost():
+	case <-time.After(5 * time.Second):
+		return errors.New("no loss reported within 5 s")
+	}
+	at := time.Now().UnixMilli()
+	if !errors.Is(lease.Err(), locksmith.ErrLeaseLost) {
+		return fmt.Errorf("lost for %v", lease.Err())
+	}
+	if held, _ := lease.Release(ctx); held {
+		return errors.New("released a stolen lock")
+	}
+	fmt.Printf("lost %d\n", at)
+	return nil
+}
+
+func fenceRound(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second,
+		locksmith.WaitFor(time.Minute), locksmith.Fence("proof:fence"))
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	time.Sleep(5 * time.Millisecond)
+	_, err = do(pool, "RPUSH", "proof:tokens", lease.Fence)
+	return err
+}
+
+func busy(ctx context.Context, pool *redis.Pool) error {
+	started := time.Now()
+	_, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, locksmith.WaitFor(500*time.Millisecond))
+	if !errors.Is(err, locksmith.ErrBusy) {
+		return fmt.Errorf("acquired a lock another owner holds, or failed otherwise: %v", err)
+	}
+	fmt.Printf("busy %d %v\n", time.Since(started).Milliseconds(), err)
+	return nil
+}
+
+func main() {
+	url, mode := os.Args[1], os.Args[2]
+	rounds := 1
+	if len(os.Args) > 3 {
+		rounds, _ = strconv.Atoi(os.Args[3])
+	}
+	pool := &redis.Pool{MaxIdle: 4, Dial: func() (redis.Conn, error) { return redis.DialURL(url) }}
+	defer pool.Close()
+	ctx := context.Background()
+	var err error
+	switch mode {
+	case "counter", "fence":
+		round := counterRound
+		if mode == "fence" {
+			round = fenceRound
+		}
+		for i := 0; i < rounds && err == nil; i++ {
+			err = round(ctx, pool)
+		}
+	case "renew":
+		err = renew(ctx, pool)
+	case "steal":
+		err = steal(ctx, pool)
+	case "busy":
+		err = busy(ctx, pool)
+	default:
+		err = fmt.Errorf("unknown mode %s", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
