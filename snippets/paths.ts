@@ -171,3 +171,52 @@ export function proposeHelperPlacements(clientId: string, input: PlacementInput)
       return [];
   }
 }
+
+/**
+ * How `input.file` imports a helper that already exists at `helper.path` (workspace-relative,
+ * with its text): the same forms as the proposals, computed for this pair of files.
+ */
+export function helperImportFor(
+  clientId: string,
+  helper: ProjectFile,
+  input: PlacementInput,
+): Pick<HelperPlacement, 'helperImport' | 'flavor'> {
+  const client = findClient(clientId);
+  const { file, manifests } = input;
+  const dir = posix.dirname(file.path);
+  switch (client.extension) {
+    case 'js': {
+      const flavor = jsFlavor(file, manifests);
+      const specifier = relativeSpecifier(dir, helper.path).replace(/\.(ts|js)$/, flavor === 'esm' ? '.js' : '');
+      return { helperImport: specifier, flavor };
+    }
+    case 'py': {
+      // A dotted module path from the project root (where pyproject.toml is, else the workspace root).
+      const project = nearest(manifests, posix.dirname(helper.path), 'pyproject.toml');
+      const root = project ? posix.dirname(project.path) : '.';
+      const sameDir = posix.dirname(helper.path) === dir;
+      const module = posix.relative(root, helper.path).replace(/\.py$/, '').split('/').join('.');
+      return { helperImport: sameDir ? posix.basename(helper.path, '.py') : module };
+    }
+    case 'java': {
+      const helperPackage = declared(helper.text, 'package') ?? '';
+      return { helperImport: helperPackage === (declared(file.text, 'package') ?? '') ? '' : helperPackage };
+    }
+    case 'go': {
+      const goMod = nearest(manifests, dir, 'go.mod');
+      const modulePath = goMod && /^module\s+(\S+)/m.exec(goMod.text)?.[1];
+      const relative = goMod ? posix.relative(posix.dirname(goMod.path), posix.dirname(helper.path)) : '';
+      return { helperImport: modulePath ? posix.join(modulePath, relative) : relative };
+    }
+    case 'cs':
+      return { helperImport: declared(helper.text, 'namespace') ?? 'Locksmith' };
+    case 'php':
+      return { helperImport: posix.relative(dir, helper.path) };
+    case 'rb':
+      return { helperImport: posix.relative(dir, helper.path).replace(/\.rb$/, '') };
+    case 'rs':
+      return { helperImport: 'crate::locksmith' };
+    default:
+      return { helperImport: '' };
+  }
+}

@@ -5,6 +5,7 @@ import { defaultPackDir, loadPack } from '../../pack/pack';
 import * as connections from './commands/connections';
 import * as locks from './commands/locks';
 import * as scripts from './commands/scripts';
+import { addLockHelper } from './commands/lockHelper';
 import { insertLockSnippet } from './commands/snippets';
 import { Config } from './config';
 import { Connections } from './connections/connections';
@@ -64,6 +65,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.scripts.copySha': scripts.copySha(),
     'locksmith.scripts.refresh': scripts.refreshScripts(scriptsTree),
     'locksmith.insertLockSnippet': insertLockSnippet(ctx),
+    'locksmith.addLockHelper': addLockHelper(ctx),
   };
   extension.subscriptions.push(
     log,

@@ -50,7 +50,9 @@ export function presentGroup(group: string, count: number, stats: GroupStats | u
     ]
       .filter(Boolean)
       .join(' · '),
-    tooltip: [`**Lock group** ${code(group)}`, use, stats?.warning && `⚠ ${stats.warning}`].filter(Boolean).join('\n\n'),
+    tooltip: [`**Lock group** ${code(group)}`, use, stats?.warning && `⚠ ${stats.warning}`]
+      .filter(Boolean)
+      .join('\n\n'),
     icon: stats?.expired ? 'warning' : 'symbol-namespace',
     warning: !!stats?.expired,
     contextValue: 'lockGroup',

@@ -12,7 +12,12 @@ suite('snippets', () => {
     const document = await vscode.workspace.openTextDocument({ language: 'python', content: 'import redis\n\n' });
     const editor = await vscode.window.showTextDocument(document);
     editor.selection = new vscode.Selection(2, 0, 2, 0);
-    await vscode.commands.executeCommand('locksmith.insertLockSnippet', { client: 'redis-py', pattern: 'guard' });
+    const outcome = await vscode.commands.executeCommand('locksmith.insertLockSnippet', {
+      client: 'redis-py',
+      pattern: 'guard',
+      variant: 'inline',
+    });
+    assert.deepEqual(outcome, { inserted: 'inline', client: 'redis-py', pattern: 'guard' });
     const text = document.getText();
     assert.ok(text.startsWith('import redis\n\n# Redis lock (Redis Locksmith, guarded section)'), text.slice(0, 200));
     assert.ok(text.includes(pack.acquire.source.trimEnd()), "the pack's acquire script, verbatim");
@@ -48,5 +53,63 @@ suite('snippets', () => {
     assert.ok(text.startsWith('from locksmith import lock\nwith lock(r, "lock:{order:42}", ttl_ms=10000):\n'), text);
     assert.ok(!text.includes(pack.acquire.source.trimEnd()), 'no Lua at the call site');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test('in a project file: the helper is added once, and each call site imports it at the top', async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const write = async (path: string, text: string) => {
+      const uri = vscode.Uri.joinPath(folder, path);
+      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+      return uri;
+    };
+    const insertAtEnd = async (uri: vscode.Uri) => {
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
+      editor.selection = new vscode.Selection(end, end);
+      return {
+        editor,
+        outcome: await vscode.commands.executeCommand('locksmith.insertLockSnippet', {
+          client: 'redis-py',
+          pattern: 'guard',
+          variant: 'helper',
+        }),
+      };
+    };
+    const source = 'import redis\n\nr = redis.Redis()\n\n';
+    const first = await insertAtEnd(await write('jobs/report.py', source));
+    assert.deepEqual(first.outcome, {
+      inserted: 'helper',
+      client: 'redis-py',
+      pattern: 'guard',
+      helper: 'jobs/locksmith.py',
+    });
+    const text = first.editor.document.getText();
+    assert.ok(text.startsWith('import redis\nfrom locksmith import lock\n\nr = redis.Redis()\n'), text);
+    assert.ok(text.split('\n').length - source.split('\n').length <= 8, `at most 8 lines added:\n${text}`);
+    assert.ok(!text.includes('redis.call'), 'no Lua at the call site');
+    const helper = new TextDecoder().decode(
+      await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder, 'jobs/locksmith.py')),
+    );
+    for (const name of ['acquire', 'release', 'extend'] as const)
+      assert.ok(helper.includes(pack[name].sha1), `${name} SHA1 in the header`);
+    await vscode.commands.executeCommand('workbench.action.files.save');
+
+    const second = await insertAtEnd(await write('jobs/cleanup.py', source));
+    assert.deepEqual(second.outcome, {
+      inserted: 'helper',
+      client: 'redis-py',
+      pattern: 'guard',
+      helper: 'jobs/locksmith.py',
+    });
+    await vscode.commands.executeCommand('workbench.action.files.save');
+    const helpers = await vscode.workspace.findFiles('**/locksmith.py');
+    assert.equal(helpers.length, 1, 'one copy of the Lua in the workspace');
+    assert.deepEqual(await vscode.commands.executeCommand('locksmith.addLockHelper', { client: 'redis-py' }), {
+      ok: true,
+      path: 'jobs/locksmith.py',
+      action: 'up-to-date',
+    });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, 'jobs'), { recursive: true });
   });
 });

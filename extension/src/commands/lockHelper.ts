@@ -1,0 +1,136 @@
+// "Add Lock Helper to Project": one lock module per project, written where the ecosystem keeps
+// such a module (asked, with the usual place proposed), remembered per workspace, and the one
+// Insert Lock Snippet and the quick fix call. An outdated copy is updated in place.
+import * as vscode from 'vscode';
+import type { ClientInfo } from '../../../snippets/clients';
+import { checkHelperFile, renderHelper } from '../../../snippets/helper';
+import { helperImportFor, proposeHelperPlacements, type HelperPlacement } from '../../../snippets/paths';
+import type { JsFlavor } from '../../../snippets/template';
+import type { Cmd, Ctx } from '../ctx';
+import { projectOf, readIfExists, type Project } from '../project';
+import { chooseClient } from './pickClient';
+
+/** Per workspace: the workspace-relative path of each client's helper. */
+const REMEMBERED = 'locksmith.helpers';
+
+/** A helper as a file of the project calls it. */
+export interface ProjectHelper {
+  uri: vscode.Uri;
+  /** Workspace-relative path. */
+  path: string;
+  helperImport: string;
+  flavor?: JsFlavor;
+}
+
+export type HelperOutcome =
+  | { ok: true; path: string; action: 'created' | 'updated' | 'up-to-date' }
+  | { ok: false; message: string }
+  | 'cancelled';
+
+function remembered(ctx: Ctx): Record<string, string> {
+  return ctx.extension.workspaceState.get<Record<string, string>>(REMEMBERED) ?? {};
+}
+
+/** The helper `project.file` should call: the one remembered for the client, else one at a usual place. */
+export async function findHelper(ctx: Ctx, client: ClientInfo, project: Project): Promise<ProjectHelper | undefined> {
+  const candidates = [
+    remembered(ctx)[client.id],
+    ...proposeHelperPlacements(client.id, project).map((placement) => placement.path),
+  ].filter((path): path is string => !!path);
+  for (const path of new Set(candidates)) {
+    const uri = vscode.Uri.joinPath(project.folder.uri, path);
+    const text = await readIfExists(uri);
+    if (text === undefined || checkHelperFile(text, ctx.pack)?.header.client !== client.id) continue;
+    return { uri, path, ...helperImportFor(client.id, { path, text }, project) };
+  }
+  return undefined;
+}
+
+/** Writes the helper at `placement` in one undoable edit, and remembers it for the workspace. */
+export async function writeHelper(
+  ctx: Ctx,
+  client: ClientInfo,
+  project: Project,
+  placement: HelperPlacement,
+): Promise<ProjectHelper> {
+  const uri = vscode.Uri.joinPath(project.folder.uri, placement.path);
+  const { text } = renderHelper(client.id, ctx.pack, placement.options);
+  const edit = new vscode.WorkspaceEdit();
+  edit.createFile(uri, { overwrite: true, contents: new TextEncoder().encode(text) });
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not write ${placement.path}`);
+  await ctx.extension.workspaceState.update(REMEMBERED, { ...remembered(ctx), [client.id]: placement.path });
+  ctx.log.info(`wrote the ${client.id} lock helper to ${placement.path}`);
+  return { uri, path: placement.path, helperImport: placement.helperImport, flavor: placement.flavor };
+}
+
+/** The place for a new helper: `path` when given, else the user's pick among the usual places. */
+async function choosePlacement(
+  client: ClientInfo,
+  project: Project,
+  path?: string,
+): Promise<HelperPlacement | undefined> {
+  const proposals = proposeHelperPlacements(client.id, project);
+  if (path) return proposals.find((placement) => placement.path === path) ?? { ...proposals[0], path };
+  if (!proposals.length) {
+    void vscode.window.showErrorMessage(
+      `No place for a ${client.library} helper here: ${client.id === 'go-redis' || client.id === 'redigo' ? 'the file is in no Go module (go.mod)' : 'the file is in no Cargo package (Cargo.toml)'}.`,
+    );
+    return undefined;
+  }
+  if (proposals.length === 1) return proposals[0];
+  const picked = await vscode.window.showQuickPick(
+    proposals.map((placement) => ({ label: placement.path, description: placement.why, placement })),
+    { title: `Add Lock Helper (${client.library}): where?` },
+  );
+  return picked?.placement;
+}
+
+/** `args` skips the prompts: `{ client: 'redis-py', path: 'app/locksmith.py' }`. */
+export function addLockHelper(ctx: Ctx): Cmd {
+  return async (args?: { client?: string; path?: string }): Promise<HelperOutcome> => {
+    const document = vscode.window.activeTextEditor?.document;
+    const project = document && (await projectOf(document));
+    if (!document || !project) {
+      const message = 'Open a saved file of a workspace folder: the lock helper becomes a file of that project.';
+      void vscode.window.showErrorMessage(message);
+      return { ok: false, message };
+    }
+    const client = await chooseClient(ctx, document, project.manifests, args?.client, 'Add Lock Helper');
+    if (!client) return 'cancelled';
+    const existing = await findHelper(ctx, client, project);
+    if (existing) {
+      const check = checkHelperFile((await readIfExists(existing.uri))!, ctx.pack)!;
+      if (!check.outdated) {
+        void vscode.window.showInformationMessage(
+          `${existing.path} is the project's ${client.library} lock helper, up to date.`,
+        );
+        return { ok: true, path: existing.path, action: 'up-to-date' };
+      }
+      const placement = {
+        ...proposeHelperPlacements(client.id, project)[0],
+        path: existing.path,
+        options: check.header.options,
+      };
+      if (check.edited && !args) {
+        const answer = await vscode.window.showWarningMessage(
+          `${existing.path} is outdated (${check.reasons.join('; ')}) and was edited by hand. Update it?`,
+          {
+            modal: true,
+            detail:
+              'Updating rewrites the file from the installed pack: your edits are replaced (one undo brings them back).',
+          },
+          'Update',
+        );
+        if (answer !== 'Update') return 'cancelled';
+      }
+      await writeHelper(ctx, client, project, placement);
+      return { ok: true, path: existing.path, action: 'updated' };
+    }
+    const placement = await choosePlacement(client, project, args?.path);
+    if (!placement) return 'cancelled';
+    await writeHelper(ctx, client, project, placement);
+    if (placement.also) void vscode.window.showInformationMessage(`Added ${placement.path}; also ${placement.also}`);
+    else vscode.window.setStatusBarMessage(`Added the lock helper ${placement.path}`, 4000);
+    return { ok: true, path: placement.path, action: 'created' };
+  };
+}
