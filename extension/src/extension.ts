@@ -60,6 +60,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.locks.extend': locks.extend(ctx, controller),
     'locksmith.locks.copyKey': locks.copyKey(),
     'locksmith.locks.copyToken': locks.copyToken(),
+    'locksmith.locks.exportHistory': locks.exportHistory(ctx, controller),
     'locksmith.scripts.load': scripts.loadScripts(ctx, scriptsTree),
     'locksmith.scripts.open': scripts.openScript(),
     'locksmith.scripts.copySha': scripts.copySha(),

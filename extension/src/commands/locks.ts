@@ -1,11 +1,13 @@
 // Actions on the Locks view. Release and Extend use the token the view showed, through the
 // pack's compare-and-delete and compare-and-extend: a lock that changed hands is left alone.
+import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { LockScripts } from '../../../pack/runtime';
 import { describeActionError, describeConnectionError } from '../connections/errors';
 import type { ConnectionConfig } from '../connections/saved';
 import type { Cmd, Ctx } from '../ctx';
 import { escapeBytes } from '../locks/classify';
+import { historyCsv, historyJson } from '../locks/historyExport';
 import type { LocksController } from '../locksController';
 import type { LocksTree } from '../views/locksTree';
 import type { ConnectionNode, LockNode, MoreNode } from '../views/nodes';
@@ -189,4 +191,53 @@ export function sortBy(tree: LocksTree, order: 'ttl' | 'key'): Cmd {
 
 export function editPatterns(): Cmd {
   return () => vscode.commands.executeCommand('workbench.action.openSettings', 'redisLocksmith.lockPatterns');
+}
+
+/** What Export Lock History returns: the file written, or why not. */
+export type ExportOutcome = { written: string; holds: number } | 'cancelled' | { error: string };
+
+/** Writes a connection's lock history to a JSON or CSV file the user picks. */
+export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
+  return async (
+    node?: ConnectionNode,
+    options?: { format?: 'json' | 'csv'; file?: vscode.Uri },
+  ): Promise<ExportOutcome | undefined> => {
+    const config = node?.config ?? (await pickConnection(ctx, 'Export the lock history of which connection?'));
+    if (!config) return undefined;
+    const holds = controller.history(config.id).holds();
+    if (!holds.length) {
+      void vscode.window.showInformationMessage(
+        `No lock history for ${config.name} yet: it builds while the Locks view shows the connection.`,
+      );
+      return { error: 'no history' };
+    }
+    const format =
+      options?.format ??
+      (
+        await vscode.window.showQuickPick(
+          [
+            { label: 'JSON', detail: 'every hold with its extensions', format: 'json' as const },
+            { label: 'CSV', detail: 'one row per hold, for a spreadsheet', format: 'csv' as const },
+          ],
+          { title: `Export the lock history of ${config.name}` },
+        )
+      )?.format;
+    if (!format) return 'cancelled';
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const file =
+      options?.file ??
+      (await vscode.window.showSaveDialog({
+        title: `Export the lock history of ${config.name}`,
+        defaultUri: vscode.Uri.joinPath(
+          vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir()),
+          `lock-history-${config.name.replace(/[^\w.-]+/g, '_')}-${stamp}.${format}`,
+        ),
+        filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
+      }));
+    if (!file) return 'cancelled';
+    const text = format === 'json' ? historyJson(config.name, holds, Date.now()) : historyCsv(holds);
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+    ctx.log.info(`${config.name}: exported ${holds.length} holds to ${file.fsPath}`);
+    return { written: file.fsPath, holds: holds.length };
+  };
 }
