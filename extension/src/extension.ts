@@ -6,6 +6,7 @@ import * as connections from './commands/connections';
 import * as locks from './commands/locks';
 import * as scripts from './commands/scripts';
 import { addLockHelper } from './commands/lockHelper';
+import { showLintExample } from './commands/lintExample';
 import { insertLockSnippet } from './commands/snippets';
 import { Config } from './config';
 import { Connections } from './connections/connections';
@@ -14,6 +15,7 @@ import type { Cmd, Ctx } from './ctx';
 import { startLanguageServer } from './languageServer';
 import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
+import { stepDone } from './walkthrough';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
 
@@ -67,6 +69,8 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.scripts.refresh': scripts.refreshScripts(scriptsTree),
     'locksmith.insertLockSnippet': insertLockSnippet(ctx),
     'locksmith.addLockHelper': addLockHelper(ctx),
+    'locksmith.showLintExample': showLintExample(),
+    'locksmith.lintFixApplied': () => stepDone('fixApplied'),
   };
   extension.subscriptions.push(
     log,

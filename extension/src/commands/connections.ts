@@ -7,6 +7,7 @@ import { parseRedisUrl } from '../connections/url';
 import type { NewConnection } from '../connections/connections';
 import type { Cmd, Ctx } from '../ctx';
 import type { ConnectionNode } from '../views/nodes';
+import { stepDone } from '../walkthrough';
 
 /** What the connection commands return, so keybindings and tests can tell what happened. */
 export type Outcome = { ok: true; config: ConnectionConfig } | { ok: false; message: string };
@@ -122,6 +123,7 @@ async function run(
     if (!input) return undefined;
     const outcome = await saveWithProgress(ctx, input, existing?.id);
     if (outcome.ok) {
+      stepDone('connected');
       void vscode.window.showInformationMessage(`Connected to ${outcome.config.name}; saved.`);
       void ctx.connections.connect(outcome.config).catch(() => {});
       return outcome;

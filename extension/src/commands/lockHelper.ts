@@ -8,6 +8,7 @@ import { helperImportFor, proposeHelperPlacements, type HelperPlacement } from '
 import type { JsFlavor } from '../../../snippets/template';
 import type { Cmd, Ctx } from '../ctx';
 import { projectOf, readIfExists, type Project } from '../project';
+import { stepDone } from '../walkthrough';
 import { chooseClient } from './pickClient';
 
 /** Per workspace: the workspace-relative path of each client's helper. */
@@ -60,6 +61,7 @@ export async function writeHelper(
   if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not write ${placement.path}`);
   await ctx.extension.workspaceState.update(REMEMBERED, { ...remembered(ctx), [client.id]: placement.path });
   ctx.log.info(`wrote the ${client.id} lock helper to ${placement.path}`);
+  stepDone('codeWritten');
   return { uri, path: placement.path, helperImport: placement.helperImport, flavor: placement.flavor };
 }
 

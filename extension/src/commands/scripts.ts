@@ -6,6 +6,7 @@ import { describeActionError } from '../connections/errors';
 import type { Cmd, Ctx } from '../ctx';
 import type { ConnectionNode } from '../views/nodes';
 import type { ScriptNode, ScriptStatusNode, ScriptsTree } from '../views/scriptsTree';
+import { stepDone } from '../walkthrough';
 import { pickConnection } from './pickConnection';
 
 /** Read-only documents with a script's source: `locksmith-script:/acquire.lua`. */
@@ -49,6 +50,7 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
       return { ok: false, message };
     }
     await tree.refresh();
+    stepDone('scriptsLoaded');
     const lines = SCRIPT_NAMES.map((name) => `${name} ${shas[name]}`);
     void vscode.window
       .showInformationMessage(`Loaded into ${config.name}: ${lines.join(', ')}`, 'Copy SHA1s')

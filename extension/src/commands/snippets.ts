@@ -12,6 +12,7 @@ import { renderSnippet } from '../../../snippets/render';
 import type { Cmd, Ctx } from '../ctx';
 import { projectOf, readManifests, type Project } from '../project';
 import { findHelper, writeHelper, type ProjectHelper } from './lockHelper';
+import { stepDone } from '../walkthrough';
 import { chooseClient } from './pickClient';
 
 export type SnippetVariant = 'helper' | 'inline';
@@ -96,6 +97,7 @@ export function insertLockSnippet(ctx: Ctx): Cmd {
     if (!helper) {
       await editor.insertSnippet(new vscode.SnippetString(renderSnippet(client.id, pattern, ctx.pack)));
       ctx.log.info(`inserted the inline ${pattern} snippet for ${client.id}`);
+      stepDone('codeWritten');
       return { inserted: 'inline', client: client.id, pattern };
     }
     const { imports, body } = renderCallSiteSnippet(client.id, pattern, {
@@ -110,6 +112,7 @@ export function insertLockSnippet(ctx: Ctx): Cmd {
     }
     await editor.insertSnippet(new vscode.SnippetString(body));
     ctx.log.info(`inserted the ${pattern} call site for ${client.id}, calling ${helper.path}`);
+    stepDone('codeWritten');
     return { inserted: 'helper', client: client.id, pattern, helper: helper.path };
   };
 }
