@@ -1,5 +1,6 @@
 // Lock histories for the timeline renderer's tests and benchmark, shaped as the history model
 // sends them (protocol.ts): seeded, so every run draws the same picture.
+import { random } from '../../bench/lint-corpus';
 import type {
   HoldEnd,
   TimelineData,
@@ -7,18 +8,6 @@ import type {
   TimelineHold,
   TimelineWaiters,
 } from '../../extension/src/timeline/protocol';
-
-/** A small deterministic PRNG (mulberry32): the same seed, the same history. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const token = (rand: () => number) => Array.from({ length: 16 }, () => Math.floor(rand() * 16).toString(16)).join('');
 

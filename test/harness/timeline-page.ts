@@ -11,6 +11,14 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { newNonce, TIMELINE_SCRIPT, TIMELINE_STYLE, timelineHtml } from '../../extension/src/timeline/html';
 import type { FromPanel, ToPanel } from '../../extension/src/timeline/protocol';
+import {
+  AXIS_HEIGHT,
+  layoutFor,
+  plotWidth,
+  ROW_HEIGHT,
+  type Layout,
+} from '../../extension/src/timeline/webview/layout';
+import { NOW_MARGIN } from '../../extension/src/timeline/webview/viewport';
 
 const ROOT = join(__dirname, '..', '..');
 const ORIGIN = 'https://webview.test';
@@ -199,4 +207,70 @@ export function percentile(values: readonly number[], p: number): number {
   if (!values.length) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Where the chart is on the page, and what it shows: enough to find a hold's bar on screen. */
+export interface ChartGeometry {
+  left: number;
+  top: number;
+  layout: Layout;
+  start: number;
+  end: number;
+}
+
+/**
+ * The chart's geometry as the renderer computes it: the scroller's box, the key column sized
+ * to the widest of `keys` in the key font, and the time window it last saved (moved on to now
+ * while it follows).
+ */
+export async function chartGeometry(timeline: TimelinePage, keys: readonly string[]): Promise<ChartGeometry> {
+  const saved = await timeline.savedState();
+  if (!saved) throw new Error('the renderer saved no state');
+  const box = await timeline.page.evaluate<{
+    left: number;
+    top: number;
+    width: number;
+    height: number;
+    scrollTop: number;
+    widest: number;
+  }>(`(() => {
+    const scroller = document.getElementById('scroller');
+    const style = getComputedStyle(document.body);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = style.getPropertyValue('--vscode-font-size').trim() + ' ' +
+      style.getPropertyValue('--vscode-editor-font-family').trim();
+    const keys = ${JSON.stringify([...keys].sort((a, b) => b.length - a.length).slice(0, 32))};
+    const rect = scroller.getBoundingClientRect();
+    return { left: rect.left, top: rect.top, width: scroller.clientWidth, height: scroller.clientHeight,
+      scrollTop: scroller.scrollTop, widest: Math.max(0, ...keys.map((key) => ctx.measureText(key).width)) };
+  })()`);
+  let { start, end } = saved.viewport;
+  if (saved.viewport.following) {
+    const span = end - start;
+    end = Date.now() + span * NOW_MARGIN;
+    start = end - span;
+  }
+  const layout = layoutFor(box.width, box.height, box.scrollTop, box.widest);
+  return { left: box.left, top: box.top, layout, start, end };
+}
+
+/** The page position of `time` in row `rowIndex`. */
+export function pointAt(geometry: ChartGeometry, rowIndex: number, time: number): { x: number; y: number } {
+  const { layout, start, end } = geometry;
+  return {
+    x: geometry.left + layout.labelWidth + ((time - start) / (end - start)) * plotWidth(layout),
+    y: geometry.top + AXIS_HEIGHT + rowIndex * ROW_HEIGHT - layout.scrollTop + ROW_HEIGHT / 2,
+  };
+}
+
+/** The canvas pixel at a page position, as [r, g, b]. */
+export async function pixelAt(timeline: TimelinePage, x: number, y: number): Promise<[number, number, number]> {
+  return timeline.page.evaluate(`(() => {
+    const canvas = document.getElementById('canvas');
+    const rect = canvas.getBoundingClientRect();
+    const ratio = canvas.width / rect.width;
+    const data = canvas.getContext('2d').getImageData(Math.round((${x} - rect.left) * ratio),
+      Math.round((${y} - rect.top) * ratio), 1, 1).data;
+    return [data[0], data[1], data[2]];
+  })()`);
 }

@@ -136,9 +136,8 @@ export class TimelineApp {
     this.viewport.zoom(span / this.viewport.span, now, now);
   }
 
-  /** Draws now (tests and the benchmark time this); otherwise frames come from invalidate(). */
-  drawFrame(): void {
-    const { canvas } = this.elements;
+  /** One frame; requested through invalidate(), at most one per animation frame. */
+  private drawFrame(): void {
     const ratio = window.devicePixelRatio || 1;
     this.ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     this.viewport.advance(this.now());
@@ -154,7 +153,6 @@ export class TimelineApp {
     };
     this.chart.draw(frame);
     this.drawEmptyState();
-    canvas.dataset.rows = String(this.store.rows().length);
     this.scheduleTick();
   }
 
@@ -213,11 +211,12 @@ export class TimelineApp {
   private updateChrome(): void {
     const { status, follow, span, spacer } = this.elements;
     spacer.style.height = `${contentHeight(this.store.rows().length)}px`;
-    const holds = this.store.holdCount.toLocaleString('en');
-    const sampled = this.store.sampledEveryMs
-      ? ` · approximate: read every ${duration(this.store.sampledEveryMs)}`
-      : '';
-    status.textContent = `${holds} holds · ${this.store.keyCount.toLocaleString('en')} keys${sampled}`;
+    const count = (n: number) => n.toLocaleString('en');
+    const { keyCount, holdCount, sampledEveryMs } = this.store;
+    const shown = this.store.rows().length;
+    const keys = shown === keyCount ? `${count(keyCount)} keys` : `${count(shown)} of ${count(keyCount)} keys`;
+    const sampled = sampledEveryMs ? ` · approximate: read every ${duration(sampledEveryMs)}` : '';
+    status.textContent = `${count(holdCount)} holds · ${keys}${sampled}`;
     follow.setAttribute('aria-pressed', String(this.viewport.following));
     follow.textContent = this.viewport.following ? '● Live' : 'Go live';
     follow.classList.toggle('paused', !this.viewport.following);

@@ -14,7 +14,15 @@ import {
   visibleRows,
   type Layout,
 } from './layout';
-import { makeHatch, paintBar, paintEnd, paintExpiredOutline, paintExtension, paintHeldEdge } from './paint';
+import {
+  makeHatch,
+  paintBar,
+  paintEnd,
+  paintExpiredOutline,
+  paintExtension,
+  paintHeldEdge,
+  paintWaiters,
+} from './paint';
 import type { OwnerPalette } from './palette';
 import type { Row, TimelineStore } from './store';
 import type { Theme } from './theme';
@@ -154,7 +162,6 @@ export class Chart {
     const theme = this.theme!;
     const { waitersTop, waitersHeight } = rowBands(true);
     const base = top + waitersTop + waitersHeight;
-    ctx.fillStyle = theme.waiters;
     const start = Math.max(0, frame.store.waiterIndex(row, frame.viewport.start) - 1);
     for (let i = start; i < waiters.length; i++) {
       const [at, count] = waiters[i];
@@ -162,11 +169,7 @@ export class Chart {
       if (count <= 0) continue;
       const until = i + 1 < waiters.length ? waiters[i + 1][0] : frame.now;
       const left = x(at);
-      const height = Math.max(1, count * scale);
-      ctx.globalAlpha = 0.45;
-      ctx.fillRect(left, base - height, Math.max(1, x(until) - left), height);
-      ctx.globalAlpha = 1;
-      ctx.fillRect(left, base - height, Math.max(1, x(until) - left), 1);
+      paintWaiters(ctx, left, x(until) - left, base, Math.max(1, count * scale), theme);
     }
   }
 
@@ -262,7 +265,7 @@ export class Chart {
   private drawAxis(frame: Frame, ticks: number[], step: number, x: (time: number) => number, nowX: number): void {
     const { ctx } = this;
     const theme = this.theme!;
-    const { layout, store } = frame;
+    const { layout } = frame;
     ctx.fillStyle = theme.background;
     ctx.fillRect(0, 0, layout.width, AXIS_HEIGHT);
     ctx.fillStyle = theme.grid;
@@ -270,9 +273,7 @@ export class Chart {
     ctx.font = theme.font;
     ctx.textBaseline = 'middle';
     ctx.fillStyle = theme.muted;
-    const rows = store.rows().length;
-    const keys = rows === store.keyCount ? `${rows} keys` : `${rows} of ${store.keyCount} keys`;
-    ctx.fillText(keys, LABEL_PAD_PX, AXIS_HEIGHT / 2);
+    ctx.fillText('Key', LABEL_PAD_PX, AXIS_HEIGHT / 2);
     ctx.save();
     ctx.beginPath();
     ctx.rect(layout.labelWidth, 0, layout.width - layout.labelWidth, AXIS_HEIGHT);

@@ -27,7 +27,7 @@ export interface Layout {
 /** `widestKey`: the widest key label's text width (px). */
 export function layoutFor(width: number, height: number, scrollTop: number, widestKey: number): Layout {
   const wanted = widestKey + 2 * LABEL_PAD_PX + LABEL_DOT_ROOM_PX;
-  const labelWidth = Math.round(Math.min(LABEL_MAX, width * LABEL_SHARE_MAX, Math.max(LABEL_MIN, wanted)));
+  const labelWidth = Math.ceil(Math.min(LABEL_MAX, width * LABEL_SHARE_MAX, Math.max(LABEL_MIN, wanted)));
   return { width, height, labelWidth, scrollTop };
 }
 

@@ -2,7 +2,15 @@
 import type { HoldEnd } from '../protocol';
 import { legendEntry } from './dom';
 import { ROW_HEIGHT, rowBands } from './layout';
-import { makeHatch, paintBar, paintEnd, paintExpiredOutline, paintExtension, paintHeldEdge } from './paint';
+import {
+  makeHatch,
+  paintBar,
+  paintEnd,
+  paintExpiredOutline,
+  paintExtension,
+  paintHeldEdge,
+  paintWaiters,
+} from './paint';
 import { slotColor } from './palette';
 import type { Theme } from './theme';
 
@@ -63,18 +71,12 @@ const ENTRIES: Array<[string, Painter]> = [
     'waiters',
     (ctx, theme) => {
       const { waitersTop, waitersHeight } = rowBands(true);
-      const base = waitersTop + waitersHeight;
-      ctx.fillStyle = theme.waiters;
-      for (const [left, width, count] of [
-        [2, 8, 1],
-        [10, 8, 3],
-        [18, 8, 2],
+      for (const [left, count] of [
+        [2, 1],
+        [10, 3],
+        [18, 2],
       ]) {
-        const height = (count * waitersHeight) / 3;
-        ctx.globalAlpha = 0.45;
-        ctx.fillRect(left, base - height, width, height);
-        ctx.globalAlpha = 1;
-        ctx.fillRect(left, base - height, width, 1);
+        paintWaiters(ctx, left, 8, waitersTop + waitersHeight, (count * waitersHeight) / 3, theme);
       }
     },
   ],

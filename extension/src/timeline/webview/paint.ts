@@ -117,6 +117,23 @@ export function paintEnd(ctx: CanvasRenderingContext2D, end: HoldEnd, x: number,
   }
 }
 
+/** Waiters: a step of an area chart standing on `base`, `height` tall for the count. */
+export function paintWaiters(
+  ctx: CanvasRenderingContext2D,
+  left: number,
+  width: number,
+  base: number,
+  height: number,
+  theme: Theme,
+): void {
+  width = Math.max(1, width);
+  ctx.fillStyle = theme.waiters;
+  ctx.globalAlpha = 0.6;
+  ctx.fillRect(left, base - height, width, height);
+  ctx.globalAlpha = 1;
+  ctx.fillRect(left, base - height, width, 1);
+}
+
 /** Diagonal stripes in the background colour, for approximate bars. */
 export function makeHatch(ctx: CanvasRenderingContext2D, theme: Theme): CanvasPattern | null {
   const tile = document.createElement('canvas');

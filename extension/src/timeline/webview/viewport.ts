@@ -66,7 +66,7 @@ export class Viewport implements ViewportState {
     const share = clamp((anchor - this.start) / this.span, 0, 1);
     this.start = anchor - share * span;
     this.end = this.start + span;
-    this.keepInBounds(now, Infinity);
+    this.keepInBounds(now, -Infinity);
   }
 
   /**
