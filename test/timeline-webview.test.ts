@@ -91,6 +91,27 @@ describe('the contention scenario, as the README shows it', () => {
     });
   }
 
+  test('a theme change repaints in the new colours', async (t) => {
+    const timeline = await openTimelinePage(browser, renderer.dir, { theme: 'dark', width: 900, height: 300 });
+    t.after(() => timeline.page.close());
+    await timeline.send({ type: 'reset', ...contentionScenario(Date.now()) });
+    const box = await timeline.page.locator('#scroller').boundingBox();
+    assert.ok(box);
+    // The time axis over the key column: nothing but background there.
+    const [x, y] = [box.x + 60, box.y + 3];
+    await timeline.page.waitForTimeout(100);
+    assert.ok(isBackground(await pixelAt(timeline, x, y), hex(THEMES.dark.vars['editor-background'])));
+    await timeline.page.evaluate(`(() => {
+      const theme = ${JSON.stringify(THEMES.light)};
+      for (const [name, value] of Object.entries(theme.vars)) {
+        document.documentElement.style.setProperty('--vscode-' + name, value);
+      }
+      document.body.classList.replace('vscode-dark', theme.bodyClass);
+    })()`);
+    await timeline.page.waitForTimeout(100);
+    assert.ok(isBackground(await pixelAt(timeline, x, y), hex(THEMES.light.vars['editor-background'])));
+  });
+
   test('the CSP is in force: a script without the nonce does not run', async (t) => {
     const timeline = await openTimelinePage(browser, renderer.dir, { theme: 'dark' });
     t.after(() => timeline.page.close());

@@ -35,6 +35,7 @@ const PAN_SHARE = 0.1;
 const CLICK_SLOP_PX = 4;
 const MAX_TICK_MS = 1000;
 const SAVE_DELAY_MS = 300;
+const COUNT_FORMAT = new Intl.NumberFormat('en');
 /** Wheel deltas in lines or pages, as pixels. */
 const WHEEL_LINE_PX = 16;
 
@@ -104,6 +105,7 @@ export class TimelineApp {
       const byStart = [...message.holds].sort((a, b) => a.from - b.from);
       for (const hold of byStart) this.palette.slot(hold.owner);
       this.focusHold = undefined;
+      if (this.focusRow !== undefined && this.focusRow >= this.store.rows().length) this.focusRow = undefined;
       if (!this.windowChosen) this.fitWindow();
       this.measureKeys();
     } else {
@@ -207,20 +209,30 @@ export class TimelineApp {
     this.invalidate();
   }
 
-  /** Toolbar text, the follow button and the scroll height. */
+  /** What the data changes: the scroll height and the counts; then what the window changes. */
   private updateChrome(): void {
-    const { status, follow, span, spacer } = this.elements;
+    const { status, spacer } = this.elements;
     spacer.style.height = `${contentHeight(this.store.rows().length)}px`;
-    const count = (n: number) => n.toLocaleString('en');
+    const count = (n: number) => COUNT_FORMAT.format(n);
     const { keyCount, holdCount, sampledEveryMs } = this.store;
     const shown = this.store.rows().length;
     const keys = shown === keyCount ? `${count(keyCount)} keys` : `${count(shown)} of ${count(keyCount)} keys`;
     const sampled = sampledEveryMs ? ` · approximate: read every ${duration(sampledEveryMs)}` : '';
     status.textContent = `${count(holdCount)} holds · ${keys}${sampled}`;
-    follow.setAttribute('aria-pressed', String(this.viewport.following));
-    follow.textContent = this.viewport.following ? '● Live' : 'Go live';
-    follow.classList.toggle('paused', !this.viewport.following);
-    span.textContent = `${duration(this.viewport.span)} window`;
+    this.updateWindowChrome();
+  }
+
+  /** The follow button and the window's span (set only when they change: a drag updates on every move). */
+  private updateWindowChrome(): void {
+    const { follow, span } = this.elements;
+    const following = String(this.viewport.following);
+    if (follow.getAttribute('aria-pressed') !== following) {
+      follow.setAttribute('aria-pressed', following);
+      follow.textContent = this.viewport.following ? '● Live' : 'Go live';
+      follow.classList.toggle('paused', !this.viewport.following);
+    }
+    const spanText = `${duration(this.viewport.span)} window`;
+    if (span.textContent !== spanText) span.textContent = spanText;
     this.save();
   }
 
@@ -255,10 +267,13 @@ export class TimelineApp {
   private listen(): void {
     const { scroller, filter, zoomIn, zoomOut, follow, chart } = this.elements;
     new ResizeObserver(() => this.resize()).observe(chart);
-    new MutationObserver(() => {
+    // VS Code switches the body's theme class, and sets the colours on the root element's style.
+    const themeChanged = new MutationObserver(() => {
       this.theme = readTheme();
       this.applyTheme();
-    }).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind'] });
+    });
+    themeChanged.observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind'] });
+    themeChanged.observe(document.documentElement, { attributes: true, attributeFilter: ['style'] });
     scroller.addEventListener('scroll', () => {
       this.layout = { ...this.layout, scrollTop: scroller.scrollTop };
       this.rehover();
@@ -310,7 +325,7 @@ export class TimelineApp {
   }
 
   private viewChanged(): void {
-    this.updateChrome();
+    this.updateWindowChrome();
     this.rehover();
     this.invalidate();
   }
@@ -451,7 +466,10 @@ export class TimelineApp {
         this.viewport.follow(this.now());
         this.viewChanged();
       },
-      Enter: () => this.focusRow !== undefined && this.select(this.store.rows()[this.focusRow].key, this.focusRow),
+      Enter: () => {
+        const row = this.focusRow === undefined ? undefined : this.store.rows()[this.focusRow];
+        if (row && this.focusRow !== undefined) this.select(row.key, this.focusRow);
+      },
       Escape: () => {
         this.focusHold = undefined;
         this.elements.tooltip.hidden = true;

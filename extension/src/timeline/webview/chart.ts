@@ -15,6 +15,7 @@ import {
   type Layout,
 } from './layout';
 import {
+  type BarStyle,
   makeHatch,
   paintBar,
   paintEnd,
@@ -54,6 +55,9 @@ export class Chart {
   private theme?: Theme;
   private hatch: CanvasPattern | null = null;
   private readonly labels = new Map<string, string>();
+  /** Owner colours in this theme: a frame draws hundreds of bars and allocates no strings for them. */
+  private readonly colors = new Map<string, string>();
+  private readonly barStyle: BarStyle = { color: '', approximate: false };
   private labelsWidth = 0;
 
   constructor(
@@ -64,7 +68,16 @@ export class Chart {
   setTheme(theme: Theme): void {
     this.theme = theme;
     this.hatch = makeHatch(this.ctx, theme);
+    this.barStyle.hatch = this.hatch;
+    this.barStyle.contrastBorder = theme.contrastBorder;
     this.labels.clear();
+    this.colors.clear();
+  }
+
+  private ownerColor(owner: string): string {
+    let color = this.colors.get(owner);
+    if (color === undefined) this.colors.set(owner, (color = this.palette.color(owner, this.theme!.kind)));
+    return color;
   }
 
   /** The text width of the widest of these keys, in the key font. */
@@ -191,8 +204,9 @@ export class Chart {
       const right = Math.min(maxX, Math.max(toX, left + 1));
       if (right > paintedTo + 0.5 || hold === frame.hoverHold) {
         holds++;
-        const color = this.palette.color(hold.owner, theme.kind);
-        const style = { color, approximate: hold.approximate, hatch: this.hatch, contrastBorder: theme.contrastBorder };
+        const style = this.barStyle;
+        style.color = this.ownerColor(hold.owner);
+        style.approximate = hold.approximate;
         paintBar(ctx, left, right, top + barTop, barHeight, style);
         if (hold.end === 'expired') paintExpiredOutline(ctx, left, right, top + barTop, barHeight, theme);
         if (right - left >= NOTCH_MIN_PX) {
