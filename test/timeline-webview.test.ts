@@ -112,6 +112,36 @@ describe('the contention scenario, as the README shows it', () => {
     assert.ok(isBackground(await pixelAt(timeline, x, y), hex(THEMES.light.vars['editor-background'])));
   });
 
+  test('a webview rebuilt after being hidden comes back with its window, filter and colours', async (t) => {
+    const data = contentionScenario(Date.now());
+    const first = await openTimelinePage(browser, renderer.dir, { theme: 'dark', width: 900, height: 300 });
+    t.after(() => first.page.close());
+    await first.send({ type: 'reset', ...data });
+    await first.page.locator('#filter').fill('orders');
+    await first.page.locator('#scroller').focus();
+    await first.page.keyboard.press('ArrowLeft');
+    const saved = await first.savedState();
+    assert.ok(saved);
+
+    const again = await openTimelinePage(browser, renderer.dir, {
+      theme: 'dark',
+      width: 900,
+      height: 300,
+      savedState: saved,
+    });
+    t.after(() => again.page.close());
+    await again.send({ type: 'reset', ...data, now: Date.now() });
+    assert.equal(await again.page.locator('#filter').inputValue(), 'orders');
+    assert.equal(
+      await again.page.locator('#status').textContent(),
+      `${data.holds.length} holds · 3 of 7 keys · approximate: read every 2 s`,
+    );
+    assert.equal(await again.page.locator('#follow').getAttribute('aria-pressed'), 'false');
+    const restored = await again.savedState();
+    assert.deepEqual(restored?.viewport, saved.viewport);
+    assert.deepEqual(restored?.owners, saved.owners, 'each owner keeps its colour');
+  });
+
   test('the CSP is in force: a script without the nonce does not run', async (t) => {
     const timeline = await openTimelinePage(browser, renderer.dir, { theme: 'dark' });
     t.after(() => timeline.page.close());

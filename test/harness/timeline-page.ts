@@ -115,7 +115,7 @@ export async function buildRenderer(): Promise<{ dir: string; dispose(): void }>
 /** Runs in the page before its scripts: VS Code's webview environment, and the frame timer. */
 const PAGE_SETUP = `
   window.__posted = [];
-  window.__state = undefined;
+  window.__state = __STATE__;
   window.__frames = [];
   window.__violations = [];
   window.acquireVsCodeApi = () => ({
@@ -151,7 +151,9 @@ export interface TimelinePage {
   /** What the renderer posted so far. */
   posted(): Promise<FromPanel[]>;
   /** What the renderer saved with setState, once its save delay has passed. */
-  savedState(): Promise<{ viewport: { start: number; end: number; following: boolean } } | undefined>;
+  savedState(): Promise<
+    { viewport: { start: number; end: number; following: boolean }; owners: Record<string, number> } | undefined
+  >;
   /** The frame times (ms) recorded since the last call. */
   takeFrames(): Promise<number[]>;
   /** Content Security Policy violations the page reported. */
@@ -161,7 +163,7 @@ export interface TimelinePage {
 export async function openTimelinePage(
   browser: Browser,
   rendererDir: string,
-  options: { theme: ThemeName; width?: number; height?: number },
+  options: { theme: ThemeName; width?: number; height?: number; savedState?: unknown },
 ): Promise<TimelinePage> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 1280, height: options.height ?? 720 } });
   const html = timelineHtml({
@@ -180,7 +182,13 @@ export async function openTimelinePage(
     }
     return route.fulfill({ status: 404 });
   });
-  await page.addInitScript(PAGE_SETUP.replace('__THEME__', JSON.stringify(THEMES[options.theme])));
+  await page.addInitScript(
+    PAGE_SETUP.replace('__THEME__', JSON.stringify(THEMES[options.theme])).replace(
+      '__STATE__',
+      // What VS Code keeps of a webview's setState() while it is torn down.
+      JSON.stringify(options.savedState) ?? 'undefined',
+    ),
+  );
   await page.goto(`${ORIGIN}/`);
   await page.waitForFunction('window.__posted.some((message) => message.type === "ready")');
   return {

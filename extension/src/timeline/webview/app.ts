@@ -26,6 +26,23 @@ export interface SavedState {
   owners: Record<string, number>;
 }
 
+/** The state saved by this renderer, or undefined when there is none or it is not in this version's shape. */
+function savedState(state: unknown): SavedState | undefined {
+  if (typeof state !== 'object' || state === null) return undefined;
+  const { viewport, filter, selectedKey, owners } = state as Partial<SavedState>;
+  const valid =
+    typeof viewport === 'object' &&
+    Number.isFinite(viewport.start) &&
+    Number.isFinite(viewport.end) &&
+    viewport.end > viewport.start &&
+    typeof viewport.following === 'boolean' &&
+    typeof filter === 'string' &&
+    (selectedKey === undefined || typeof selectedKey === 'string') &&
+    typeof owners === 'object' &&
+    owners !== null;
+  return valid ? { viewport, filter, selectedKey, owners } : undefined;
+}
+
 const ZOOM_STEP = 1.5;
 /** Windows a short history is fitted to: the first that holds all of it, else the default. */
 const FIT_SPANS_MS = [60_000, 2 * 60_000, 3 * 60_000];
@@ -70,7 +87,7 @@ export class TimelineApp {
     const ctx = elements.canvas.getContext('2d', { alpha: false });
     if (!ctx) throw new Error('this webview has no 2D canvas');
     this.ctx = ctx;
-    const saved = vscode.getState() as SavedState | undefined;
+    const saved = savedState(vscode.getState());
     this.palette = new OwnerPalette(saved?.owners);
     this.chart = new Chart(ctx, this.palette);
     this.viewport = new Viewport(this.now());
@@ -108,7 +125,7 @@ export class TimelineApp {
       if (this.focusRow !== undefined && this.focusRow >= this.store.rows().length) this.focusRow = undefined;
       if (!this.windowChosen) this.fitWindow();
       this.measureKeys();
-    } else {
+    } else if (message.type === 'update') {
       const anchor = this.topRow();
       const keys = this.store.keyCount;
       this.store.apply(message);
@@ -116,7 +133,12 @@ export class TimelineApp {
         this.measureKeys();
         if (anchor) this.keepTopRow(anchor);
       }
-      if (this.focusHold && message.removed?.includes(this.focusHold.id)) this.focusHold = undefined;
+      const focused = this.focusHold?.id;
+      if (focused !== undefined) {
+        this.focusHold = message.removed?.includes(focused)
+          ? undefined
+          : (message.holds.find((hold) => hold.id === focused) ?? this.focusHold);
+      }
     }
     this.updateChrome();
     this.rehover();
