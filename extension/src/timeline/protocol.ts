@@ -4,8 +4,6 @@
 /** How a hold ended: released by compare-and-delete, lease ran out, released from the view, SET by someone else, evicted. */
 export type HoldEnd = 'released' | 'expired' | 'forced' | 'overwritten' | 'evicted';
 
-export const HOLD_ENDS: readonly HoldEnd[] = ['released', 'expired', 'forced', 'overwritten', 'evicted'];
-
 /** One owner's hold of one lock key, from acquiring it to its end (absent while held). */
 export interface TimelineHold {
   /** Unique per hold within a connection: an update with the same id replaces the hold. */

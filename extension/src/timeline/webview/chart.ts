@@ -46,11 +46,6 @@ export interface Frame {
   selectedKey?: string;
 }
 
-export interface FrameStats {
-  rows: number;
-  holds: number;
-}
-
 export class Chart {
   private theme?: Theme;
   private hatch: CanvasPattern | null = null;
@@ -89,7 +84,7 @@ export class Chart {
     return Math.max(0, ...longest.map((key) => this.ctx.measureText(key).width));
   }
 
-  draw(frame: Frame): FrameStats {
+  draw(frame: Frame): void {
     const { ctx, theme } = this;
     if (!theme) throw new Error('Chart.setTheme must come first');
     const { layout, viewport, store } = frame;
@@ -98,7 +93,6 @@ export class Chart {
     const width = plotWidth(layout);
     const x = (time: number) => layout.labelWidth + viewport.x(time, width);
     const { ticks, step } = timeTicks(viewport.start, viewport.end, width, TICK_GAP_PX);
-    const stats: FrameStats = { rows: last - first, holds: 0 };
 
     ctx.fillStyle = theme.background;
     ctx.fillRect(0, 0, layout.width, layout.height);
@@ -115,9 +109,7 @@ export class Chart {
     for (let index = first; index < last; index++) {
       const top = rowTop(layout, index);
       if (waiterScale) this.drawWaiters(frame, rows[index], top, waiterScale, x);
-      const drawn = this.drawHolds(frame, rows[index], top, waiterScale > 0, x);
-      stats.holds += drawn.holds;
-      if (drawn.expired) expiredRows.add(index);
+      if (this.drawHolds(frame, rows[index], top, waiterScale > 0, x)) expiredRows.add(index);
     }
     const nowX = x(frame.now);
     ctx.fillStyle = theme.now;
@@ -126,7 +118,6 @@ export class Chart {
 
     this.drawLabels(frame, rows, first, last, expiredRows);
     this.drawAxis(frame, ticks, step, x, nowX);
-    return stats;
   }
 
   private drawRowBackgrounds(frame: Frame, rows: readonly Row[], first: number, last: number): void {
@@ -186,7 +177,8 @@ export class Chart {
     }
   }
 
-  private drawHolds(frame: Frame, row: Row, top: number, withWaiters: boolean, x: (time: number) => number) {
+  /** Draws the row's holds in the window; true when one of them expired. */
+  private drawHolds(frame: Frame, row: Row, top: number, withWaiters: boolean, x: (time: number) => number): boolean {
     const { ctx } = this;
     const theme = this.theme!;
     const { barTop, barHeight } = rowBands(withWaiters);
@@ -195,7 +187,6 @@ export class Chart {
     const maxX = layout.width + 2;
     let paintedTo = -Infinity;
     const markedAt: Partial<Record<HoldEnd, number>> = {};
-    let holds = 0;
     let expired = false;
     frame.store.forEachHoldIn(row, viewport.start, viewport.end, now, (hold) => {
       const fromX = x(hold.from);
@@ -203,7 +194,6 @@ export class Chart {
       const left = Math.max(minX, fromX);
       const right = Math.min(maxX, Math.max(toX, left + 1));
       if (right > paintedTo + 0.5 || hold === frame.hoverHold) {
-        holds++;
         const style = this.barStyle;
         style.color = this.ownerColor(hold.owner);
         style.approximate = hold.approximate;
@@ -227,7 +217,7 @@ export class Chart {
         expired ||= hold.end === 'expired';
       }
     });
-    return { holds, expired };
+    return expired;
   }
 
   private drawLabels(frame: Frame, rows: readonly Row[], first: number, last: number, expiredRows: Set<number>) {

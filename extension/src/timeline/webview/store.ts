@@ -21,7 +21,7 @@ export interface Row {
 const collator = new Intl.Collator('en', { numeric: true });
 
 /** The first index whose element's value is >= target, in an array sorted by value. */
-export function lowerBound<T>(items: readonly T[], target: number, value: (item: T) => number): number {
+function lowerBound<T>(items: readonly T[], target: number, value: (item: T) => number): number {
   let low = 0;
   let high = items.length;
   while (low < high) {
@@ -36,7 +36,6 @@ const holdStart = (hold: TimelineHold) => hold.from;
 const sampleTime = (sample: Sample) => sample[0];
 
 export class TimelineStore {
-  connection = '';
   sampledEveryMs?: number;
   private readonly byId = new Map<number, TimelineHold>();
   private readonly rowsByKey = new Map<string, Row>();
@@ -85,7 +84,6 @@ export class TimelineStore {
   }
 
   reset(data: TimelineData): void {
-    this.connection = data.connection;
     this.sampledEveryMs = data.sampledEveryMs;
     this.byId.clear();
     this.rowsByKey.clear();
