@@ -1,7 +1,8 @@
-// Two bundles: the extension client (vscode external) and the language server, which also
+// Three bundles: the extension client (vscode external); the language server, which also
 // runs standalone with `node server/out/server.js --stdio`, with the tree-sitter grammars it
-// loads copied next to it; and the static snippet files, rendered from the pack and the
-// templates. Runs under tsx (`node --import tsx esbuild.mjs`).
+// loads copied next to it; the Lock Timeline webview's script and stylesheet, in a folder of
+// their own (the only files the webview may load); and the static snippet files, rendered from
+// the pack and the templates. Runs under tsx (`node --import tsx esbuild.mjs`).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,9 +26,17 @@ const common = {
   logLevel: 'info',
 };
 
+// The webview runs in VS Code's Chromium (Electron, or the browser for code-server and vscode.dev).
+const webview = { ...common, platform: 'browser', target: 'chrome120', format: 'iife', external: [] };
+
 const contexts = await Promise.all([
   esbuild.context({ ...common, entryPoints: ['extension/src/extension.ts'], outfile: 'extension/out/extension.js' }),
   esbuild.context({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'server/out/server.js' }),
+  esbuild.context({
+    ...webview,
+    entryPoints: ['extension/src/timeline/webview/main.ts'],
+    outfile: 'extension/out/timeline/timeline.js',
+  }),
 ]);
 writeStaticSnippets(import.meta.dirname, loadPack());
 const grammarDir = dirname(createRequire(import.meta.url).resolve('@vscode/tree-sitter-wasm'));

@@ -1,12 +1,13 @@
-// The .vsix users install: exactly what runs (the two bundles, the grammars the server loads,
-// the pack, the templates and snippets the fixes and commands read) and what the Marketplace
-// shows (README, CHANGELOG, LICENSE, a 128x128 PNG icon); no sources, tests, maps or
-// node_modules; within the size budget.
+// The .vsix users install: exactly what runs (the bundles, the timeline webview's files, the
+// grammars the server loads, the pack, the templates and snippets the fixes and commands read)
+// and what the Marketplace shows (README, CHANGELOG, LICENSE, a 128x128 PNG icon); no sources,
+// tests, maps or node_modules; within the size budget.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { before, test } from 'node:test';
 import { GRAMMARS } from '../server/src/analysis/parsers';
+import { TIMELINE_OUT_DIR, TIMELINE_SCRIPT, TIMELINE_STYLE } from '../extension/src/timeline/html';
 import { snippetContributions } from '../snippets/static';
 import { SCRIPT_NAMES } from '../pack/pack';
 import { ensureVsix, ROOT } from './harness/vsix';
@@ -30,7 +31,7 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-test('the .vsix ships both bundles, the grammars, the pack, the templates and the generated snippets', () => {
+test('the .vsix ships the bundles, the timeline webview, the grammars, the pack, the templates and the generated snippets', () => {
   const expected = [
     'package.json',
     'readme.md',
@@ -39,6 +40,7 @@ test('the .vsix ships both bundles, the grammars, the pack, the templates and th
     'media/icon.png',
     readPackageJson().main.replace(/^\.\//, ''),
     'server/out/server.js',
+    ...[TIMELINE_SCRIPT, TIMELINE_STYLE].map((file) => [...TIMELINE_OUT_DIR, file].join('/')),
     'server/out/wasm/tree-sitter.wasm',
     ...GRAMMARS.map((grammar) => `server/out/wasm/tree-sitter-${grammar}.wasm`),
     ...SCRIPT_NAMES.map((name) => `scripts-lua/${name}.lua`),
