@@ -8,6 +8,7 @@ import * as scripts from './commands/scripts';
 import { addLockHelper } from './commands/lockHelper';
 import { showLintExample } from './commands/lintExample';
 import { insertLockSnippet } from './commands/snippets';
+import { LockTimeline, showTimeline } from './commands/timeline';
 import { Config } from './config';
 import { Connections } from './connections/connections';
 import { migrateTlsSettings, type TlsMigration } from './connections/tlsMigration';
@@ -16,6 +17,7 @@ import { startLanguageServer } from './languageServer';
 import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
 import { stepDone } from './walkthrough';
+import { LockTimelinePanel } from './timeline/panel';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
 
@@ -43,6 +45,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   });
   const scriptsView = vscode.window.createTreeView('locksmith.scripts', { treeDataProvider: scriptsTree });
   controller.setVisible(locksView.visible);
+  const timeline = new LockTimeline(ctx, controller, new LockTimelinePanel(extension.extensionUri));
   void vscode.commands.executeCommand('setContext', 'locksmith.sort', locksTree.sortOrder);
 
   const commands: Record<string, Cmd> = {
@@ -63,6 +66,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.locks.copyKey': locks.copyKey(),
     'locksmith.locks.copyToken': locks.copyToken(),
     'locksmith.locks.exportHistory': locks.exportHistory(ctx, controller),
+    'locksmith.showTimeline': showTimeline(ctx, timeline),
     'locksmith.scripts.load': scripts.loadScripts(ctx, scriptsTree),
     'locksmith.scripts.open': scripts.openScript(),
     'locksmith.scripts.copySha': scripts.copySha(),
@@ -82,6 +86,11 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     locksView,
     scriptsView,
     locksView.onDidChangeVisibility(({ visible }) => controller.setVisible(visible)),
+    timeline,
+    timeline.panel.onDidSelect((key) => {
+      const node = timeline.connection && locksTree.lockNode(timeline.connection.id, key);
+      if (node) void locksView.reveal(node, { select: true, focus: true });
+    }),
     scriptsView.onDidChangeVisibility(({ visible }) => visible && void scriptsTree.refresh()),
     vscode.workspace.registerTextDocumentContentProvider(scripts.SCRIPT_SCHEME, scripts.scriptContentProvider(ctx)),
     connectionStatusBar(ctx),

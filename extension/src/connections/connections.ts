@@ -28,6 +28,8 @@ export class Connections implements vscode.Disposable {
   /** Fires with a connection whose state changed, or undefined when the list changed. */
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  /** Writes of the saved list, one after the other: each changes the list as the previous one left it. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly config: Config,
@@ -104,12 +106,13 @@ export class Connections implements vscode.Disposable {
     }
     if (password) await this.secrets.store(secretKey(id), password);
     else await this.secrets.delete(secretKey(id));
-    const saved = this.list();
-    const index = saved.findIndex((other) => other.id === id);
-    const next = saved.filter((other) => other.id !== id);
-    next.splice(index < 0 ? next.length : index, 0, config);
     this.drop(id);
-    await this.write(next);
+    await this.update((saved) => {
+      const index = saved.findIndex((other) => other.id === id);
+      const next = saved.filter((other) => other.id !== id);
+      next.splice(index < 0 ? next.length : index, 0, config);
+      return next;
+    });
     const verification = config.tls?.allowInsecure
       ? ', TLS not verified'
       : config.tls?.caFile
@@ -126,24 +129,30 @@ export class Connections implements vscode.Disposable {
     if (!config) throw new ConnectionError('That connection no longer exists.');
     this.drop(id);
     await this.secrets.delete(secretKey(id));
-    await this.write(this.list().filter((other) => other.id !== id));
+    await this.update((saved) => saved.filter((other) => other.id !== id));
     this.log.info(`removed connection ${config.name}`);
   }
 
-  /** Replaces the saved list as is (the one-time TLS migration); sessions reconnect with the new settings. */
-  async replaceAll(connections: readonly ConnectionConfig[]): Promise<void> {
-    for (const id of [...this.sessions.keys()]) this.drop(id);
-    await this.write(connections);
+  /**
+   * Changes the saved list with `change`, applied to the list as the writes before it left it
+   * (the one-time TLS migration); sessions of changed connections reconnect with the new settings.
+   */
+  update(change: (saved: ConnectionConfig[]) => ConnectionConfig[]): Promise<void> {
+    const written = this.writing.then(async () => {
+      const before = this.list();
+      const after = change(before);
+      // Nothing to write: the user's settings file is left untouched.
+      if (JSON.stringify(after) === JSON.stringify(before)) return;
+      await this.config.saveConnections(after);
+      this.reconcile();
+    });
+    this.writing = written.catch(() => {});
+    return written;
   }
 
   private drop(id: string): void {
     this.sessions.get(id)?.dispose();
     this.sessions.delete(id);
-  }
-
-  private async write(connections: readonly ConnectionConfig[]): Promise<void> {
-    await this.config.saveConnections(connections);
-    this.reconcile();
   }
 
   /** Drops sessions of connections that are gone or changed, and tells the views. */

@@ -19,11 +19,12 @@ export async function migrateTlsSettings(ctx: Ctx): Promise<TlsMigration> {
   const legacy = ctx.config.legacyTls();
   const outcome: TlsMigration = { moved: [], ignoredIn: legacy.ignoredIn };
   if (!state.get<boolean>(MIGRATED)) {
-    const before = ctx.connections.list();
-    const after = withUserTls(before, legacy.user);
-    outcome.moved = after.filter((config, i) => config !== before[i]).map((config) => config.id);
+    await ctx.connections.update((before) => {
+      const after = withUserTls(before, legacy.user);
+      outcome.moved = after.filter((config, i) => config !== before[i]).map((config) => config.id);
+      return after;
+    });
     if (outcome.moved.length) {
-      await ctx.connections.replaceAll(after);
       ctx.log.info(`moved redisLocksmith.tls.* from user settings into ${outcome.moved.length} TLS connection(s)`);
     }
     await state.update(MIGRATED, true);

@@ -4,9 +4,10 @@
 // evicted). Built from keyspace notifications with the value read after them, or, without
 // notifications, from successive reads (then marked approximate). Kept in memory only, bounded,
 // nothing written to Redis. Pure: the caller passes times. No `vscode`.
+import type { HoldEnd } from '../timeline/protocol';
 import { escapeBytes, type LockEntry } from './classify';
 
-export type HoldEnd = 'released' | 'expired' | 'forced' | 'overwritten' | 'evicted';
+export type { HoldEnd } from '../timeline/protocol';
 
 export interface Hold {
   /** Unique within the history, in order of acquisition. */
@@ -26,6 +27,12 @@ export interface Hold {
   readAt?: number;
   /** Derived from reads every few seconds, not from notifications: times are within one interval. */
   readonly approximate: boolean;
+}
+
+/** What one observation changed: holds that began, were extended or ended, and holds dropped under the bound. */
+export interface HistoryChange {
+  holds: readonly Hold[];
+  removed: readonly number[];
 }
 
 /** A keyspace notification about a key, when it arrived. */
@@ -68,7 +75,9 @@ export class LockHistory {
   private readonly forced = new Map<string, { token: string; at: number }>();
   private nextId = 1;
   private events = 0;
-  private listeners: Array<(changed: readonly Hold[]) => void> = [];
+  private listeners: Array<(change: HistoryChange) => void> = [];
+  /** Ids of holds dropped under the bound since the last change was told. */
+  private removed: number[] = [];
 
   constructor(private readonly maxEvents: number) {}
 
@@ -83,8 +92,8 @@ export class LockHistory {
     return this.all.filter((hold) => hold.keyId === id);
   }
 
-  /** Called with the holds that began, changed or ended in one observation. */
-  onDidChange(listener: (changed: readonly Hold[]) => void): { dispose(): void } {
+  /** Called with the holds that began, changed or ended in one observation, and those dropped. */
+  onDidChange(listener: (change: HistoryChange) => void): { dispose(): void } {
     this.listeners.push(listener);
     return { dispose: () => (this.listeners = this.listeners.filter((each) => each !== listener)) };
   }
@@ -228,6 +237,7 @@ export class LockHistory {
     this.events++;
     while (this.events > this.maxEvents && this.all.length > 1) {
       const oldest = this.all.shift()!;
+      this.removed.push(oldest.id);
       this.events -= 1 + oldest.extensions.length + (oldest.end ? 1 : 0);
       if (this.open.get(oldest.keyId) === oldest) this.open.delete(oldest.keyId);
     }
@@ -235,7 +245,9 @@ export class LockHistory {
 
   private emit(changed: Set<Hold>): void {
     if (!changed.size) return;
-    const holds = [...changed];
-    for (const listener of this.listeners) listener(holds);
+    const removed = new Set(this.removed);
+    this.removed = [];
+    const change = { holds: [...changed].filter((hold) => !removed.has(hold.id)), removed: [...removed] };
+    for (const listener of this.listeners) listener(change);
   }
 }

@@ -58,7 +58,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       // Group rows show the history's counts: redrawn with the next countdown tick, not per event.
       if (kind === 'history') return void (id && this.historyChanged.add(id));
       if (id === undefined) {
-        this.connectionNodes.clear();
+        const saved = new Set(this.ctx.connections.list().map((config) => config.id));
+        for (const known of this.connectionNodes.keys()) if (!saved.has(known)) this.connectionNodes.delete(known);
         this.rows.clear();
         return this.changed.fire(undefined);
       }
@@ -133,9 +134,13 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
 
   getChildren(node?: LocksNode): LocksNode[] {
     if (!node) {
+      // One node per connection for as long as it exists: events fire for the node the view knows.
       return this.ctx.connections.list().map((config) => {
         const existing = this.connectionNodes.get(config.id);
-        if (existing && existing.config === config) return existing;
+        if (existing) {
+          existing.config = config;
+          return existing;
+        }
         const fresh: ConnectionNode = { kind: 'connection', config };
         this.connectionNodes.set(config.id, fresh);
         return fresh;
@@ -211,6 +216,24 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   private statsOf(config: ConnectionConfig): Map<string, GroupStats> {
     const named = this.ctx.config.lockGroups;
     return groupStats(this.controller.history(config.id).holds(), Date.now(), (hold) => groupOf(hold.key, named));
+  }
+
+  /** The parent of a row, so the view can reveal a lock (from the timeline). */
+  getParent(node: LocksNode): LocksNode | undefined {
+    if (node.kind === 'connection') return undefined;
+    const connection = this.connectionNodes.get(node.config.id);
+    if (node.kind === 'lock' || node.kind === 'holder') {
+      const rows = this.rows.get(node.config.id);
+      const lockNode = node.kind === 'lock' ? node : rows?.nodes.find((each) => each.lock === node.lock);
+      if (node.kind === 'holder') return lockNode;
+      return rows?.groups?.find((group) => group.locks.includes(lockNode!)) ?? connection;
+    }
+    return connection;
+  }
+
+  /** The row of a lock shown under a connection, by the key as the view shows it. */
+  lockNode(connectionId: string, key: string): LockNode | undefined {
+    return this.rows.get(connectionId)?.nodes.find((node) => escapeBytes(node.lock.key) === key);
   }
 
   getTreeItem(node: LocksNode): vscode.TreeItem {
