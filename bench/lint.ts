@@ -3,7 +3,7 @@
 // analysis with analyzeText (full parse + rules), (b) the per-keystroke path: one
 // AnalyzedDocument, a one-character edit in the middle, doc.edit(...) then analyze(newText),
 // against the floor measured in the same run: (c) a bare tree-sitter full parse of the same text
-// (luaparse for Lua) and (d) a bare incremental reparse after the same edit. Part 2: the built
+// and (d) a bare incremental reparse after the same edit. Part 2: the built
 // server (`node server/out/server.js --stdio`) over vscode-jsonrpc: didOpen of 2,000 files
 // until every publishDiagnostics arrived, against the same files parsed in process; then the
 // 10,000-line files opened in it too, keystrokes sent to them, everything closed; the server's
@@ -15,7 +15,6 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as luaparse from 'luaparse';
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
 import {
   createMessageConnection,
@@ -55,16 +54,9 @@ function table(header: string[], rows: string[][]): string {
   ].join('\n');
 }
 
-const luaParse = (text: string) => luaparse.parse(text, { ranges: true, luaVersion: '5.1' });
-
 /** Parses `file` bare (the floor); throws on a syntax error, since the corpus must be clean. */
 async function bareParse(file: SourceFile): Promise<void> {
-  const grammar = GRAMMAR[file.language];
-  if (!grammar) {
-    luaParse(file.text);
-    return;
-  }
-  const tree = (await parserFor(grammar)).parse(file.text);
+  const tree = (await parserFor(GRAMMAR[file.language])).parse(file.text);
   const broken = !tree || tree.rootNode.hasError;
   tree?.delete();
   if (broken) throw new Error(`${file.name} (${file.language}) does not parse cleanly: fix bench/lint-corpus.ts`);
@@ -125,13 +117,12 @@ interface BigResult {
   cold: number[];
   edit: number[];
   parse: number[];
-  /** Bare incremental reparse after the same edit; empty for Lua (luaparse has none). */
+  /** Bare incremental reparse after the same edit. */
   incremental: number[];
 }
 
 async function measureBig(file: SourceFile, runs: number, warmup: number): Promise<BigResult> {
-  const grammar = GRAMMAR[file.language];
-  const parser = grammar && (await parserFor(grammar));
+  const parser = await parserFor(GRAMMAR[file.language]);
   const findings = (await analyzeText(file.language, file.text)).length;
   const at = editPoint(file);
 
@@ -140,7 +131,7 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
   await document.analyze(file.text);
   let documentText = file.text;
   let documentInserted = false;
-  let floorTree: Tree | undefined = parser ? (parser.parse(file.text) ?? undefined) : undefined;
+  let floorTree: Tree | undefined = parser.parse(file.text) ?? undefined;
   let floorText = file.text;
   let floorInserted = false;
 
@@ -166,8 +157,6 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
         documentInserted = !documentInserted;
         if (found.length !== findings)
           throw new Error(`${file.language}: after a keystroke ${found.length} findings, not ${findings}`);
-        if (document.syntaxTree?.rootNode.hasError)
-          throw new Error(`${file.language}: the edited document no longer parses cleanly`);
         // Only the analysis is timed: the caller's bookkeeping runs outside.
         result.edit.push(elapsed);
       },
@@ -175,15 +164,11 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
     {
       samples: result.parse,
       run: () => {
-        if (!parser) {
-          luaParse(file.text);
-          return;
-        }
         parser.parse(file.text)?.delete();
       },
     },
   ];
-  if (parser) {
+  {
     variants.push({
       samples: result.incremental,
       run: () => {

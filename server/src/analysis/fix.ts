@@ -4,6 +4,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { RedisOp } from './ops';
 import type { Syntax } from './syntax';
+import { mentions, within } from './tree';
 
 export interface FixPlan {
   /** UTF-16 offsets of the replaced statements. */
@@ -22,8 +23,6 @@ export interface FixPlan {
 
 /** Clauses whose code does not run while holding the lock: else, catch, rescue. */
 const NOT_GUARDED = /else|catch|except|rescue|alternative/;
-
-const within = (inner: Node, outer: Node) => inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
 
 /** Removes a statement's own indentation from its continuation lines. */
 function dedent(node: Node): string {
@@ -68,8 +67,7 @@ export function planFix(
   // Without a release, the lock was held for the rest of the block: that is the body.
   const hasRelease = ops.some((op) => op.kind === 'del' || op.kind === 'getset');
   const last = hasRelease ? holding[holding.length - 1] : statements[statements.length - 1];
-  const mentionsBound = (node: Node) =>
-    !!boundName && new RegExp(`(^|[^\\w$])${boundName.replace(/\$/g, '\\$')}(?![\\w$])`).test(node.text);
+  const mentionsBound = (node: Node) => mentions(node, boundName);
 
   const body: string[] = [];
   const collect = (statement: Node) => {

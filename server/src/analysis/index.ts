@@ -1,61 +1,171 @@
-// Analysis of one document: a tree-sitter tree kept across edits (so a keystroke in a large
-// file reparses only what changed), the Redis operations in it, and the rules' findings.
-import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
-import { checkEmbeddedLua, checkLuaFile } from './lua';
-import { findOps, MENTIONS_REDIS } from './ops';
+// Analysis of one document. The syntax tree is kept across edits (so a keystroke reparses only
+// what changed) until the owner drops it; the facts of each unit (an outermost function, a
+// declaration, a top-level statement) are kept by the unit's text, so after an edit only the
+// units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
+import type { Edit, Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
+import { grammarOf, type Grammar } from '../languages';
+import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
+import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
+import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD } from './ops';
 import { parserFor } from './parsers';
-import { checkLocks, type Finding } from './rules';
-import { syntaxFor } from './syntax';
+import { checkFacts, DocumentFacts, type Finding } from './rules';
+import { syntaxFor, type Syntax } from './syntax';
 
 export type { Finding } from './rules';
 
 export function isAnalyzable(languageId: string): boolean {
-  return languageId === 'lua' || syntaxFor(languageId) !== undefined;
+  return grammarOf(languageId) !== undefined;
 }
+
+interface Unit {
+  node: Node;
+  className?: string;
+  moduleLevel: boolean;
+}
+
+/** The units of a tree: members of classes, namespaces and modules, down to (not into) functions. */
+export function listUnits(syntax: Syntax, root: Node): Unit[] {
+  const units: Unit[] = [];
+  const visit = (container: Node, className: string | undefined, moduleLevel: boolean) => {
+    for (const child of container.namedChildren) {
+      if (!child || child.type === 'comment') continue;
+      if (syntax.classes.has(child.type)) {
+        visit(child, child.childForFieldName('name')?.text ?? className, false);
+      } else if (syntax.containers.has(child.type) && !syntax.functions.has(child.type)) {
+        visit(child, className, moduleLevel);
+      } else {
+        units.push({ node: child, className, moduleLevel });
+      }
+    }
+  };
+  visit(root, undefined, true);
+  return units;
+}
+
+const shiftFix = (fix: OpFact['fix'], delta: number) =>
+  fix && { ...fix, start: fix.start + delta, end: fix.end + delta };
+
+/** Unit facts are kept with offsets relative to the unit's start; `delta` moves them. */
+function shift(facts: UnitFacts, delta: number): UnitFacts {
+  if (delta === 0) return facts;
+  return {
+    declarations: facts.declarations,
+    lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
+    ops: facts.ops.map((op) => ({
+      ...op,
+      start: op.start + delta,
+      end: op.end + delta,
+      callStart: op.callStart + delta,
+      callEnd: op.callEnd + delta,
+      fn: op.fn < 0 ? op.fn : op.fn + delta,
+      fix: shiftFix(op.fix, delta),
+    })),
+  };
+}
+
+/** A copy made of fresh strings: node texts are slices that would keep the whole old document alive. */
+const detached = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export class AnalyzedDocument {
   private tree: Tree | undefined;
-  private text = '';
+  /** Unit facts by the unit's text (and what else they depend on), offsets relative to the unit. */
+  private units = new Map<string, UnitFacts>();
+  private luaUnits = new Map<string, LuaUnit>();
+  private readonly grammar: Grammar | undefined;
 
-  constructor(readonly languageId: string) {}
+  constructor(readonly languageId: string) {
+    this.grammar = grammarOf(languageId);
+  }
 
   /** Tells the kept tree about an edit before the next `analyze` (offsets in UTF-16 units). */
   edit(edit: Edit): void {
     this.tree?.edit(edit);
   }
 
-  /** The findings for `text`, reusing the tree from the previous call where it still fits. */
+  /** Whether a tree is kept (for an incremental reparse on the next `analyze`). */
+  get hasTree(): boolean {
+    return this.tree !== undefined;
+  }
+
+  /** The findings for `text`, reusing the tree and the unit facts from the previous call where they still fit. */
   async analyze(text: string): Promise<Finding[]> {
-    this.text = text;
-    if (this.languageId === 'lua') return checkLuaFile(text);
-    const syntax = syntaxFor(this.languageId);
-    if (!syntax) return [];
+    if (!this.grammar) return [];
+    if (this.grammar === 'lua') return this.analyzeLua(text);
+    const syntax = syntaxFor(this.languageId)!;
     const mentionsRedis = MENTIONS_REDIS.test(text);
     const mentionsLua = text.includes('redis.call') || text.includes('redis.pcall');
-    if (!mentionsRedis && !mentionsLua) {
+    if (!mentionsRedis && !mentionsLua && !MENTIONS_REDIS_ONLY_METHOD.test(text)) {
       this.dispose();
       return [];
     }
-    const parser = await parserFor(syntax.grammar);
-    const previous = this.tree;
-    this.tree = parser.parse(this.text, previous) ?? undefined;
-    previous?.delete();
-    if (!this.tree) return [];
-    const findings = [
-      ...(mentionsRedis ? checkLocks(syntax, findOps(syntax, this.tree, text), text) : []),
-      ...(mentionsLua ? checkEmbeddedLua(this.tree, text) : []),
-    ];
+    const tree = await this.parse(this.grammar, text);
+    if (!tree) return [];
+    const lua = mentionsLua ? await parserFor('lua') : undefined;
+    const flags = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
+    const previous = this.units;
+    this.units = new Map();
+    const ops: OpFact[] = [];
+    const declarations: Declaration[] = [];
+    const luaFindings: LuaFinding[] = [];
+    for (const unit of listUnits(syntax, tree.rootNode)) {
+      const { node } = unit;
+      const cacheKey = `${flags}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}\n${text.slice(node.startIndex, node.endIndex)}`;
+      let facts = this.units.get(cacheKey) ?? previous.get(cacheKey);
+      if (!facts) {
+        const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
+        facts =
+          read.ops.length || read.declarations.length || read.lua.length
+            ? detached(shift(read, -node.startIndex))
+            : read;
+      }
+      this.units.set(cacheKey, facts);
+      const placed = shift(facts, node.startIndex);
+      ops.push(...placed.ops);
+      declarations.push(...placed.declarations);
+      luaFindings.push(...placed.lua);
+    }
+    const findings = [...checkFacts(new DocumentFacts(ops, declarations)), ...luaFindings];
     return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
   }
 
-  /** The kept tree, for building quick fixes; valid until the next edit. */
-  get syntaxTree(): Tree | undefined {
+  private async analyzeLua(text: string): Promise<Finding[]> {
+    if (!text.includes('redis')) {
+      this.dispose();
+      return [];
+    }
+    const tree = await this.parse('lua', text);
+    if (!tree) return [];
+    const previous = this.luaUnits;
+    this.luaUnits = new Map();
+    const units: { unit: LuaUnit; offset: number }[] = [];
+    for (const node of tree.rootNode.namedChildren) {
+      if (!node || node.type === 'comment') continue;
+      const part = text.slice(node.startIndex, node.endIndex);
+      const unit = this.luaUnits.get(part) ?? previous.get(part) ?? detached(readLuaUnit(node, node.startIndex));
+      this.luaUnits.set(part, unit);
+      units.push({ unit, offset: node.startIndex });
+    }
+    return checkLuaUnits(units);
+  }
+
+  private async parse(grammar: Grammar, text: string): Promise<Tree | undefined> {
+    const parser: Parser = await parserFor(grammar);
+    const previous = this.tree;
+    this.tree = parser.parse(text, previous) ?? undefined;
+    previous?.delete();
     return this.tree;
   }
 
-  dispose(): void {
+  /** Frees the syntax tree (the next `analyze` parses from scratch) and keeps the unit facts. */
+  dropTree(): void {
     this.tree?.delete();
     this.tree = undefined;
+  }
+
+  dispose(): void {
+    this.dropTree();
+    this.units.clear();
+    this.luaUnits.clear();
   }
 }
 

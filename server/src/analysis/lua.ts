@@ -1,10 +1,8 @@
-// LOCK007: Lua scripts that touch keys not passed in KEYS, or call KEYS. Runs on .lua files and
-// on Lua embedded in string literals of the host languages (any literal that calls redis.call).
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
-import * as luaparse from 'luaparse';
-import type { Finding } from './rules';
-
-type LuaNode = luaparse.Node & { range?: [number, number] };
+// LOCK007: Lua scripts that touch keys not passed in KEYS, or call KEYS. Runs on .lua files
+// (tree-sitter's Lua grammar, one unit per top-level statement so an edit re-reads only its
+// statement) and on Lua embedded in string literals of the host languages (any literal that
+// calls redis.call). Calls through an alias (`local rcall = redis.call`) count as calls.
+import type { Node, Parser } from '@vscode/tree-sitter-wasm';
 
 /** Commands whose arguments are not keys, or whose keys are not at the usual place. */
 const NO_KEYS = new Set([
@@ -46,115 +44,172 @@ const NO_KEYS = new Set([
 /** Commands whose every argument is a key. */
 const ALL_KEYS = new Set(['DEL', 'UNLINK', 'EXISTS', 'TOUCH', 'MGET', 'WATCH', 'SINTER', 'SUNION', 'SDIFF', 'PFCOUNT']);
 
-const isKeysIndex = (node: LuaNode | undefined): boolean =>
-  node?.type === 'IndexExpression' && node.base.type === 'Identifier' && node.base.name === 'KEYS';
-
-const isRedisCall = (node: LuaNode): node is luaparse.CallExpression =>
-  node.type === 'CallExpression' &&
-  node.base.type === 'MemberExpression' &&
-  node.base.base.type === 'Identifier' &&
-  node.base.base.name === 'redis' &&
-  (node.base.identifier.name === 'call' || node.base.identifier.name === 'pcall');
-
-function children(node: LuaNode): LuaNode[] {
-  const out: LuaNode[] = [];
-  for (const [field, value] of Object.entries(node)) {
-    if (field === 'range' || field === 'loc') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) if (item && typeof item === 'object' && 'type' in item) out.push(item as LuaNode);
-    } else if (value && typeof value === 'object' && 'type' in value) {
-      out.push(value as LuaNode);
-    }
-  }
-  return out;
-}
-
-function walk(node: LuaNode, visit: (node: LuaNode) => void): void {
-  visit(node);
-  for (const child of children(node)) walk(child, visit);
-}
-
-const unquote = (raw: string) => raw.replace(/^(['"]|\[=*\[)|(['"]|\]=*\])$/g, '');
-
-/** Where a Lua problem sits, in the script's own offsets. */
-export interface LuaProblem {
+/** A LOCK007 problem, in the offsets of the text that was checked. */
+export interface LuaFinding {
+  code: 'LOCK007';
   start: number;
   end: number;
   message: string;
 }
 
-/** LOCK007 problems of one script; none when it does not parse (it may not be Lua at all). */
-export function checkLuaScript(source: string): LuaProblem[] {
-  let chunk: luaparse.Chunk;
-  try {
-    // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
-    chunk = luaparse.parse(
-      source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)),
-      { ranges: true, luaVersion: '5.1' },
-    );
-  } catch {
-    return [];
+type KeyArg = { kind: 'fine' } | { kind: 'name'; name: string } | { kind: 'problem'; what: string };
+
+interface LuaCall {
+  start: number;
+  end: number;
+  /** `redis` for redis.call/pcall, else the identifier called (an alias, if one is declared). */
+  callee: string;
+  command: string;
+  keys: KeyArg[];
+}
+
+/** What one top-level statement of a script says: names it binds, aliases, and its calls. */
+export interface LuaUnit {
+  /** [name, holds a KEYS entry] in source order. */
+  bindings: [string, boolean][];
+  /** Parameters and numeric loop variables: given the benefit of the doubt. */
+  trusted: string[];
+  aliases: string[];
+  calls: LuaCall[];
+}
+
+const named = (node: Node | null): Node[] =>
+  node ? node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') : [];
+
+const isKeysIndex = (node: Node | undefined): boolean =>
+  node?.type === 'bracket_index_expression' && node.childForFieldName('table')?.text === 'KEYS';
+
+const isRedisCallee = (node: Node | null): boolean =>
+  node?.type === 'dot_index_expression' &&
+  node.childForFieldName('table')?.text === 'redis' &&
+  /^p?call$/.test(node.childForFieldName('field')?.text ?? '');
+
+function stringValue(node: Node): string | undefined {
+  if (node.type !== 'string') return undefined;
+  return node.childForFieldName('content')?.text ?? '';
+}
+
+function describe(arg: Node): KeyArg {
+  if (isKeysIndex(arg)) return { kind: 'fine' };
+  if (arg.type === 'identifier') return { kind: 'name', name: arg.text };
+  if (arg.type === 'string') return { kind: 'problem', what: `the hard-coded key ${arg.text}` };
+  if (arg.type === 'bracket_index_expression' && arg.childForFieldName('table')?.text === 'ARGV')
+    return { kind: 'problem', what: 'a key taken from ARGV' };
+  if (arg.type === 'binary_expression' && arg.children.some((c) => c?.type === '..'))
+    return { kind: 'problem', what: 'a key built by concatenation' };
+  return { kind: 'fine' };
+}
+
+/** Reads one statement (or a whole script) of Lua: offsets relative to `base`. */
+export function readLuaUnit(node: Node, base: number): LuaUnit {
+  const unit: LuaUnit = { bindings: [], trusted: [], aliases: [], calls: [] };
+  if (node.hasError) return unit;
+  for (const found of node.descendantsOfType([
+    'assignment_statement',
+    'for_generic_clause',
+    'for_numeric_clause',
+    'parameters',
+    'function_call',
+  ])) {
+    if (!found) continue;
+    switch (found.type) {
+      case 'assignment_statement': {
+        const names = named(found.namedChildren.find((c) => c?.type === 'variable_list') ?? null);
+        const values = named(found.namedChildren.find((c) => c?.type === 'expression_list') ?? null);
+        names.forEach((name, i) => {
+          if (name.type !== 'identifier') return;
+          if (isRedisCallee(values[i] ?? null)) unit.aliases.push(name.text);
+          unit.bindings.push([name.text, isKeysIndex(values[i])]);
+        });
+        break;
+      }
+      case 'for_generic_clause': {
+        const names = named(found.namedChildren.find((c) => c?.type === 'variable_list') ?? null);
+        const iterators = found.namedChildren.find((c) => c?.type === 'expression_list');
+        const overKeys = !!iterators?.descendantsOfType('identifier').some((id) => id?.text === 'KEYS');
+        names.forEach((name, i) => unit.bindings.push([name.text, overKeys && i === 1]));
+        break;
+      }
+      case 'for_numeric_clause':
+        if (found.childForFieldName('name')) unit.trusted.push(found.childForFieldName('name')!.text);
+        break;
+      case 'parameters':
+        for (const param of named(found)) if (param.type === 'identifier') unit.trusted.push(param.text);
+        break;
+      case 'function_call': {
+        const callee = found.childForFieldName('name');
+        const args = named(found.childForFieldName('arguments'));
+        const command = args[0] && stringValue(args[0]);
+        if (!callee || command === undefined) break;
+        if (!isRedisCallee(callee) && callee.type !== 'identifier') break;
+        const upper = command.toUpperCase();
+        const keyArgs = ALL_KEYS.has(upper) ? args.slice(1) : args.slice(1, 2);
+        unit.calls.push({
+          start: found.startIndex - base,
+          end: found.endIndex - base,
+          callee: isRedisCallee(callee) ? 'redis' : callee.text,
+          command: upper,
+          keys: keyArgs.map(describe),
+        });
+        break;
+      }
+    }
   }
-  // Names that hold a KEYS entry everywhere they are assigned; parameters are given the benefit of the doubt.
+  return unit;
+}
+
+const KEYS_MESSAGE =
+  'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.';
+const keyMessage = (command: string, what: string) =>
+  `${command} uses ${what}, not a key from KEYS: Redis Cluster routes a script by its declared keys, so this key may live on another node (CROSSSLOT errors), and scripts that hide keys break replication tooling. Pass the key in KEYS.`;
+
+/** LOCK007 problems of a script made of `units` (each with the offset it starts at). */
+export function checkLuaUnits(units: { unit: LuaUnit; offset: number }[]): LuaFinding[] {
+  // Names that hold a KEYS entry everywhere they are assigned; parameters get the benefit of the doubt.
   const fromKeys = new Map<string, boolean>();
-  const bind = (name: string, keyish: boolean) => fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
-  walk(chunk, (node) => {
-    if (node.type === 'LocalStatement' || node.type === 'AssignmentStatement') {
-      node.variables.forEach((variable, i) => {
-        if (variable.type === 'Identifier') bind(variable.name, isKeysIndex(node.init[i]));
-      });
-    } else if (node.type === 'ForGenericStatement') {
-      const overKeys = node.iterators.some(
-        (iterator) =>
-          iterator.type === 'CallExpression' &&
-          iterator.arguments.some((arg) => arg.type === 'Identifier' && arg.name === 'KEYS'),
-      );
-      node.variables.forEach((variable, i) => bind(variable.name, overKeys && i === 1));
-    } else if (node.type === 'FunctionDeclaration' || node.type === 'ForNumericStatement') {
-      const params = node.type === 'FunctionDeclaration' ? node.parameters : [node.variable];
-      for (const param of params) if (param.type === 'Identifier') fromKeys.set(param.name, true);
+  const aliases = new Set<string>();
+  for (const { unit } of units) {
+    for (const [name, keyish] of unit.bindings) fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
+    for (const alias of unit.aliases) aliases.add(alias);
+  }
+  for (const { unit } of units) for (const name of unit.trusted) fromKeys.set(name, true);
+  const findings: LuaFinding[] = [];
+  for (const { unit, offset } of units) {
+    for (const call of unit.calls) {
+      if (call.callee !== 'redis' && !aliases.has(call.callee)) continue;
+      const at = { code: 'LOCK007' as const, start: call.start + offset, end: call.end + offset };
+      if (call.command === 'KEYS') {
+        findings.push({ ...at, message: KEYS_MESSAGE });
+        continue;
+      }
+      if (NO_KEYS.has(call.command)) continue;
+      for (const key of call.keys) {
+        const what =
+          key.kind === 'problem'
+            ? key.what
+            : key.kind === 'name' && fromKeys.get(key.name) === false
+              ? `variable ${key.name}, which does not hold a KEYS entry`
+              : undefined;
+        if (!what) continue;
+        findings.push({ ...at, message: keyMessage(call.command, what) });
+        break;
+      }
     }
-  });
+  }
+  return findings;
+}
 
-  const describe = (arg: LuaNode): string | undefined => {
-    if (isKeysIndex(arg)) return undefined;
-    if (arg.type === 'Identifier')
-      return fromKeys.get(arg.name) === false ? `variable ${arg.name}, which does not hold a KEYS entry` : undefined;
-    if (arg.type === 'StringLiteral') return `the hard-coded key ${arg.raw}`;
-    if (arg.type === 'IndexExpression' && arg.base.type === 'Identifier' && arg.base.name === 'ARGV')
-      return 'a key taken from ARGV';
-    if (arg.type === 'BinaryExpression' && arg.operator === '..') return 'a key built by concatenation';
-    return undefined;
-  };
-
-  const problems: LuaProblem[] = [];
-  walk(chunk, (node) => {
-    if (!isRedisCall(node) || node.arguments[0]?.type !== 'StringLiteral') return;
-    const command = unquote(node.arguments[0].raw).toUpperCase();
-    const [start, end] = (node as LuaNode).range!;
-    if (command === 'KEYS') {
-      problems.push({
-        start,
-        end,
-        message:
-          'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.',
-      });
-      return;
-    }
-    if (NO_KEYS.has(command)) return;
-    const keyArgs: LuaNode[] = ALL_KEYS.has(command) ? node.arguments.slice(1) : node.arguments.slice(1, 2);
-    for (const arg of keyArgs) {
-      const what = describe(arg);
-      if (!what) continue;
-      problems.push({
-        start,
-        end,
-        message: `${command} uses ${what}, not a key from KEYS: Redis Cluster routes a script by its declared keys, so this key may live on another node (CROSSSLOT errors), and scripts that hide keys break replication tooling. Pass the key in KEYS.`,
-      });
-      return;
-    }
-  });
-  return problems;
+/** LOCK007 for a whole script text (one parse, one unit). */
+export function checkLuaScript(parser: Parser, source: string): LuaFinding[] {
+  // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
+  const tree = parser.parse(source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)));
+  if (!tree) return [];
+  try {
+    if (tree.rootNode.hasError) return [];
+    return checkLuaUnits([{ unit: readLuaUnit(tree.rootNode, 0), offset: 0 }]);
+  } finally {
+    tree.delete();
+  }
 }
 
 /** A script as decoded text plus the document offset of each of its characters. */
@@ -164,6 +219,8 @@ interface Embedded {
 }
 
 const CONCATENATION = new Set(['binary_expression', 'binary', 'binary_operator', 'concatenated_string']);
+const STRING_NODE = /string|heredoc|nowdoc/;
+const LUA_CALL = /redis\.p?call\s*\(/g;
 
 /** Decodes one literal (quotes, prefixes, backslash escapes, heredocs) keeping each character's offset. */
 function decodeLiteral(node: Node, into: Embedded): void {
@@ -215,15 +272,12 @@ function embeddedScript(literal: Node): { root: Node; script: Embedded } {
   return { root, script };
 }
 
-const LUA_CALL = /redis\.p?call\s*\(/g;
-const STRING_NODE = /string|heredoc|nowdoc/;
-
-/** LOCK007 for Lua inside string literals of a host-language tree. */
-export function checkEmbeddedLua(tree: Tree, text: string): Finding[] {
-  const findings: Finding[] = [];
+/** LOCK007 for Lua inside the string literals of `scope` (a unit of a host-language tree). */
+export function checkEmbeddedLua(scope: Node, text: string, lua: Parser): LuaFinding[] {
+  const findings: LuaFinding[] = [];
   const done = new Set<number>();
-  for (const match of text.matchAll(LUA_CALL)) {
-    let literal: Node | null = tree.rootNode.descendantForIndex(match.index);
+  for (const match of text.slice(scope.startIndex, scope.endIndex).matchAll(LUA_CALL)) {
+    let literal: Node | null = scope.descendantForIndex(scope.startIndex + match.index);
     while (literal && !STRING_NODE.test(literal.type)) literal = literal.parent;
     // The outermost string node (a fragment's parent literal).
     while (literal?.parent && STRING_NODE.test(literal.parent.type) && !CONCATENATION.has(literal.parent.type))
@@ -232,19 +286,13 @@ export function checkEmbeddedLua(tree: Tree, text: string): Finding[] {
     const { root, script } = embeddedScript(literal);
     if (done.has(root.id)) continue;
     done.add(root.id);
-    for (const problem of checkLuaScript(script.source)) {
+    for (const problem of checkLuaScript(lua, script.source)) {
       findings.push({
-        code: 'LOCK007',
-        message: problem.message,
+        ...problem,
         start: script.offsets[problem.start],
         end: script.offsets[problem.end - 1] + 1,
       });
     }
   }
   return findings;
-}
-
-/** LOCK007 for a .lua file. */
-export function checkLuaFile(text: string): Finding[] {
-  return checkLuaScript(text).map((problem) => ({ code: 'LOCK007' as const, ...problem }));
 }

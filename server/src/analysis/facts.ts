@@ -1,0 +1,594 @@
+// What one unit of a document (an outermost function, or a declaration outside functions) says
+// about locks, as plain data: its Redis operations with everything the rules need to know that
+// only the syntax tree can tell (the function and class they sit in, what their key and value
+// resolve to, the test a DEL runs under, whether a reply is used, the retry loop around an
+// acquire), the names it declares, and its LOCK007 problems. Plain data can be kept per unit
+// and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
+import type { Node, Parser } from '@vscode/tree-sitter-wasm';
+import { planFix, type FixPlan } from './fix';
+import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
+import { checkEmbeddedLua, type LuaFinding } from './lua';
+import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
+import { isConstant, unwrap, type Syntax } from './syntax';
+import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
+
+/** A value as the rules see it (LOCK005, LOCK006). */
+export interface ValueFact {
+  text: string;
+  /** A literal: a string without holes, a number, a boolean. */
+  constant: boolean;
+  /** Reads a clock (`System.currentTimeMillis() + ttl`, `time.time()`). */
+  clock: boolean;
+  /** A name to look up among the file's declarations (`LOCK_VALUE`, `this.token`, `expireAt()`). */
+  name?: string;
+}
+
+export interface RetryFact {
+  /** The shortest sleep in the loop in ms; undefined when the loop does not sleep at all. */
+  sleepMs?: number;
+}
+
+export interface OpFact {
+  kind: OpKind;
+  /** UTF-16 offsets of the diagnostic: from the method name to the end of the call. */
+  start: number;
+  end: number;
+  /** Offsets of the whole call. */
+  callStart: number;
+  callEnd: number;
+  /** Offset of the innermost function holding the call; -1 outside functions. */
+  fn: number;
+  fnName: string;
+  /** The class (or Go receiver type) the function belongs to, by name. */
+  cls?: string;
+  keyText?: string;
+  /** Texts, helper names and globs the key stands for: two ops share a key when they share one. */
+  keyShapes: string[];
+  /** The key's glob (`lock:order:*`); `*` when nothing of it is literal. */
+  keyGlob?: string;
+  /** The key, its resolution or its glob names a lock. */
+  keyLockish: boolean;
+  hasExpiry?: boolean;
+  value?: ValueFact;
+  /** acquire: an EXPIRE of the same key follows in the function. */
+  laterExpire?: boolean;
+  /** acquire: a MULTI/pipeline was opened before it in the function. */
+  inMulti?: boolean;
+  /** acquire: the function also increments the key (a counter, not a lock). */
+  counter?: boolean;
+  /** acquire: inside a retry loop. */
+  retry?: RetryFact;
+  /** del: the test of a GET's result it runs under (LOCK004), as text. */
+  guard?: string;
+  /** del: inside a WATCH/MULTI transaction or under a transaction condition. */
+  watched?: boolean;
+  /** expire/extend: the reply (did the key still exist, was it still ours) is thrown away. */
+  replyIgnored?: boolean;
+  /** expire/extend: in a loop, a closure or a function named for renewal. */
+  renewal?: boolean;
+  fix?: FixPlan;
+}
+
+/** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
+export interface Declaration {
+  name: string;
+  /** A literal, whatever the name. */
+  literal: boolean;
+  /** A clock reading, or a function that returns one. */
+  clock: boolean;
+  /** Generated (uuid, random): once per process when `perProcess`. */
+  generated: boolean;
+  /** Module level, static or class attribute: one value for every acquisition in the process. */
+  perProcess: boolean;
+  /** The declared value, for key globs (lockSites). */
+  glob?: string;
+}
+
+export interface UnitFacts {
+  ops: OpFact[];
+  declarations: Declaration[];
+  lua: LuaFinding[];
+}
+
+const CLOCK_CALL =
+  /currentTimeMillis|nanoTime|\btime\.time\b|\btime\(\)|Date\.now|new Date\b|getTime\(\)|\btime\.Now\b|Time\.now|DateTime\.(?:Utc)?Now|DateTimeOffset\.(?:Utc)?Now|microtime|\bInstant\.now|LocalDateTime\.now|\bos\.time|\bnow\(\)\.timestamp|datetime\.(?:utc)?now|\.Unix(?:Milli|Nano)?\(\)|\bUnixNano\b|Carbon::now|\bDate\.now|ToUnixTime(?:Milliseconds|Seconds)|Process\.clock_gettime/;
+/** Names that hold an expiry time when nothing else says what they hold. */
+const CLOCK_NAME =
+  /^(?:expires?|expires?_?at|expir(?:y|ation)(?:_?time)?|deadline|valid_?until|lock_?until|timestamp|expire_?time|lock_?time(?:out_?at)?)$/i;
+const GENERATED =
+  /uuid|guid|random|rand\(|\brand\b|nanoid|token_hex|token_urlsafe|urandom|ObjectId|SecureRandom|uniqid|ulid/i;
+const NULLISH = /^(null|nil|none|undefined)$/i;
+const CONSTRUCTOR = /^(__init__|initialize|constructor|__construct|init)$/;
+const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
+const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
+
+const SLEEP_CALL =
+  /\b(time\.sleep|asyncio\.sleep|gevent\.sleep|Thread\.sleep|Thread\.Sleep|Task\.Delay|time\.Sleep|time\.After|usleep|time_nanosleep|setTimeout|TimeUnit\.(\w+)\.sleep|parkNanos|sleep|delay|Sleep|Delay|wait)\s*\(?\s*/g;
+const SPIN = /onSpinWait|SpinWait|Task\.Yield|Thread\.yield|runtime\.Gosched/;
+
+export interface UnitContext {
+  syntax: Syntax;
+  text: string;
+  mentionsRedis: boolean;
+  /** The class the unit sits in, when the unit is a member. */
+  className?: string;
+  /** Whether names declared in the unit are per process (module level, static). */
+  moduleLevel: boolean;
+  /** The Lua parser, when the document has embedded scripts to check. */
+  lua?: Parser;
+}
+
+const nameOf = (node: Node): string =>
+  node.childForFieldName('name')?.text ??
+  (node.type === 'lambda' || /arrow|lambda|func_literal|anonymous|closure/.test(node.type) ? '' : '');
+
+/** A function's name, or the variable/property a function expression is assigned to. */
+function functionName(path: Node[], index: number): string {
+  const fn = path[index];
+  const own = nameOf(fn);
+  if (own) return own;
+  for (let i = index - 1; i >= Math.max(0, index - 3); i--) {
+    const holder = path[i];
+    const name =
+      holder.childForFieldName('name') ?? holder.childForFieldName('left') ?? holder.childForFieldName('key');
+    if (name && !within(fn, name)) return name.text;
+  }
+  return '';
+}
+
+/** Sleep durations found in `text`, in ms; NaN where the duration is not a literal. */
+function sleeps(syntax: Syntax, text: string): number[] {
+  const found: number[] = [];
+  if (SPIN.test(text)) found.push(0);
+  for (const match of text.matchAll(SLEEP_CALL)) {
+    const rest = text.slice(match.index + match[0].length, match.index + match[0].length + 80);
+    const call = match[1];
+    const unit = match[2];
+    let argument = /^([^,()]*(?:\([^()]*\))?[^,()]*)/.exec(rest)?.[1]?.trim() ?? '';
+    if (call === 'setTimeout') argument = (/,\s*([^,()]+)\)/.exec(rest)?.[1] ?? '').trim();
+    const literal = Number(argument.replace(/_/g, '').replace(/[lLfFdDmM]$/, ''));
+    let ms = Number.NaN;
+    if (syntax.grammar === 'go') {
+      const go = /^(?:(\d+(?:\.\d+)?)\s*\*\s*)?time\.(Nanosecond|Microsecond|Millisecond|Second)$/.exec(
+        argument.replace(/\s+/g, ''),
+      );
+      if (go) {
+        const scale = { Nanosecond: 1e-6, Microsecond: 1e-3, Millisecond: 1, Second: 1000 }[go[2]]!;
+        ms = Number(go[1] ?? 1) * scale;
+      }
+    } else if (/TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.test(argument)) {
+      const [, span, amount] = /TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.exec(argument)!;
+      ms = Number(amount) * (span === 'Seconds' ? 1000 : 1);
+    } else if (!Number.isNaN(literal) && argument !== '') {
+      if (call === 'usleep') ms = literal / 1000;
+      else if (call === 'parkNanos') ms = literal / 1e6;
+      else if (unit)
+        ms = literal * ({ MILLISECONDS: 1, SECONDS: 1000, MICROSECONDS: 1e-3, NANOSECONDS: 1e-6 }[unit] ?? Number.NaN);
+      else if (/Thread\.sleep|Thread\.Sleep|Task\.Delay|setTimeout|delay|Delay/.test(call)) ms = literal;
+      else if (/^(sleep|wait)$/.test(call) && /javascript|typescript|tsx/.test(syntax.grammar)) ms = literal;
+      else ms = literal * 1000;
+    }
+    found.push(ms);
+  }
+  return found;
+}
+
+/** Whether a loop retries (a condition, a counter, forever) rather than walking a collection the key comes from. */
+function isRetryLoop(loop: Node, key: Node | undefined): boolean {
+  const header = loop.text.slice(
+    0,
+    Math.max(0, (loop.childForFieldName('body')?.startIndex ?? loop.endIndex) - loop.startIndex),
+  );
+  const forEach =
+    /\bfor\s*\(?\s*(?:const|let|var|final)?\s*[\w$, ]*?\b(\w+)\s+(?:in|of|:)\s/.exec(header) ??
+    /foreach\s*\(.*\bas\s+\$?(\w+)/.exec(header) ??
+    /\bfor\s+[\w, ]*?(\w+)\s*:?=\s*range\b/.exec(header);
+  if (forEach && key && identifierPattern(forEach[1]).test(key.text)) return false;
+  if (/\bin\s+(?:self\.|this\.)?\w*(?:keys|locks|names|items|resources|ids)\b/i.test(header)) return false;
+  return true;
+}
+
+/** The value of `name` assigned in `scope` before `before`, if any. */
+function assignedBefore(scope: Node, name: string, before: number): Node | undefined {
+  let found: Node | undefined;
+  for (const declaration of scope.descendantsOfType([
+    'short_var_declaration',
+    'variable_declarator',
+    'assignment',
+    'assignment_expression',
+    'local_variable_declaration',
+  ])) {
+    if (!declaration || declaration.startIndex > before) continue;
+    const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
+    const value = declaration.childForFieldName('value') ?? declaration.childForFieldName('right');
+    if (!target || !value) continue;
+    const targetName = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
+    const valueNode = value.type === 'expression_list' ? value.namedChild(0) : value;
+    if (targetName === name && valueNode) found = valueNode;
+  }
+  return found;
+}
+
+/** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
+function derivedNames(scope: Node, first: string, after: number): Set<string> {
+  const names = new Set([first]);
+  const assignments = scope
+    .descendantsOfType([
+      'short_var_declaration',
+      'variable_declarator',
+      'assignment',
+      'assignment_expression',
+      'local_variable_declaration',
+    ])
+    .filter((node): node is Node => !!node && node.startIndex > after);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const assignment of assignments) {
+      const target = assignment.childForFieldName('name') ?? assignment.childForFieldName('left');
+      const value = assignment.childForFieldName('value') ?? assignment.childForFieldName('right');
+      const name = target?.type === 'expression_list' ? target.namedChild(0)?.text : target?.text;
+      if (!name || !value || names.has(name) || !/^[\w$]+$/.test(name)) continue;
+      if ([...names].some((known) => mentions(value, known))) {
+        names.add(name);
+        grew = true;
+      }
+    }
+  }
+  return names;
+}
+
+const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
+
+interface Placed {
+  op: RedisOp;
+  path: Node[];
+  fn: Node;
+  fnIndex: number;
+}
+
+/** Reads the facts of one unit. */
+export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
+  const { syntax, text } = context;
+  const part = text.slice(unit.startIndex, unit.endIndex);
+  const ops = findOps(syntax, unit, text, context.mentionsRedis);
+  const lua =
+    context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
+      ? checkEmbeddedLua(unit, text, context.lua)
+      : [];
+  const declarations = readDeclarations(unit, context);
+  if (!ops.length) return { ops: [], declarations, lua };
+
+  const placed: Placed[] = ops.map((op) => {
+    const path = pathTo(unit, op.call.node);
+    let fnIndex = -1;
+    for (let i = path.length - 2; i >= 0; i--) {
+      if (syntax.functions.has(path[i].type)) {
+        fnIndex = i;
+        break;
+      }
+    }
+    return { op, path, fn: fnIndex >= 0 ? path[fnIndex] : unit, fnIndex };
+  });
+
+  const facts: OpFact[] = [];
+  const byFunction = new Map<number, Placed[]>();
+  for (const p of placed) {
+    const list = byFunction.get(p.fn.id) ?? [];
+    list.push(p);
+    byFunction.set(p.fn.id, list);
+  }
+  for (const group of byFunction.values()) facts.push(...functionFacts(group, context));
+  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
+}
+
+function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
+  const { syntax, text } = context;
+  const fn = group[0].fn;
+  const inFunction = group[0].fnIndex >= 0;
+  const params = inFunction ? (fn.childForFieldName('parameters') ?? fn.childForFieldName('receiver')) : undefined;
+  const lookup: Lookup = (name) => assignedBefore(fn, name, fn.endIndex);
+
+  const shapesOf = new Map<RedisOp, string[]>();
+  const globOf = new Map<RedisOp, string>();
+  for (const { op, path } of group) {
+    if (!op.key) {
+      shapesOf.set(op, []);
+      continue;
+    }
+    const shapes = new Set<string>([op.keyText!]);
+    const resolved = /^(identifier|variable_name)$/.test(op.key.type)
+      ? assignedBefore(fn, op.key.text, op.call.node.startIndex)
+      : undefined;
+    if (resolved) shapes.add(keyText(resolved));
+    const helperText = `${op.key.text} ${resolved?.text ?? ''}`;
+    // A key that is a loop variable: the loop's collection says what it holds.
+    let loopHeader = '';
+    if (!resolved && /^(identifier|variable_name)$/.test(unwrap(op.key).type)) {
+      for (let i = path.length - 2; i >= 0; i--) {
+        if (!syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
+        const head = path[i].text.slice(0, 200);
+        if (identifierPattern(unwrap(op.key).text).test(head)) {
+          loopHeader = head;
+          const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
+          const listed = collection ? assignedBefore(fn, lastName(collection), op.call.node.startIndex) : undefined;
+          if (listed) loopHeader += ` ${listed.text}`;
+          break;
+        }
+      }
+    }
+    for (const helper of keyHelpers(`${helperText} ${loopHeader}`)) shapes.add(`fn:${helper}`);
+    const glob = normalizeGlob(keyGlob(resolved ?? op.key, lookup));
+    if (glob !== '*') shapes.add(`glob:${glob}`);
+    globOf.set(op, glob);
+    shapesOf.set(op, [...shapes]);
+  }
+  const share = (a: RedisOp, b: RedisOp) => shapesOf.get(a)!.some((shape) => shapesOf.get(b)!.includes(shape));
+
+  const fnName = inFunction ? functionName(group[0].path, group[0].fnIndex) : '';
+  const className = classOf(syntax, group[0].path, group[0].fnIndex) ?? context.className;
+  const lockOps = (lock: RedisOp) =>
+    group
+      .filter((p) => p.op.key && share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
+      .map((p) => p.op);
+  const fixFor = (lock: Placed, acquire: Placed | undefined) =>
+    planFix(syntax, lockOps(lock.op), acquire?.op, acquire && boundName(syntax, acquire.path), text);
+
+  const out: OpFact[] = [];
+  for (const placed of group) {
+    const { op, path } = placed;
+    const keyNode = op.key;
+    const glob = globOf.get(op);
+    const fact: OpFact = {
+      kind: op.kind,
+      start: op.call.nameNode.startIndex,
+      end: op.call.node.endIndex,
+      callStart: op.call.node.startIndex,
+      callEnd: op.call.node.endIndex,
+      fn: inFunction ? fn.startIndex : -1,
+      fnName,
+      cls: className,
+      keyText: op.keyText,
+      keyShapes: shapesOf.get(op)!,
+      keyGlob: glob,
+      keyLockish: !!keyNode && LOCKISH.test(`${keyNode.text} ${shapesOf.get(op)!.join(' ')}`),
+    };
+    const before = (kind: OpKind) =>
+      group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
+    switch (op.kind) {
+      case 'acquire': {
+        fact.hasExpiry = op.hasExpiry;
+        fact.value = valueFact(op.value!, fn, params, op.call.node.startIndex);
+        fact.laterExpire = group.some(
+          (p) =>
+            p.op.kind === 'expire' && share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
+        );
+        fact.inMulti = before('multi').length > 0;
+        fact.counter = group.some((p) => p.op.kind === 'incr' && share(p.op, op));
+        fact.retry = retryOf(syntax, path, placed.fnIndex, keyNode);
+        fact.fix = fixFor(placed, placed);
+        break;
+      }
+      case 'del': {
+        const gets = group.filter((p) => p.op.kind === 'get' && share(p.op, op));
+        fact.guard = gets.length ? guardingTest(syntax, placed, gets)?.text : undefined;
+        fact.watched =
+          before('watch').length > 0 ||
+          group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
+          /AddCondition|\.Watch\(/.test(fn.text);
+        fact.fix = fixFor(
+          placed,
+          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
+        );
+        break;
+      }
+      case 'getset': {
+        fact.value = valueFact(op.value ?? op.call.node, fn, params, op.call.node.startIndex);
+        // A GETSET's new value is read loosely: any clock-like word makes it a timestamp takeover.
+        if (isClockReading(op.value)) fact.value.clock = true;
+        fact.fix = fixFor(
+          placed,
+          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
+        );
+        break;
+      }
+      case 'expire':
+      case 'extend': {
+        fact.replyIgnored = replyIgnored(syntax, path, op, text);
+        fact.renewal =
+          op.kind === 'extend' ||
+          RENEW_NAME.test(fnName) ||
+          path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
+          (inFunction && !nameOf(fn));
+        break;
+      }
+    }
+    out.push(fact);
+  }
+  return out;
+
+  function valueFact(value: Node, scope: Node, parameters: Node | null | undefined, at: number): ValueFact {
+    let resolved = unwrap(value);
+    if (/^(identifier|variable_name)$/.test(resolved.type))
+      resolved = assignedBefore(scope, resolved.text, at) ?? resolved;
+    const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
+    const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
+    const isName =
+      /identifier|variable_name|field|member|attribute|selector|instance_variable|constant|class_constant/.test(
+        resolved.type,
+      );
+    const isCall = /call|invocation/.test(resolved.type) && resolved.namedChildCount <= 2;
+    const parameter =
+      isName && !!parameters && mentions(parameters, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
+    const name = parameter
+      ? undefined
+      : isName
+        ? lastName(resolved.text)
+        : isCall
+          ? lastName(
+              (resolved.childForFieldName('function') ?? resolved.childForFieldName('name') ?? resolved).text.replace(
+                /\(.*$/s,
+                '',
+              ),
+            )
+          : undefined;
+    return { text: value.text, constant, clock, name };
+  }
+}
+
+const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
+
+/** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
+function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
+  if (fnIndex >= 0) {
+    const goClass = syntax.classOf?.(path[fnIndex]);
+    if (goClass) return goClass;
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (syntax.classes.has(path[i].type))
+      return path[i].childForFieldName('name')?.text ?? `class@${path[i].startIndex}`;
+  }
+  return undefined;
+}
+
+/** The retry loop around an acquire that sleeps under 10 ms or not at all (LOCK010), if any. */
+function retryOf(syntax: Syntax, path: Node[], fnIndex: number, key: Node | undefined): RetryFact | undefined {
+  for (let i = path.length - 2; i > fnIndex; i--) {
+    const loop = path[i];
+    const isLoop =
+      syntax.loops.has(loop.type) ||
+      (syntax.grammar === 'ruby' &&
+        /^(do_block|block)$/.test(loop.type) &&
+        /\b(loop|times|until|while)\b/.test(path[i - 1]?.text.slice(0, 40) ?? ''));
+    if (!isLoop) continue;
+    if (!isRetryLoop(loop, key)) return undefined;
+    const found = sleeps(syntax, loop.text);
+    if (!found.length) return {};
+    if (found.some((ms) => Number.isNaN(ms) || ms >= 10)) return undefined;
+    return { sleepMs: Math.min(...found) };
+  }
+  return undefined;
+}
+
+/** Whether the reply of a lease renewal is dropped: a bare statement, or only its error looked at. */
+function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): boolean {
+  if (TRANSACTION.test(op.call.receiver?.text ?? '')) return false;
+  const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
+  if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
+  const statement = statementOn(syntax, path);
+  if (!statement) return false;
+  if (
+    !/expression_statement|^call$|^method_call$|defer_statement|go_statement/.test(statement.type) &&
+    statement.id !== op.call.node.id
+  )
+    return false;
+  // The statement is the call itself, awaited or not (and not `x = call`, `return call`).
+  const inner = unwrap(statement.type === 'expression_statement' ? (statement.namedChild(0) ?? statement) : statement);
+  return inner.id === op.call.node.id || unwrap(inner).id === op.call.node.id;
+}
+
+/** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
+function guardingTest(syntax: Syntax, del: Placed, gets: Placed[]): Node | undefined {
+  const fn = del.fn;
+  const delStatement = statementOn(syntax, del.path);
+  for (const { op: get, path } of gets) {
+    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
+    const bound = boundName(syntax, path);
+    const names = bound ? derivedNames(fn, bound, get.call.node.endIndex) : new Set<string>();
+    const usesResult = (condition: Node) =>
+      within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
+    for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
+      if (!conditional) continue;
+      const condition = conditional.childForFieldName('condition');
+      if (!condition || !usesResult(condition)) continue;
+      // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
+      if (within(del.op.call.node, conditional)) return condition;
+      const earlyExit =
+        !!delStatement &&
+        conditional.endIndex <= del.op.call.nameNode.startIndex &&
+        conditional.endIndex > get.call.nameNode.startIndex &&
+        within(conditional, fn) &&
+        sameBlock(delStatement, conditional, del.path) &&
+        EXIT.test(conditional.text);
+      if (earlyExit) return condition;
+    }
+  }
+  return undefined;
+}
+
+/** Whether `conditional` is a statement of the block that holds `statement` (on `path`). */
+function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
+  const index = path.findIndex((node) => node.id === statement.id);
+  const block = index > 0 ? path[index - 1] : undefined;
+  return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
+}
+
+/** Names declared in a unit outside functions, and fields a constructor sets. */
+function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
+  const { syntax } = context;
+  const out: Declaration[] = [];
+  const isFunction =
+    syntax.functions.has(unit.type) ||
+    /decorated_definition|method_declaration|function_declaration|method$/.test(unit.type);
+  const unitName =
+    unit.childForFieldName('name')?.text ??
+    unit.namedChildren.find((c) => c && syntax.functions.has(c.type))?.childForFieldName('name')?.text;
+  if (isFunction) {
+    // A helper that returns a clock reading (`getExpireTime()`): its name stands for a timestamp.
+    if (unitName && CLOCK_CALL.test(unit.text) && /\breturn\b|=>|^\s*def\b/.test(unit.text) && unit.text.length < 2000)
+      out.push({ name: unitName, literal: false, clock: true, generated: false, perProcess: false });
+    const constructor =
+      (unitName && CONSTRUCTOR.test(unitName)) ||
+      /constructor_declaration/.test(unit.type) ||
+      (unitName === context.className && !!unitName);
+    if (!constructor) return out;
+  }
+  for (const node of unit.descendantsOfType([
+    'variable_declarator',
+    'assignment',
+    'assignment_expression',
+    'short_var_declaration',
+    'var_spec',
+    'const_spec',
+    'const_element',
+    'property_element',
+    'public_field_definition',
+    'field_definition',
+    'property_declaration',
+  ])) {
+    if (!node) continue;
+    const target =
+      node.childForFieldName('name') ??
+      node.childForFieldName('left') ??
+      node.childForFieldName('property') ??
+      node.namedChild(0);
+    let value =
+      node.childForFieldName('value') ?? node.childForFieldName('right') ?? node.childForFieldName('default_value');
+    if (!value && /const_element|property_element/.test(node.type)) value = node.namedChild(node.namedChildCount - 1);
+    if (!target || !value || value.id === target.id) continue;
+    if (value.type === 'expression_list') value = value.namedChild(0) ?? value;
+    const rawName = target.type === 'expression_list' ? (target.namedChild(0)?.text ?? '') : target.text;
+    if (isFunction && !/^(this\.|self\.|@|\$this->)/.test(rawName)) continue;
+    const name = lastName(rawName);
+    if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
+    // Members are units of their own: the unit's text is the whole declaration, modifiers included.
+    const declaration = unit.text;
+    const perProcess =
+      !isFunction &&
+      (context.moduleLevel ||
+        /\bstatic\b|\bconst\b|\bfinal static\b/.test(declaration.slice(0, 200)) ||
+        syntax.grammar === 'python' ||
+        (syntax.grammar === 'ruby' && /^[A-Z]/.test(name)));
+    const unwrapped = unwrap(value);
+    out.push({
+      name,
+      literal: isConstant(unwrapped) && !NULLISH.test(unwrapped.text),
+      clock: CLOCK_CALL.test(unwrapped.text),
+      generated: GENERATED.test(unwrapped.text),
+      perProcess,
+      glob: /string|template|binary|concatenated/.test(unwrapped.type)
+        ? keyGlob(unwrapped, () => undefined)
+        : undefined,
+    });
+  }
+  return out;
+}
