@@ -296,8 +296,10 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       continue;
     }
     const shapes = new Set<string>([op.keyText!]);
-    const resolved = /^(identifier|variable_name)$/.test(op.key.type)
-      ? assignedBefore(fn, op.key.text, op.call.node.startIndex)
+    // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
+    const bare = /splat|spread|variadic/.test(op.key.type) ? (op.key.namedChild(0) ?? op.key) : op.key;
+    const resolved = /^(identifier|variable_name)$/.test(bare.type)
+      ? assignedBefore(fn, bare.text, op.call.node.startIndex)
       : undefined;
     if (resolved) shapes.add(keyText(resolved));
     const helperText = `${op.key.text} ${resolved?.text ?? ''}`;
