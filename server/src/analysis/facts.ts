@@ -398,7 +398,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
         fact.replyIgnored = replyIgnored(syntax, path, op, text);
         fact.renewal =
           op.kind === 'extend' ||
-          RENEW_NAME.test(fnName) ||
+          RENEW_NAME.test(`${fnName} ${className ?? ''}`) ||
           path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
           (inFunction && !nameOf(fn));
         break;
@@ -409,9 +409,9 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
   return out;
 
   function valueFact(value: Node, scope: Node, parameters: Node | null | undefined, at: number): ValueFact {
-    let resolved = unwrap(value);
+    let resolved = unconverted(unwrap(value));
     if (/^(identifier|variable_name)$/.test(resolved.type))
-      resolved = assignedBefore(scope, resolved.text, at) ?? resolved;
+      resolved = unconverted(assignedBefore(scope, resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
     const isName =
@@ -438,6 +438,25 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
 }
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
+const CONVERSION =
+  /^(String|str|string|Number|int|float|toString|valueOf|Itoa|FormatInt|Sprint|strval|to_s|to_i|ToString|encode|Convert\.ToString|Long\.toString|String\.valueOf|Integer\.toString|strconv\.Itoa|strconv\.FormatInt|fmt\.Sprint)$/;
+
+/** `String(x)`, `str(x)`, `x.toString()`, `String.valueOf(x)`: the value converted, not a new one. */
+function unconverted(node: Node): Node {
+  if (!/call|invocation/.test(node.type)) return node;
+  const callee = node.childForFieldName('function') ?? node.childForFieldName('name') ?? node.childForFieldName('method');
+  const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c);
+  const calleeText = callee?.text ?? '';
+  const receiver =
+    node.childForFieldName('object') ??
+    node.childForFieldName('receiver') ??
+    callee?.childForFieldName('object') ??
+    callee?.childForFieldName('operand');
+  // x.toString('hex'), x.to_s, x.encode(): the receiver is the value.
+  if (receiver && /^(toString|to_s|ToString|encode)$/.test(lastName(calleeText))) return unwrap(receiver);
+  if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText)))) return unwrap(args[0]);
+  return node;
+}
 
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
