@@ -376,7 +376,9 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
         fact.watched =
           before('watch').length > 0 ||
           group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
-          /AddCondition|\.Watch\(/.test(fn.text);
+          /AddCondition|\.Watch\(/.test(fn.text) ||
+          // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
+          path.some((node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''));
         fact.fix = fixFor(
           placed,
           group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
