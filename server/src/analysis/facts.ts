@@ -497,6 +497,9 @@ function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): 
   if (TRANSACTION.test(op.call.receiver?.text ?? '')) return false;
   const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
   if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
+  // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
+  const holder = path[path.length - 2];
+  if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id) return true;
   const statement = statementOn(syntax, path);
   if (!statement) return false;
   if (
