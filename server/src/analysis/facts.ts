@@ -417,10 +417,11 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
     const isName =
+      !/call|invocation/.test(resolved.type) &&
       /identifier|variable_name|field|member|attribute|selector|instance_variable|constant|class_constant/.test(
         resolved.type,
       );
-    const isCall = /call|invocation/.test(resolved.type) && resolved.namedChildCount <= 2;
+    const isCall = /call|invocation/.test(resolved.type) && !resolved.childForFieldName('arguments')?.namedChildCount;
     const parameter =
       isName && !!parameters && mentions(parameters, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
     const name = parameter
