@@ -188,6 +188,13 @@ function isRetryLoop(loop: Node, key: Node | undefined): boolean {
   return true;
 }
 
+/** The value of a declaration or assignment node (C#'s declarator keeps it as its last child, without a field). */
+function declaredValue(node: Node): Node | null {
+  const value = node.childForFieldName('value') ?? node.childForFieldName('right');
+  if (value) return value;
+  return node.type === 'variable_declarator' && node.namedChildCount > 1 ? node.namedChild(node.namedChildCount - 1) : null;
+}
+
 /** The value of `name` assigned in `scope` before `before`, if any. */
 function assignedBefore(scope: Node, name: string, before: number): Node | undefined {
   let found: Node | undefined;
@@ -200,7 +207,7 @@ function assignedBefore(scope: Node, name: string, before: number): Node | undef
   ])) {
     if (!declaration || declaration.startIndex > before) continue;
     const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
-    const value = declaration.childForFieldName('value') ?? declaration.childForFieldName('right');
+    const value = declaredValue(declaration);
     if (!target || !value) continue;
     const targetName = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
     const valueNode = value.type === 'expression_list' ? value.namedChild(0) : value;
@@ -225,7 +232,7 @@ function derivedNames(scope: Node, first: string, after: number): Set<string> {
     grew = false;
     for (const assignment of assignments) {
       const target = assignment.childForFieldName('name') ?? assignment.childForFieldName('left');
-      const value = assignment.childForFieldName('value') ?? assignment.childForFieldName('right');
+      const value = declaredValue(assignment);
       const name = target?.type === 'expression_list' ? target.namedChild(0)?.text : target?.text;
       if (!name || !value || names.has(name) || !/^[\w$]+$/.test(name)) continue;
       if ([...names].some((known) => mentions(value, known))) {
@@ -454,7 +461,8 @@ function unconverted(node: Node): Node {
     node.childForFieldName('object') ??
     node.childForFieldName('receiver') ??
     callee?.childForFieldName('object') ??
-    callee?.childForFieldName('operand');
+    callee?.childForFieldName('operand') ??
+    callee?.childForFieldName('expression');
   // x.toString('hex'), x.to_s, x.encode(): the receiver is the value.
   if (receiver && /^(toString|to_s|ToString|encode)$/.test(lastName(calleeText))) return unwrap(receiver);
   if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText)))) return unwrap(args[0]);
@@ -589,7 +597,7 @@ function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
       node.childForFieldName('property') ??
       node.namedChild(0);
     let value =
-      node.childForFieldName('value') ?? node.childForFieldName('right') ?? node.childForFieldName('default_value');
+      declaredValue(node) ?? node.childForFieldName('default_value');
     if (!value && /const_element|property_element/.test(node.type)) value = node.namedChild(node.namedChildCount - 1);
     if (!target || !value || value.id === target.id) continue;
     if (value.type === 'expression_list') value = value.namedChild(0) ?? value;
