@@ -144,7 +144,7 @@ function sleeps(syntax: Syntax, text: string): number[] {
     const rest = text.slice(match.index + match[0].length, match.index + match[0].length + 80);
     const call = match[1];
     const unit = match[2];
-    let argument = /^([^,()]*(?:\([^()]*\))?[^,()]*)/.exec(rest)?.[1]?.trim() ?? '';
+    let argument = /^([^,()\n;]*(?:\([^()]*\))?[^,()\n;]*)/.exec(rest)?.[1]?.trim() ?? '';
     if (call === 'setTimeout') argument = (/,\s*([^,()]+)\)/.exec(rest)?.[1] ?? '').trim();
     const literal = Number(argument.replace(/_/g, '').replace(/[lLfFdDmM]$/, ''));
     let ms = Number.NaN;
