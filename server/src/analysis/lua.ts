@@ -220,7 +220,7 @@ interface Embedded {
 
 const CONCATENATION = new Set(['binary_expression', 'binary', 'binary_operator', 'concatenated_string']);
 const STRING_NODE = /string|heredoc|nowdoc/;
-const LUA_CALL = /redis\.p?call\s*\(/g;
+const LUA_CALL = /redis\.p?call\b/g;
 
 /** Decodes one literal (quotes, prefixes, backslash escapes, heredocs) keeping each character's offset. */
 function decodeLiteral(node: Node, into: Embedded): void {
