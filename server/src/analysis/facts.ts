@@ -192,7 +192,9 @@ function isRetryLoop(loop: Node, key: Node | undefined): boolean {
 function declaredValue(node: Node): Node | null {
   const value = node.childForFieldName('value') ?? node.childForFieldName('right');
   if (value) return value;
-  return node.type === 'variable_declarator' && node.namedChildCount > 1 ? node.namedChild(node.namedChildCount - 1) : null;
+  return node.type === 'variable_declarator' && node.namedChildCount > 1
+    ? node.namedChild(node.namedChildCount - 1)
+    : null;
 }
 
 /** The value of `name` assigned in `scope` before `before`, if any. */
@@ -385,7 +387,9 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
           group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
           /AddCondition|\.Watch\(/.test(fn.text) ||
           // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
-          path.some((node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''));
+          path.some(
+            (node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''),
+          );
         fact.fix = fixFor(
           placed,
           group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
@@ -454,7 +458,8 @@ const CONVERSION =
 /** `String(x)`, `str(x)`, `x.toString()`, `String.valueOf(x)`: the value converted, not a new one. */
 function unconverted(node: Node): Node {
   if (!/call|invocation/.test(node.type)) return node;
-  const callee = node.childForFieldName('function') ?? node.childForFieldName('name') ?? node.childForFieldName('method');
+  const callee =
+    node.childForFieldName('function') ?? node.childForFieldName('name') ?? node.childForFieldName('method');
   const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c);
   const calleeText = callee?.text ?? '';
   const receiver =
@@ -465,7 +470,8 @@ function unconverted(node: Node): Node {
     callee?.childForFieldName('expression');
   // x.toString('hex'), x.to_s, x.encode(): the receiver is the value.
   if (receiver && /^(toString|to_s|ToString|encode)$/.test(lastName(calleeText))) return unwrap(receiver);
-  if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText)))) return unwrap(args[0]);
+  if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText))))
+    return unwrap(args[0]);
   return node;
 }
 
@@ -508,7 +514,8 @@ function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): 
   if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
   // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
   const holder = path[path.length - 2];
-  if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id) return true;
+  if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)
+    return true;
   const statement = statementOn(syntax, path);
   if (!statement) return false;
   if (
@@ -596,8 +603,7 @@ function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
       node.childForFieldName('left') ??
       node.childForFieldName('property') ??
       node.namedChild(0);
-    let value =
-      declaredValue(node) ?? node.childForFieldName('default_value');
+    let value = declaredValue(node) ?? node.childForFieldName('default_value');
     if (!value && /const_element|property_element/.test(node.type)) value = node.namedChild(node.namedChildCount - 1);
     if (!target || !value || value.id === target.id) continue;
     if (value.type === 'expression_list') value = value.namedChild(0) ?? value;

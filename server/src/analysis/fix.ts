@@ -61,7 +61,7 @@ export function planFix(
   let block: Node | null = calls[0].parent;
   while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) block = block.parent;
   if (!block) return undefined;
-  const statements = block.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment');
+  const statements = block.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
   const holding = statements.filter((statement) => calls.some((call) => within(call, statement)));
   const first = holding[0];
   // Without a release, the lock was held for the rest of the block: that is the body.
@@ -77,7 +77,7 @@ export function planFix(
       return;
     }
     for (const inner of innerBlocks(syntax, statement)) {
-      for (const child of inner.namedChildren) if (child && child.type !== 'comment') collect(child);
+      for (const child of inner.namedChildren) if (child && !child.type.includes('comment')) collect(child);
     }
   };
   for (const statement of statements.slice(statements.indexOf(first), statements.indexOf(last) + 1)) collect(statement);

@@ -28,7 +28,7 @@ export function listUnits(syntax: Syntax, root: Node): Unit[] {
   const units: Unit[] = [];
   const visit = (container: Node, className: string | undefined, moduleLevel: boolean) => {
     for (const child of container.namedChildren) {
-      if (!child || child.type === 'comment') continue;
+      if (!child || child.type.includes('comment')) continue;
       if (syntax.classes.has(child.type)) {
         visit(child, child.childForFieldName('name')?.text ?? className, false);
       } else if (syntax.containers.has(child.type) && !syntax.functions.has(child.type)) {
@@ -139,7 +139,7 @@ export class AnalyzedDocument {
     this.luaUnits = new Map();
     const units: { unit: LuaUnit; offset: number }[] = [];
     for (const node of tree.rootNode.namedChildren) {
-      if (!node || node.type === 'comment') continue;
+      if (!node || node.type.includes('comment')) continue;
       const part = text.slice(node.startIndex, node.endIndex);
       const unit = this.luaUnits.get(part) ?? previous.get(part) ?? detached(readLuaUnit(node, node.startIndex));
       this.luaUnits.set(part, unit);

@@ -45,7 +45,7 @@ export function keyGlob(node: Node, lookup: Lookup, depth = 0): string {
   if (/string|template|heredoc/.test(type) && !/concatenat/.test(type)) return stringGlob(value);
   if (/^(binary_expression|binary|concatenated_string|binary_operator)$/.test(type)) {
     const operator = value.childForFieldName('operator')?.text ?? value.children.find((c) => c && !c.isNamed)?.text;
-    const parts = value.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    const parts = value.namedChildren.filter((c): c is Node => !!c && !c.type.includes('comment'));
     if (operator === '%' && parts.length === 2) return formatHoles(keyGlob(parts[0], lookup, depth + 1));
     if (operator && !['+', '.', '..', '<<'].includes(operator) && type !== 'concatenated_string') return HOLE;
     return parts.map((part) => keyGlob(part, lookup, depth + 1)).join('');

@@ -74,7 +74,7 @@ export interface LuaUnit {
 }
 
 const named = (node: Node | null): Node[] =>
-  node ? node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') : [];
+  node ? node.namedChildren.filter((c): c is Node => !!c && !c.type.includes('comment')) : [];
 
 const isKeysIndex = (node: Node | undefined): boolean =>
   node?.type === 'bracket_index_expression' && node.childForFieldName('table')?.text === 'KEYS';

@@ -175,7 +175,7 @@ function commandOf(
     // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
     if (args.length === 1 && /array/.test(args[0].value.type)) {
       args = args[0].value.namedChildren
-        .filter((c): c is Node => !!c && c.type !== 'comment')
+        .filter((c): c is Node => !!c && !c.type.includes('comment'))
         .map((value) => ({ node: value, value: unwrap(value) }));
     }
     const first = args[0] && stringContent(args[0].value)?.toLowerCase();

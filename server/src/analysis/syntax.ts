@@ -39,7 +39,7 @@ export interface Syntax {
 }
 
 const named = (node: Node | null): Node[] =>
-  node ? node.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment') : [];
+  node ? node.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment')) : [];
 
 /** Arguments that are plain expressions (JS, Java, Go). */
 const plainArgs = (list: Node | null): Arg[] => named(list).map((value) => ({ node: value, value }));
