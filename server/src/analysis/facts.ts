@@ -42,6 +42,9 @@ export interface OpFact {
   /** The class (or Go receiver type) the function belongs to, by name. */
   cls?: string;
   keyText?: string;
+  /** Offsets of the key argument. */
+  keyStart?: number;
+  keyEnd?: number;
   /** Texts, helper names and globs the key stands for: two ops share a key when they share one. */
   keyShapes: string[];
   /** The key's glob (`lock:order:*`); `*` when nothing of it is literal. */
@@ -116,6 +119,8 @@ export interface UnitContext {
   moduleLevel: boolean;
   /** The Lua parser, when the document has embedded scripts to check. */
   lua?: Parser;
+  /** Names declared outside functions, for key globs (lockSites; unit facts kept across edits do without). */
+  constants?: Lookup;
 }
 
 const nameOf = (node: Node): string =>
@@ -197,50 +202,48 @@ function declaredValue(node: Node): Node | null {
     : null;
 }
 
-/** The value of `name` assigned in `scope` before `before`, if any. */
-function assignedBefore(scope: Node, name: string, before: number): Node | undefined {
-  let found: Node | undefined;
-  for (const declaration of scope.descendantsOfType([
-    'short_var_declaration',
-    'variable_declarator',
-    'assignment',
-    'assignment_expression',
-    'local_variable_declaration',
-  ])) {
-    if (!declaration || declaration.startIndex > before) continue;
+/** The assignments and declarations of a function, read once: [name, value, offset]. */
+type Assignments = { name: string; value: Node; start: number }[];
+
+const ASSIGNMENT_TYPES = [
+  'short_var_declaration',
+  'variable_declarator',
+  'assignment',
+  'assignment_expression',
+  'local_variable_declaration',
+];
+
+function assignmentsIn(scope: Node): Assignments {
+  const out: Assignments = [];
+  for (const declaration of scope.descendantsOfType(ASSIGNMENT_TYPES)) {
+    if (!declaration) continue;
     const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
     const value = declaredValue(declaration);
     if (!target || !value) continue;
-    const targetName = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
+    const name = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
     const valueNode = value.type === 'expression_list' ? value.namedChild(0) : value;
-    if (targetName === name && valueNode) found = valueNode;
+    if (name && valueNode) out.push({ name, value: valueNode, start: declaration.startIndex });
   }
+  return out;
+}
+
+/** The value last assigned to `name` before `before`, if any. */
+function assignedBefore(assignments: Assignments, name: string, before: number): Node | undefined {
+  let found: Node | undefined;
+  for (const assignment of assignments) if (assignment.start <= before && assignment.name === name) found = assignment.value;
   return found;
 }
 
 /** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
-function derivedNames(scope: Node, first: string, after: number): Set<string> {
+function derivedNames(assignments: Assignments, first: string, after: number): Set<string> {
   const names = new Set([first]);
-  const assignments = scope
-    .descendantsOfType([
-      'short_var_declaration',
-      'variable_declarator',
-      'assignment',
-      'assignment_expression',
-      'local_variable_declaration',
-    ])
-    .filter((node): node is Node => !!node && node.startIndex > after);
-  for (let grew = true; grew;) {
+  const later = assignments.filter((assignment) => assignment.start > after && /^[\w$]+$/.test(assignment.name));
+  for (let grew = true; grew; ) {
     grew = false;
-    for (const assignment of assignments) {
-      const target = assignment.childForFieldName('name') ?? assignment.childForFieldName('left');
-      const value = declaredValue(assignment);
-      const name = target?.type === 'expression_list' ? target.namedChild(0)?.text : target?.text;
-      if (!name || !value || names.has(name) || !/^[\w$]+$/.test(name)) continue;
-      if ([...names].some((known) => mentions(value, known))) {
-        names.add(name);
-        grew = true;
-      }
+    for (const { name, value } of later) {
+      if (names.has(name) || ![...names].some((known) => mentions(value, known))) continue;
+      names.add(name);
+      grew = true;
     }
   }
   return names;
@@ -259,16 +262,18 @@ interface Placed {
 export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   const { syntax, text } = context;
   const part = text.slice(unit.startIndex, unit.endIndex);
-  const ops = findOps(syntax, unit, text, context.mentionsRedis);
+  // Only a unit that can hold a reported operation is read from the tree (most are caches, or no Redis at all).
+  const ops = REPORTABLE.test(part) ? findOps(syntax, unit, text, context.mentionsRedis) : [];
   const lua =
     context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
       ? checkEmbeddedLua(unit, text, context.lua)
       : [];
   const declarations = readDeclarations(unit, context);
-  if (!ops.length) return { ops: [], declarations, lua };
+  // A unit of GETs and plain SETs (a cache) says nothing about locks.
+  if (!ops.some((op) => REPORTED.has(op.kind))) return { ops: [], declarations, lua };
 
   const placed: Placed[] = ops.map((op) => {
-    const path = pathTo(unit, op.call.node);
+    const path = op.path ?? pathTo(unit, op.call.node);
     let fnIndex = -1;
     for (let i = path.length - 2; i >= 0; i--) {
       if (syntax.functions.has(path[i].type)) {
@@ -295,22 +300,27 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
   const fn = group[0].fn;
   const inFunction = group[0].fnIndex >= 0;
   const params = inFunction ? (fn.childForFieldName('parameters') ?? fn.childForFieldName('receiver')) : undefined;
-  const lookup: Lookup = (name) => assignedBefore(fn, name, fn.endIndex);
+  let assignmentCache: Assignments | undefined;
+  const assignments = () => (assignmentCache ??= assignmentsIn(fn));
+  const lookup: Lookup = (name) => assignedBefore(assignments(), name, fn.endIndex) ?? context.constants?.(name);
 
   const shapesOf = new Map<RedisOp, string[]>();
   const globOf = new Map<RedisOp, string>();
-  for (const { op, path } of group) {
+  /** The texts, helpers and glob a key stands for; read on first use (most GETs never need them). */
+  const shapes = (op: RedisOp, path: Node[]): string[] => {
+    const known = shapesOf.get(op);
+    if (known) return known;
     if (!op.key) {
       shapesOf.set(op, []);
-      continue;
+      return [];
     }
-    const shapes = new Set<string>([op.keyText!]);
+    const found = new Set<string>([op.keyText!]);
     // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
     const bare = /splat|spread|variadic/.test(op.key.type) ? (op.key.namedChild(0) ?? op.key) : op.key;
     const resolved = /^(identifier|variable_name)$/.test(bare.type)
-      ? assignedBefore(fn, bare.text, op.call.node.startIndex)
+      ? assignedBefore(assignments(), bare.text, op.call.node.startIndex)
       : undefined;
-    if (resolved) shapes.add(keyText(resolved));
+    if (resolved) found.add(keyText(resolved));
     const helperText = `${op.key.text} ${resolved?.text ?? ''}`;
     // A key that is a loop variable: the loop's collection says what it holds.
     let loopHeader = '';
@@ -321,19 +331,27 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
         if (identifierPattern(unwrap(op.key).text).test(head)) {
           loopHeader = head;
           const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
-          const listed = collection ? assignedBefore(fn, lastName(collection), op.call.node.startIndex) : undefined;
+          const listed = collection
+            ? assignedBefore(assignments(), lastName(collection), op.call.node.startIndex)
+            : undefined;
           if (listed) loopHeader += ` ${listed.text}`;
           break;
         }
       }
     }
-    for (const helper of keyHelpers(`${helperText} ${loopHeader}`)) shapes.add(`fn:${helper}`);
+    for (const helper of keyHelpers(`${helperText} ${loopHeader}`)) found.add(`fn:${helper}`);
     const glob = normalizeGlob(keyGlob(resolved ?? op.key, lookup));
-    if (glob !== '*') shapes.add(`glob:${glob}`);
+    if (glob !== '*') found.add(`glob:${glob}`);
     globOf.set(op, glob);
-    shapesOf.set(op, [...shapes]);
-  }
-  const share = (a: RedisOp, b: RedisOp) => shapesOf.get(a)!.some((shape) => shapesOf.get(b)!.includes(shape));
+    const list = [...found];
+    shapesOf.set(op, list);
+    return list;
+  };
+  const pathOf = new Map(group.map((p) => [p.op, p.path]));
+  const share = (a: RedisOp, b: RedisOp) => {
+    const theirs = shapes(b, pathOf.get(b)!);
+    return shapes(a, pathOf.get(a)!).some((shape) => theirs.includes(shape));
+  };
 
   const fnName = inFunction ? functionName(group[0].path, group[0].fnIndex) : '';
   const className = classOf(syntax, group[0].path, group[0].fnIndex) ?? context.className;
@@ -347,7 +365,10 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
   const out: OpFact[] = [];
   for (const placed of group) {
     const { op, path } = placed;
+    // GETs, counters and transactions only inform the facts of the ops around them.
+    if (!REPORTED.has(op.kind)) continue;
     const keyNode = op.key;
+    const keyShapes = shapes(op, path);
     const glob = globOf.get(op);
     const fact: OpFact = {
       kind: op.kind,
@@ -359,16 +380,18 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       fnName,
       cls: className,
       keyText: op.keyText,
-      keyShapes: shapesOf.get(op)!,
+      keyStart: keyNode?.startIndex,
+      keyEnd: keyNode?.endIndex,
+      keyShapes,
       keyGlob: glob,
-      keyLockish: !!keyNode && LOCKISH.test(`${keyNode.text} ${shapesOf.get(op)!.join(' ')}`),
+      keyLockish: !!keyNode && LOCKISH.test(`${keyNode.text} ${keyShapes.join(' ')}`),
     };
     const before = (kind: OpKind) =>
       group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
     switch (op.kind) {
       case 'acquire': {
         fact.hasExpiry = op.hasExpiry;
-        fact.value = valueFact(op.value!, fn, params, op.call.node.startIndex);
+        fact.value = valueFact(op.value!, params, op.call.node.startIndex);
         fact.laterExpire = group.some(
           (p) =>
             p.op.kind === 'expire' && share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
@@ -381,7 +404,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       }
       case 'del': {
         const gets = group.filter((p) => p.op.kind === 'get' && share(p.op, op));
-        fact.guard = gets.length ? guardingTest(syntax, placed, gets)?.text : undefined;
+        fact.guard = gets.length ? guardingTest(syntax, placed, gets, assignments())?.text : undefined;
         fact.watched =
           before('watch').length > 0 ||
           group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
@@ -397,7 +420,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
         break;
       }
       case 'getset': {
-        fact.value = valueFact(op.value ?? op.call.node, fn, params, op.call.node.startIndex);
+        fact.value = valueFact(op.value ?? op.call.node, params, op.call.node.startIndex);
         // A GETSET's new value is read loosely: any clock-like word makes it a timestamp takeover.
         if (isClockReading(op.value)) fact.value.clock = true;
         fact.fix = fixFor(
@@ -421,10 +444,10 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
   }
   return out;
 
-  function valueFact(value: Node, scope: Node, parameters: Node | null | undefined, at: number): ValueFact {
+  function valueFact(value: Node, parameters: Node | null | undefined, at: number): ValueFact {
     let resolved = unconverted(unwrap(value));
     if (/^(identifier|variable_name)$/.test(resolved.type))
-      resolved = unconverted(assignedBefore(scope, resolved.text, at) ?? resolved);
+      resolved = unconverted(assignedBefore(assignments(), resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
     const isName =
@@ -452,6 +475,10 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
 }
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
+const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend']);
+/** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
+const REPORTABLE =
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval|evalsha|scriptevaluate|run)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire)['"]|\bnx\b|notexists/i;
 const CONVERSION =
   /^(String|str|string|Number|int|float|toString|valueOf|Itoa|FormatInt|Sprint|strval|to_s|to_i|ToString|encode|Convert\.ToString|Long\.toString|String\.valueOf|Integer\.toString|strconv\.Itoa|strconv\.FormatInt|fmt\.Sprint)$/;
 
@@ -529,13 +556,13 @@ function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): 
 }
 
 /** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
-function guardingTest(syntax: Syntax, del: Placed, gets: Placed[]): Node | undefined {
+function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: Assignments): Node | undefined {
   const fn = del.fn;
   const delStatement = statementOn(syntax, del.path);
   for (const { op: get, path } of gets) {
     if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
     const bound = boundName(syntax, path);
-    const names = bound ? derivedNames(fn, bound, get.call.node.endIndex) : new Set<string>();
+    const names = bound ? derivedNames(assignments, bound, get.call.node.endIndex) : new Set<string>();
     const usesResult = (condition: Node) =>
       within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
     for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
@@ -564,6 +591,27 @@ function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
   return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
 }
 
+const DECLARATION_TYPES: ReadonlySet<string> = new Set([
+  'variable_declarator',
+  'assignment',
+  'assignment_expression',
+  'short_var_declaration',
+  'var_spec',
+  'const_spec',
+  'const_element',
+  'property_element',
+  'public_field_definition',
+  'field_definition',
+  'property_declaration',
+]);
+
+/** `node` and its named descendants down to `depth` levels. */
+function shallow(node: Node, depth: number): Node[] {
+  const out = [node];
+  if (depth > 0) for (const child of node.namedChildren) if (child) out.push(...shallow(child, depth - 1));
+  return out;
+}
+
 /** Names declared in a unit outside functions, and fields a constructor sets. */
 function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
   const { syntax } = context;
@@ -584,20 +632,10 @@ function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
       (unitName === context.className && !!unitName);
     if (!constructor) return out;
   }
-  for (const node of unit.descendantsOfType([
-    'variable_declarator',
-    'assignment',
-    'assignment_expression',
-    'short_var_declaration',
-    'var_spec',
-    'const_spec',
-    'const_element',
-    'property_element',
-    'public_field_definition',
-    'field_definition',
-    'property_declaration',
-  ])) {
-    if (!node) continue;
+  // Outside functions a declaration is the unit or a child of it (C#: a grandchild); a constructor's fields are anywhere in it.
+  const nodes = isFunction ? unit.descendantsOfType([...DECLARATION_TYPES]) : shallow(unit, 2);
+  for (const node of nodes) {
+    if (!node || !DECLARATION_TYPES.has(node.type)) continue;
     const target =
       node.childForFieldName('name') ??
       node.childForFieldName('left') ??

@@ -2,44 +2,21 @@
 // what changed) until the owner drops it; the facts of each unit (an outermost function, a
 // declaration, a top-level statement) are kept by the unit's text, so after an edit only the
 // units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
-import type { Edit, Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
+import type { Edit, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import { grammarOf, type Grammar } from '../languages';
 import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
 import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
 import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD } from './ops';
 import { parserFor } from './parsers';
 import { checkFacts, DocumentFacts, type Finding } from './rules';
-import { syntaxFor, type Syntax } from './syntax';
+import { syntaxFor } from './syntax';
+import { listUnits } from './units';
 
 export type { Finding } from './rules';
+export { lockSites, type LockSite } from './sites';
 
 export function isAnalyzable(languageId: string): boolean {
   return grammarOf(languageId) !== undefined;
-}
-
-interface Unit {
-  node: Node;
-  className?: string;
-  moduleLevel: boolean;
-}
-
-/** The units of a tree: members of classes, namespaces and modules, down to (not into) functions. */
-export function listUnits(syntax: Syntax, root: Node): Unit[] {
-  const units: Unit[] = [];
-  const visit = (container: Node, className: string | undefined, moduleLevel: boolean) => {
-    for (const child of container.namedChildren) {
-      if (!child || child.type.includes('comment')) continue;
-      if (syntax.classes.has(child.type)) {
-        visit(child, child.childForFieldName('name')?.text ?? className, false);
-      } else if (syntax.containers.has(child.type) && !syntax.functions.has(child.type)) {
-        visit(child, className, moduleLevel);
-      } else {
-        units.push({ node: child, className, moduleLevel });
-      }
-    }
-  };
-  visit(root, undefined, true);
-  return units;
 }
 
 const shiftFix = (fix: OpFact['fix'], delta: number) =>
@@ -47,7 +24,7 @@ const shiftFix = (fix: OpFact['fix'], delta: number) =>
 
 /** Unit facts are kept with offsets relative to the unit's start; `delta` moves them. */
 function shift(facts: UnitFacts, delta: number): UnitFacts {
-  if (delta === 0) return facts;
+  if (delta === 0 || (!facts.ops.length && !facts.lua.length)) return facts;
   return {
     declarations: facts.declarations,
     lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
@@ -57,6 +34,8 @@ function shift(facts: UnitFacts, delta: number): UnitFacts {
       end: op.end + delta,
       callStart: op.callStart + delta,
       callEnd: op.callEnd + delta,
+      keyStart: op.keyStart === undefined ? undefined : op.keyStart + delta,
+      keyEnd: op.keyEnd === undefined ? undefined : op.keyEnd + delta,
       fn: op.fn < 0 ? op.fn : op.fn + delta,
       fix: shiftFix(op.fix, delta),
     })),
@@ -119,6 +98,7 @@ export class AnalyzedDocument {
             : read;
       }
       this.units.set(cacheKey, facts);
+      if (!facts.ops.length && !facts.declarations.length && !facts.lua.length) continue;
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
       declarations.push(...placed.declarations);

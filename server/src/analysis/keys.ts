@@ -62,7 +62,9 @@ export function keyGlob(node: Node, lookup: Lookup, depth = 0): string {
     }
     if (FORMAT_CALL.test(calleeText.replace(/^.*\b(fmt\.Sprintf|String\.format|string\.Format)$/, '$1')) && args?.[0])
       return formatHoles(keyGlob(args[0], lookup, depth + 1));
-    return HOLE;
+    // A helper of the same file that builds the key.
+    const helper = lookup(`${lastName(calleeText)}()`);
+    return helper ? keyGlob(helper, lookup, depth + 1) : HOLE;
   }
   return HOLE;
 }

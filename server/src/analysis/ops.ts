@@ -4,12 +4,15 @@
 // parsing it.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
+import { pathTo } from './tree';
 
 export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi' | 'watch' | 'incr' | 'extend';
 
 export interface RedisOp {
   kind: OpKind;
   call: Call;
+  /** The call's ancestors, from the scanned scope down to the call itself. */
+  path?: Node[];
   /** The key argument, and its text with whitespace and `this.`/`self.` removed. */
   key?: Node;
   keyText?: string;
@@ -311,10 +314,12 @@ export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis
   const part = text.slice(scope.startIndex, scope.endIndex);
   for (const match of part.matchAll(pattern)) {
     const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[a-z]/i));
-    let node: Node | null = scope.descendantForIndex(start);
+    const found = scope.descendantForIndex(start);
+    // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
+    const path = found ? pathTo(scope, found) : [];
     // Climb from the name (or the command string) to the call it belongs to.
-    for (let depth = 0; node && depth < 5; depth++, node = node.parent) {
-      const call = syntax.call(node);
+    for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
+      const call = syntax.call(path[i]);
       if (!call) continue;
       if (seen.has(call.node.id)) break;
       const isName = call.nameNode.startIndex === start;
@@ -322,7 +327,7 @@ export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis
       if (!isName && !isCommandArg) continue;
       seen.add(call.node.id);
       const op = toOp(syntax, call);
-      if (op) ops.push(op);
+      if (op) ops.push({ ...op, path: path.slice(0, i + 1) });
       break;
     }
   }
