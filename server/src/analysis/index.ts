@@ -118,11 +118,15 @@ export class AnalyzedDocument {
     const previous = this.luaUnits;
     this.luaUnits = new Map();
     const units: { unit: LuaUnit; offset: number }[] = [];
+    const aliases: string[] = [];
     for (const node of tree.rootNode.namedChildren) {
       if (!node || node.type.includes('comment')) continue;
       const part = text.slice(node.startIndex, node.endIndex);
-      const unit = this.luaUnits.get(part) ?? previous.get(part) ?? detached(readLuaUnit(node, node.startIndex));
-      this.luaUnits.set(part, unit);
+      // A statement reads differently once an alias of redis.call is declared before it.
+      const key = `${aliases.join(',')}\n${part}`;
+      const unit = this.luaUnits.get(key) ?? previous.get(key) ?? detached(readLuaUnit(node, node.startIndex, aliases));
+      aliases.push(...unit.aliases);
+      this.luaUnits.set(key, unit);
       units.push({ unit, offset: node.startIndex });
     }
     return checkLuaUnits(units);

@@ -3,6 +3,7 @@
 // statement) and on Lua embedded in string literals of the host languages (any literal that
 // calls redis.call). Calls through an alias (`local rcall = redis.call`) count as calls.
 import type { Node, Parser } from '@vscode/tree-sitter-wasm';
+import { pathTo } from './tree';
 
 /** Commands whose arguments are not keys, or whose keys are not at the usual place. */
 const NO_KEYS = new Set([
@@ -100,60 +101,80 @@ function describe(arg: Node): KeyArg {
   return { kind: 'fine' };
 }
 
-/** Reads one statement (or a whole script) of Lua: offsets relative to `base`. */
-export function readLuaUnit(node: Node, base: number): LuaUnit {
+/** Splits a list at its top-level commas (`a, f(b, c), d`). */
+function splitTopLevel(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < list.length; i++) {
+    const char = list[i];
+    if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) depth--;
+    else if (char === ',' && depth === 0) {
+      parts.push(list.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  parts.push(list.slice(from).trim());
+  return parts;
+}
+
+const ASSIGNMENT = /(?:^|[;\s(])(?:local\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?<![=~<>])=(?!=)\s*([^\n;]*)/g;
+const FOR_IN = /\bfor\s+([A-Za-z_][\w\s,]*?)\s+in\s+([^\n]*?)\s+do\b/g;
+const FOR_NUMERIC = /\bfor\s+([A-Za-z_]\w*)\s*=/g;
+const PARAMETERS = /\bfunction\b[\w.:\s]*\(([^)]*)\)/g;
+const REDIS_CALLEE = /^redis\.p?call$/;
+
+/**
+ * Reads one statement (or a whole script) of Lua; call offsets relative to `base`. Names it binds
+ * come from its text (cheap, and enough for "does this name hold a KEYS entry"); calls from the
+ * tree, found at the places the text names `redis.call`, `redis.pcall` or a known alias.
+ */
+export function readLuaUnit(node: Node, base: number, aliases: readonly string[] = []): LuaUnit {
   const unit: LuaUnit = { bindings: [], trusted: [], aliases: [], calls: [] };
   if (node.hasError) return unit;
-  for (const found of node.descendantsOfType([
-    'assignment_statement',
-    'for_generic_clause',
-    'for_numeric_clause',
-    'parameters',
-    'function_call',
-  ])) {
-    if (!found) continue;
-    switch (found.type) {
-      case 'assignment_statement': {
-        const names = named(found.namedChildren.find((c) => c?.type === 'variable_list') ?? null);
-        const values = named(found.namedChildren.find((c) => c?.type === 'expression_list') ?? null);
-        names.forEach((name, i) => {
-          if (name.type !== 'identifier') return;
-          if (isRedisCallee(values[i] ?? null)) unit.aliases.push(name.text);
-          unit.bindings.push([name.text, isKeysIndex(values[i])]);
-        });
-        break;
-      }
-      case 'for_generic_clause': {
-        const names = named(found.namedChildren.find((c) => c?.type === 'variable_list') ?? null);
-        const iterators = found.namedChildren.find((c) => c?.type === 'expression_list');
-        const overKeys = !!iterators?.descendantsOfType('identifier').some((id) => id?.text === 'KEYS');
-        names.forEach((name, i) => unit.bindings.push([name.text, overKeys && i === 1]));
-        break;
-      }
-      case 'for_numeric_clause':
-        if (found.childForFieldName('name')) unit.trusted.push(found.childForFieldName('name')!.text);
-        break;
-      case 'parameters':
-        for (const param of named(found)) if (param.type === 'identifier') unit.trusted.push(param.text);
-        break;
-      case 'function_call': {
-        const callee = found.childForFieldName('name');
-        const args = named(found.childForFieldName('arguments'));
-        const command = args[0] && stringValue(args[0]);
-        if (!callee || command === undefined) break;
-        if (!isRedisCallee(callee) && callee.type !== 'identifier') break;
-        const upper = command.toUpperCase();
-        const keyArgs = ALL_KEYS.has(upper) ? args.slice(1) : args.slice(1, 2);
-        unit.calls.push({
-          start: found.startIndex - base,
-          end: found.endIndex - base,
-          callee: isRedisCallee(callee) ? 'redis' : callee.text,
-          command: upper,
-          keys: keyArgs.map(describe),
-        });
-        break;
-      }
-    }
+  const text = node.text;
+  for (const match of text.matchAll(ASSIGNMENT)) {
+    const names = match[1].split(',').map((name) => name.trim());
+    const values = splitTopLevel(match[2]);
+    names.forEach((name, i) => {
+      const value = values[i] ?? '';
+      if (REDIS_CALLEE.test(value)) unit.aliases.push(name);
+      unit.bindings.push([name, /^KEYS\s*\[/.test(value)]);
+    });
+  }
+  for (const match of text.matchAll(FOR_IN)) {
+    const names = match[1].split(',').map((name) => name.trim());
+    const overKeys = /(?<!['"])\bKEYS\b(?!['"])/.test(match[2]);
+    names.forEach((name, i) => unit.bindings.push([name, overKeys && i === 1]));
+  }
+  for (const match of text.matchAll(FOR_NUMERIC)) unit.trusted.push(match[1]);
+  for (const match of text.matchAll(PARAMETERS)) {
+    for (const param of match[1].split(',')) if (/^[A-Za-z_]\w*$/.test(param.trim())) unit.trusted.push(param.trim());
+  }
+  const names = ['redis\\.p?call', ...[...aliases, ...unit.aliases].map((alias) => alias.replace(/\W/g, ''))];
+  const callees = new RegExp(`(?<![\\w.])(?:${names.join('|')})\\s*\\(`, 'g');
+  const seen = new Set<number>();
+  for (const match of text.matchAll(callees)) {
+    const leaf = node.descendantForIndex(node.startIndex + match.index);
+    const path = leaf ? pathTo(node, leaf) : [];
+    const call = path.reverse().find((ancestor) => ancestor.type === 'function_call');
+    if (!call || seen.has(call.id)) continue;
+    seen.add(call.id);
+    const callee = call.childForFieldName('name');
+    const args = named(call.childForFieldName('arguments'));
+    const command = args[0] && stringValue(args[0]);
+    if (!callee || command === undefined) continue;
+    if (!isRedisCallee(callee) && callee.type !== 'identifier') continue;
+    const upper = command.toUpperCase();
+    const keyArgs = ALL_KEYS.has(upper) ? args.slice(1) : args.slice(1, 2);
+    unit.calls.push({
+      start: call.startIndex - base,
+      end: call.endIndex - base,
+      callee: isRedisCallee(callee) ? 'redis' : callee.text,
+      command: upper,
+      keys: keyArgs.map(describe),
+    });
   }
   return unit;
 }
