@@ -230,7 +230,8 @@ function assignmentsIn(scope: Node): Assignments {
 /** The value last assigned to `name` before `before`, if any. */
 function assignedBefore(assignments: Assignments, name: string, before: number): Node | undefined {
   let found: Node | undefined;
-  for (const assignment of assignments) if (assignment.start <= before && assignment.name === name) found = assignment.value;
+  for (const assignment of assignments)
+    if (assignment.start <= before && assignment.name === name) found = assignment.value;
   return found;
 }
 
@@ -238,7 +239,7 @@ function assignedBefore(assignments: Assignments, name: string, before: number):
 function derivedNames(assignments: Assignments, first: string, after: number): Set<string> {
   const names = new Set([first]);
   const later = assignments.filter((assignment) => assignment.start > after && /^[\w$]+$/.test(assignment.name));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const { name, value } of later) {
       if (names.has(name) || ![...names].some((known) => mentions(value, known))) continue;

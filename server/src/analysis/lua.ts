@@ -3,7 +3,6 @@
 // statement) and on Lua embedded in string literals of the host languages (any literal that
 // calls redis.call). Calls through an alias (`local rcall = redis.call`) count as calls.
 import type { Node, Parser } from '@vscode/tree-sitter-wasm';
-import { pathTo } from './tree';
 
 /** Commands whose arguments are not keys, or whose keys are not at the usual place. */
 const NO_KEYS = new Set([
@@ -74,33 +73,6 @@ export interface LuaUnit {
   calls: LuaCall[];
 }
 
-const named = (node: Node | null): Node[] =>
-  node ? node.namedChildren.filter((c): c is Node => !!c && !c.type.includes('comment')) : [];
-
-const isKeysIndex = (node: Node | undefined): boolean =>
-  node?.type === 'bracket_index_expression' && node.childForFieldName('table')?.text === 'KEYS';
-
-const isRedisCallee = (node: Node | null): boolean =>
-  node?.type === 'dot_index_expression' &&
-  node.childForFieldName('table')?.text === 'redis' &&
-  /^p?call$/.test(node.childForFieldName('field')?.text ?? '');
-
-function stringValue(node: Node): string | undefined {
-  if (node.type !== 'string') return undefined;
-  return node.childForFieldName('content')?.text ?? '';
-}
-
-function describe(arg: Node): KeyArg {
-  if (isKeysIndex(arg)) return { kind: 'fine' };
-  if (arg.type === 'identifier') return { kind: 'name', name: arg.text };
-  if (arg.type === 'string') return { kind: 'problem', what: `the hard-coded key ${arg.text}` };
-  if (arg.type === 'bracket_index_expression' && arg.childForFieldName('table')?.text === 'ARGV')
-    return { kind: 'problem', what: 'a key taken from ARGV' };
-  if (arg.type === 'binary_expression' && arg.children.some((c) => c?.type === '..'))
-    return { kind: 'problem', what: 'a key built by concatenation' };
-  return { kind: 'fine' };
-}
-
 /** Splits a list at its top-level commas (`a, f(b, c), d`). */
 function splitTopLevel(list: string): string[] {
   const parts: string[] = [];
@@ -124,6 +96,97 @@ const FOR_IN = /\bfor\s+([A-Za-z_][\w\s,]*?)\s+in\s+([^\n]*?)\s+do\b/g;
 const FOR_NUMERIC = /\bfor\s+([A-Za-z_]\w*)\s*=/g;
 const PARAMETERS = /\bfunction\b[\w.:\s]*\(([^)]*)\)/g;
 const REDIS_CALLEE = /^redis\.p?call$/;
+
+const patterns = new Map<string, RegExp>();
+
+/** `redis.call(`, `redis.pcall(` and `alias(`, not as part of a longer name. */
+function calleePattern(aliases: string[]): RegExp {
+  const key = aliases.join(',');
+  let pattern = patterns.get(key);
+  if (!pattern) {
+    const names = ['redis\\s*\\.\\s*p?call', ...aliases.map((alias) => alias.replace(/\W/g, ''))];
+    pattern = new RegExp(`(?<![\\w.:])(${names.join('|')})\\s*\\(`, 'g');
+    patterns.set(key, pattern);
+  }
+  pattern.lastIndex = 0;
+  return pattern;
+}
+
+/** Whether `index` sits after a `--` comment marker on its line (outside quotes). */
+function inComment(text: string, index: number): boolean {
+  const line = text.slice(text.lastIndexOf('\n', index - 1) + 1, index);
+  let quote = '';
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (quote) {
+      if (char === '\\') i++;
+      else if (char === quote) quote = '';
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === '-' && line[i + 1] === '-') return true;
+  }
+  return false;
+}
+
+/** The arguments of the call whose `(` is at `open`, split at top-level commas; undefined when unbalanced. */
+function splitArguments(text: string, open: number): { list: string[]; end: number } | undefined {
+  const list: string[] = [];
+  let depth = 0;
+  let from = open + 1;
+  for (let i = open; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"' || char === "'") {
+      for (i++; i < text.length && text[i] !== char; i++) if (text[i] === '\\') i++;
+    } else if (char === '[' && /^\[=*\[/.test(text.slice(i, i + 8))) {
+      const level = /^\[(=*)\[/.exec(text.slice(i, i + 8))![1];
+      const close = text.indexOf(`]${level}]`, i);
+      if (close < 0) return undefined;
+      i = close + level.length + 1;
+    } else if (char === '-' && text[i + 1] === '-') {
+      const newline = text.indexOf('\n', i);
+      i = newline < 0 ? text.length : newline;
+    } else if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) {
+      depth--;
+      if (depth === 0) {
+        list.push(text.slice(from, i).trim());
+        return { list: list.filter((arg, n) => arg !== '' || n < list.length - 1), end: i + 1 };
+      }
+    } else if (char === ',' && depth === 1) {
+      list.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  return undefined;
+}
+
+/** The content of a string literal argument (`'DEL'`, `"del"`, `[[x]]`), else undefined. */
+function stringContent(arg: string): string | undefined {
+  return /^(['"])(.*)\1$/s.exec(arg)?.[2] ?? /^\[(=*)\[([\s\S]*)\]\1\]$/.exec(arg)?.[2];
+}
+
+/** Whether `arg` has `..` outside strings and brackets: a key built by concatenation. */
+function concatenates(arg: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < arg.length; i++) {
+    const char = arg[i];
+    if (char === '"' || char === "'") {
+      for (i++; i < arg.length && arg[i] !== char; i++) if (arg[i] === '\\') i++;
+    } else if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) depth--;
+    else if (char === '.' && arg[i + 1] === '.' && arg[i + 2] !== '.' && depth === 0) return true;
+  }
+  return false;
+}
+
+/** What a key argument is, from its text. */
+function describeText(arg: string): KeyArg {
+  if (/^KEYS\s*\[[^\]]*\]$/.test(arg)) return { kind: 'fine' };
+  if (/^[A-Za-z_]\w*$/.test(arg)) return { kind: 'name', name: arg };
+  if (stringContent(arg) !== undefined) return { kind: 'problem', what: `the hard-coded key ${arg}` };
+  if (/^ARGV\s*\[[^\]]*\]$/.test(arg)) return { kind: 'problem', what: 'a key taken from ARGV' };
+  if (concatenates(arg)) return { kind: 'problem', what: 'a key built by concatenation' };
+  return { kind: 'fine' };
+}
 
 /**
  * Reads one statement (or a whole script) of Lua; call offsets relative to `base`. Names it binds
@@ -152,28 +215,22 @@ export function readLuaUnit(node: Node, base: number, aliases: readonly string[]
   for (const match of text.matchAll(PARAMETERS)) {
     for (const param of match[1].split(',')) if (/^[A-Za-z_]\w*$/.test(param.trim())) unit.trusted.push(param.trim());
   }
-  const names = ['redis\\.p?call', ...[...aliases, ...unit.aliases].map((alias) => alias.replace(/\W/g, ''))];
-  const callees = new RegExp(`(?<![\\w.])(?:${names.join('|')})\\s*\\(`, 'g');
-  const seen = new Set<number>();
+  const callees = calleePattern([...aliases, ...unit.aliases]);
   for (const match of text.matchAll(callees)) {
-    const leaf = node.descendantForIndex(node.startIndex + match.index);
-    const path = leaf ? pathTo(node, leaf) : [];
-    const call = path.reverse().find((ancestor) => ancestor.type === 'function_call');
-    if (!call || seen.has(call.id)) continue;
-    seen.add(call.id);
-    const callee = call.childForFieldName('name');
-    const args = named(call.childForFieldName('arguments'));
-    const command = args[0] && stringValue(args[0]);
-    if (!callee || command === undefined) continue;
-    if (!isRedisCallee(callee) && callee.type !== 'identifier') continue;
+    if (inComment(text, match.index)) continue;
+    const open = match.index + match[0].length - 1;
+    const args = splitArguments(text, open);
+    if (!args) continue;
+    const command = stringContent(args.list[0] ?? '');
+    if (command === undefined) continue;
     const upper = command.toUpperCase();
-    const keyArgs = ALL_KEYS.has(upper) ? args.slice(1) : args.slice(1, 2);
+    const keyArgs = ALL_KEYS.has(upper) ? args.list.slice(1) : args.list.slice(1, 2);
     unit.calls.push({
-      start: call.startIndex - base,
-      end: call.endIndex - base,
-      callee: isRedisCallee(callee) ? 'redis' : callee.text,
+      start: node.startIndex + match.index - base,
+      end: node.startIndex + args.end - base,
+      callee: REDIS_CALLEE.test(match[1].replace(/\s+/g, '')) ? 'redis' : match[1],
       command: upper,
-      keys: keyArgs.map(describe),
+      keys: keyArgs.map(describeText),
     });
   }
   return unit;

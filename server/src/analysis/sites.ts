@@ -44,7 +44,8 @@ function constantsOf(syntax: Syntax, root: Node): Lookup {
       const name = unit.node.childForFieldName('name')?.text;
       const returns = unit.node.descendantsOfType('return_statement');
       const returned = returns.length === 1 ? returns[0]?.namedChild(0) : undefined;
-      if (name && returned) values.set(`${name}()`, returned.type === 'expression_list' ? returned.namedChild(0)! : returned);
+      if (name && returned)
+        values.set(`${name}()`, returned.type === 'expression_list' ? returned.namedChild(0)! : returned);
       continue;
     }
     for (const node of unit.node.descendantsOfType(DECLARATIONS)) {
