@@ -28,8 +28,10 @@ import { bigFile, EXTENSION, GRAMMAR, LANGUAGES, workspace, type Language, type 
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'server', 'out', 'server.js');
-/** The target of the issue: median analysis time of a 10,000-line file. */
-const TARGET_MS = 50;
+/** The targets (issue 17): a keystroke in a 10,000-line file, a cold open against a bare parse, the server's memory. */
+const KEYSTROKE_TARGET_MS = 20;
+const COLD_TARGET_RATIO = 1.3;
+const MEMORY_TARGET_MB = 300;
 /** The server's quiet time after a keystroke before it re-checks (server/src/server.ts). */
 const DEBOUNCE_MS = 150;
 
@@ -499,8 +501,8 @@ async function main(): Promise<void> {
       incremental === undefined ? '-' : ms(incremental),
       (cold / parse).toFixed(2),
       incremental === undefined ? (edit / parse).toFixed(2) : (edit / incremental).toFixed(2),
-      edit < TARGET_MS ? 'met' : 'MISSED',
-      cold < TARGET_MS ? 'met' : 'MISSED',
+      edit <= KEYSTROKE_TARGET_MS ? 'met' : 'MISSED',
+      cold / parse <= COLD_TARGET_RATIO ? 'met' : 'MISSED',
     ];
   });
   console.log(
@@ -516,8 +518,8 @@ async function main(): Promise<void> {
         '(d) incr parse ms',
         '(a)/(c)',
         '(b)/(d)',
-        `(b) < ${TARGET_MS} ms`,
-        `(a) < ${TARGET_MS} ms`,
+        `(b) <= ${KEYSTROKE_TARGET_MS} ms`,
+        `(a)/(c) <= ${COLD_TARGET_RATIO}`,
       ],
       rows,
     ),
@@ -527,12 +529,11 @@ async function main(): Promise<void> {
     rules; what a didOpen costs. (b) edit: one AnalyzedDocument kept across runs; a one-character
     insert or delete (alternately) inside a string literal in the middle of the file, doc.edit()
     then analyze(newText): the incremental reparse plus the rules over the whole file; what every
-    keystroke costs after the debounce. (c) parse: bare parserFor(grammar).parse(text) of the same
-    text (luaparse.parse with ranges for Lua), the floor any tree-sitter linter pays on open.
-    (d) incr parse: bare tree.edit() + parser.parse(newText, oldTree) after the same keystroke, the
-    floor of (b). Lua has no incremental parser: its (b) is a full luaparse + checks, compared
-    with (c). Times are medians in ms; the ${TARGET_MS} ms target ("median analysis time") is judged
-    on (b), the per-keystroke path, and shown for (a) as well.`);
+    keystroke costs after the debounce (only the units whose text changed are read again).
+    (c) parse: bare parserFor(grammar).parse(text) of the same text (Lua too: tree-sitter's Lua
+    grammar), the floor any tree-sitter linter pays on open. (d) incr parse: bare tree.edit() +
+    parser.parse(newText, oldTree) after the same keystroke, the floor of (b). Times are medians in
+    ms; targets: (b) <= ${KEYSTROKE_TARGET_MS} ms, (a) <= ${COLD_TARGET_RATIO} x (c).`);
 
   // Part 2: the workspace, in process first (the floor), then in the server.
   const files = workspace(fileCount);
@@ -637,6 +638,7 @@ async function main(): Promise<void> {
       String(server.bigDiagnostics.get(file.language)),
       ms(median(samples)),
       ms(Math.max(...samples)),
+      median(samples) <= KEYSTROKE_TARGET_MS ? 'met' : 'MISSED',
     ];
   });
   console.log(
@@ -650,6 +652,7 @@ async function main(): Promise<void> {
         'diagnostics',
         `keystroke ms (minus ${DEBOUNCE_MS} ms debounce), median`,
         'max',
+        `median <= ${KEYSTROKE_TARGET_MS} ms`,
       ],
       serverRows,
     ),
@@ -672,28 +675,26 @@ async function main(): Promise<void> {
   const reused = server.afterReopen.rssKb <= server.afterClose.rssKb * 1.05;
   console.log(`
 VmRSS and VmHWM of the server process (node + the tree-sitter runtime), read while it idles.
-Open documents keep their syntax tree (for incremental reparses and quick fixes) in
-tree-sitter's WebAssembly memory, which can grow but never shrink: closing frees the trees
-inside it, not the pages. Opening the workspace again ${reused ? 'stayed within 5 % of the closed RSS:\nthe freed memory is reused, not leaked' : `GREW the RSS by ${mb(server.afterReopen.rssKb - server.afterClose.rssKb)}:\nmemory is not reused (a leak?)`}.
+Only the documents edited most recently keep their syntax tree (tree-sitter's WebAssembly
+memory, which can grow but never shrink); the others keep their findings and unit facts and
+reparse on demand. Target with the ${files.length} workspace files open: <= ${MEMORY_TARGET_MB} MB VmRSS, ${server.afterWorkspace.rssKb / 1024 <= MEMORY_TARGET_MB ? 'met' : 'MISSED'}. Opening the workspace again ${reused ? 'stayed within 5 % of the closed RSS:\nthe freed memory is reused, not leaked' : `GREW the RSS by ${mb(server.afterReopen.rssKb - server.afterClose.rssKb)}:\nmemory is not reused (a leak?)`}.
 server exit code after shutdown + exit: ${server.exitCode}`);
 
   // Summary: the numbers the README quotes.
-  const treeSitter = results.filter((r) => r.incremental.length);
-  const luaResult = results.find((r) => !r.incremental.length)!;
   const range = (values: number[]) => `${ms(Math.min(...values))} to ${ms(Math.max(...values))} ms`;
   const editMedians = results.map((r) => median(r.edit));
   const coldMedians = results.map((r) => median(r.cold));
-  const slowest = treeSitter.reduce((a, b) => (median(a.edit) >= median(b.edit) ? a : b));
-  const editMet = editMedians.filter((v) => v < TARGET_MS).length;
-  const coldMet = coldMedians.filter((v) => v < TARGET_MS).length;
+  const slowest = results.reduce((a, b) => (median(a.edit) >= median(b.edit) ? a : b));
+  const editMet = editMedians.filter((v) => v <= KEYSTROKE_TARGET_MS).length;
+  const coldMet = results.filter((r) => median(r.cold) / median(r.parse) <= COLD_TARGET_RATIO).length;
   const released = server.afterBig.rssKb - server.afterClose.rssKb;
   console.log(`
 summary
-- ${bigLines.toLocaleString('en')}-line file, per keystroke (b): ${range(treeSitter.map((r) => median(r.edit)))} for the 8 tree-sitter languages, ${ms(median(luaResult.edit))} ms for Lua (a full reparse); slowest tree-sitter language ${slowest.file.language}. Target < ${TARGET_MS} ms: ${editMet === results.length ? 'met' : 'MISSED'} (met in ${editMet}/${results.length} languages).
-- ${bigLines.toLocaleString('en')}-line file, cold (a): ${range(coldMedians)}, ${range(results.map((r) => median(r.cold) / median(r.parse))).replace(/ ms/g, '')} x a bare parse; under ${TARGET_MS} ms in ${coldMet}/${results.length} languages.
+- ${bigLines.toLocaleString('en')}-line file, per keystroke (b): ${range(editMedians)}; slowest ${slowest.file.language}. Target <= ${KEYSTROKE_TARGET_MS} ms: ${editMet === results.length ? 'met' : 'MISSED'} (met in ${editMet}/${results.length} languages).
+- ${bigLines.toLocaleString('en')}-line file, cold (a): ${range(coldMedians)}, ${range(results.map((r) => median(r.cold) / median(r.parse))).replace(/ ms/g, '')} x a bare parse. Target <= ${COLD_TARGET_RATIO} x: met in ${coldMet}/${results.length} languages.
 - in the server, a keystroke in a ${bigLines.toLocaleString('en')}-line file: ${range(bigFiles.map((f) => median(server.keystrokeMs.get(f.language)!)))} after the ${DEBOUNCE_MS} ms debounce.
 - workspace of ${files.length.toLocaleString('en')} files (${workspaceLines.toLocaleString('en')} lines): ${(server.workspaceMs / 1000).toFixed(1)} s in the server (${(files.length / (server.workspaceMs / 1000)).toFixed(0)} files/s, ${server.workspaceDiagnostics} diagnostics), ${(server.workspaceMs / workspaceParse).toFixed(2)} x a bare parse of the same files in process (${(workspaceParse / 1000).toFixed(1)} s); ${(server.reopenMs / 1000).toFixed(1)} s (${(server.reopenMs / workspaceParse).toFixed(2)} x) when opened again.
-- server memory: ${mb(server.idle.rssKb)} idle, ${mb(server.afterWorkspace.rssKb)} with the workspace open, ${mb(server.afterBig.rssKb)} with the ${bigLines.toLocaleString('en')}-line files too (peak ${mb(server.afterBig.hwmKb)}), ${mb(server.afterClose.rssKb)} after closing everything (${released >= 0 ? `${mb(released)} given back` : `${mb(-released)} more`}), ${mb(server.afterReopen.rssKb)} after opening the workspace again.
+- server memory: ${mb(server.idle.rssKb)} idle, ${mb(server.afterWorkspace.rssKb)} with the workspace open (target <= ${MEMORY_TARGET_MB} MB), ${mb(server.afterBig.rssKb)} with the ${bigLines.toLocaleString('en')}-line files too (peak ${mb(server.afterBig.hwmKb)}), ${mb(server.afterClose.rssKb)} after closing everything (${released >= 0 ? `${mb(released)} given back` : `${mb(-released)} more`}), ${mb(server.afterReopen.rssKb)} after opening the workspace again.
 (whole benchmark: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s)`);
 }
 
