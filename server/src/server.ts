@@ -1,7 +1,7 @@
 // The Locksmith language server. The transport comes from the command line: --stdio for any
 // LSP editor, --node-ipc when the extension starts it. Documents are kept here (not with
 // TextDocuments) because each edit also goes to the document's tree-sitter tree. Only the most
-// recently edited documents keep a tree (the next keystroke reparses incrementally); the others
+// recently opened or edited documents keep a tree (a keystroke reparses incrementally); the others
 // drop theirs after each check and keep only their unit facts, so a large workspace costs little.
 import { fileURLToPath } from 'node:url';
 import {
@@ -25,7 +25,7 @@ const connection = createConnection(ProposedFeatures.all);
 const SOURCE = 'Redis Locksmith';
 /** Quiet time after a keystroke before the document is checked again. */
 const DEBOUNCE_MS = 150;
-/** Documents that keep their syntax tree between checks: the ones edited most recently. */
+/** Documents that keep their syntax tree between checks: the ones opened or edited most recently. */
 const TREES_KEPT = 8;
 
 interface OpenDocument {
@@ -38,7 +38,7 @@ interface OpenDocument {
 }
 
 const documents = new Map<string, OpenDocument>();
-/** URIs of the documents edited most recently, oldest first (at most TREES_KEPT). */
+/** URIs of the documents opened or edited most recently, oldest first (at most TREES_KEPT). */
 const recentlyEdited: string[] = [];
 const docs = ruleDocs();
 let canConfigure = false;
@@ -143,7 +143,7 @@ connection.onDidChangeConfiguration(({ settings }: { settings: unknown }) => {
   recheckAll();
 });
 
-/** Marks a document as edited: it keeps its tree, and the one edited longest ago beyond TREES_KEPT drops its own. */
+/** Marks a document as in use: it keeps its tree, and the one used longest ago beyond TREES_KEPT drops its own. */
 function touch(uri: string): void {
   const at = recentlyEdited.indexOf(uri);
   if (at >= 0) recentlyEdited.splice(at, 1);
@@ -160,6 +160,8 @@ connection.onDidOpenTextDocument(({ textDocument }) => {
     analyzedVersion: -1,
   };
   documents.set(textDocument.uri, open);
+  // A document just opened is likely on screen: it keeps its tree like one just edited.
+  touch(textDocument.uri);
   schedule(open, 0);
 });
 

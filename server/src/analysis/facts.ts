@@ -83,8 +83,6 @@ export interface Declaration {
   generated: boolean;
   /** Module level, static or class attribute: one value for every acquisition in the process. */
   perProcess: boolean;
-  /** The declared value, for key globs (lockSites). */
-  glob?: string;
 }
 
 export interface UnitFacts {
@@ -659,16 +657,15 @@ function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
         syntax.grammar === 'python' ||
         (syntax.grammar === 'ruby' && /^[A-Z]/.test(name)));
     const unwrapped = unwrap(value);
-    out.push({
+    const declared: Declaration = {
       name,
       literal: isConstant(unwrapped) && !NULLISH.test(unwrapped.text),
       clock: CLOCK_CALL.test(unwrapped.text),
       generated: GENERATED.test(unwrapped.text),
       perProcess,
-      glob: /string|template|binary|concatenated/.test(unwrapped.type)
-        ? keyGlob(unwrapped, () => undefined)
-        : undefined,
-    });
+    };
+    // Only names that can make a value constant or a timestamp matter to the rules.
+    if (declared.literal || declared.clock || (declared.generated && perProcess)) out.push(declared);
   }
   return out;
 }

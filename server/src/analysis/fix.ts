@@ -59,7 +59,11 @@ export function planFix(
   if (!calls.length || !acquire?.key) return undefined;
   // The deepest block holding every lock call.
   let block: Node | null = calls[0].parent;
-  while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) block = block.parent;
+  while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) {
+    // No block inside the function (an expression-bodied member): nothing to put the guard in.
+    if (syntax.functions.has(block.type)) return undefined;
+    block = block.parent;
+  }
   if (!block) return undefined;
   const statements = block.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
   const holding = statements.filter((statement) => calls.some((call) => within(call, statement)));

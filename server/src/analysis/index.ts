@@ -47,8 +47,8 @@ const detached = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export class AnalyzedDocument {
   private tree: Tree | undefined;
-  /** Unit facts by the unit's text (and what else they depend on), offsets relative to the unit. */
-  private units = new Map<string, UnitFacts>();
+  /** Unit facts by the unit's text, with what else they depend on; offsets relative to the unit. */
+  private units = new Map<string, { context: string; facts: UnitFacts }>();
   private luaUnits = new Map<string, LuaUnit>();
   private readonly grammar: Grammar | undefined;
 
@@ -80,7 +80,7 @@ export class AnalyzedDocument {
     const tree = await this.parse(this.grammar, text);
     if (!tree) return [];
     const lua = mentionsLua ? await parserFor('lua') : undefined;
-    const flags = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
+    const tag = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
     const previous = this.units;
     this.units = new Map();
     const ops: OpFact[] = [];
@@ -88,17 +88,18 @@ export class AnalyzedDocument {
     const luaFindings: LuaFinding[] = [];
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
-      const cacheKey = `${flags}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}\n${text.slice(node.startIndex, node.endIndex)}`;
-      let facts = this.units.get(cacheKey) ?? previous.get(cacheKey);
+      // Keyed by the unit's text (a slice of the document, no copy); what else the facts depend on is checked on a hit.
+      const part = text.slice(node.startIndex, node.endIndex);
+      const context = `${tag}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}`;
+      const kept = this.units.get(part) ?? previous.get(part);
+      let facts = kept?.context === context ? kept.facts : undefined;
       if (!facts) {
         const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
-        facts =
-          read.ops.length || read.declarations.length || read.lua.length
-            ? detached(shift(read, -node.startIndex))
-            : read;
+        if (!read.ops.length && !read.declarations.length && !read.lua.length) continue;
+        facts = detached(shift(read, -node.startIndex));
       }
-      this.units.set(cacheKey, facts);
-      if (!facts.ops.length && !facts.declarations.length && !facts.lua.length) continue;
+      // Units with nothing to say are not kept: reading them again is cheaper than remembering them.
+      this.units.set(part, { context, facts });
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
       declarations.push(...placed.declarations);
