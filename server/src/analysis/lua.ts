@@ -277,8 +277,22 @@ export function checkLuaUnits(units: { unit: LuaUnit; offset: number }[]): LuaFi
   return findings;
 }
 
+/** Problems of recently checked scripts by their text: the same release script is embedded again and again. */
+const checkedScripts = new Map<string, LuaFinding[]>();
+const SCRIPTS_KEPT = 256;
+
 /** LOCK007 for a whole script text (one parse, one unit). */
 export function checkLuaScript(parser: Parser, source: string): LuaFinding[] {
+  let findings = checkedScripts.get(source);
+  if (!findings) {
+    findings = readLuaScript(parser, source);
+    if (checkedScripts.size >= SCRIPTS_KEPT) checkedScripts.delete(checkedScripts.keys().next().value!);
+    checkedScripts.set(source, findings);
+  }
+  return findings;
+}
+
+function readLuaScript(parser: Parser, source: string): LuaFinding[] {
   // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
   const tree = parser.parse(source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)));
   if (!tree) return [];
