@@ -10,6 +10,7 @@ import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD } from './ops';
 import { parserFor } from './parsers';
 import { checkFacts, DocumentFacts, type Finding } from './rules';
 import { syntaxFor } from './syntax';
+import { UnitCache } from './unitCache';
 import { listUnits } from './units';
 
 export type { Finding } from './rules';
@@ -47,9 +48,9 @@ const detached = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export class AnalyzedDocument {
   private tree: Tree | undefined;
-  /** Unit facts by the unit's text, with what else they depend on; offsets relative to the unit. */
-  private units = new Map<string, { context: string; facts: UnitFacts }>();
-  private luaUnits = new Map<string, LuaUnit>();
+  /** Unit facts, offsets relative to the unit. */
+  private readonly units = new UnitCache<UnitFacts>();
+  private readonly luaUnits = new UnitCache<LuaUnit>();
   private readonly grammar: Grammar | undefined;
 
   constructor(readonly languageId: string) {
@@ -59,11 +60,8 @@ export class AnalyzedDocument {
   /** Tells the kept tree about an edit before the next `analyze` (offsets in UTF-16 units). */
   edit(edit: Edit): void {
     this.tree?.edit(edit);
-  }
-
-  /** Whether a tree is kept (for an incremental reparse on the next `analyze`). */
-  get hasTree(): boolean {
-    return this.tree !== undefined;
+    this.units.recordEdit(edit);
+    this.luaUnits.recordEdit(edit);
   }
 
   /** The findings for `text`, reusing the tree and the unit facts from the previous call where they still fit. */
@@ -81,30 +79,25 @@ export class AnalyzedDocument {
     if (!tree) return [];
     const lua = mentionsLua ? await parserFor('lua') : undefined;
     const tag = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
-    const previous = this.units;
-    this.units = new Map();
     const ops: OpFact[] = [];
     const declarations: Declaration[] = [];
     const luaFindings: LuaFinding[] = [];
+    this.units.begin();
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
-      // Keyed by the unit's text (a slice of the document, no copy); what else the facts depend on is checked on a hit.
-      const part = text.slice(node.startIndex, node.endIndex);
       const context = `${tag}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}`;
-      const kept = this.units.get(part) ?? previous.get(part);
-      let facts = kept?.context === context ? kept.facts : undefined;
-      if (!facts) {
+      const facts = this.units.get(text, node.startIndex, node.endIndex, context, () => {
         const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
-        if (!read.ops.length && !read.declarations.length && !read.lua.length) continue;
-        facts = detached(shift(read, -node.startIndex));
-      }
-      // Units with nothing to say are not kept: reading them again is cheaper than remembering them.
-      this.units.set(part, { context, facts });
+        const says = read.ops.length || read.declarations.length || read.lua.length;
+        return says ? detached(shift(read, -node.startIndex)) : undefined;
+      });
+      if (!facts) continue;
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
       declarations.push(...placed.declarations);
       luaFindings.push(...placed.lua);
     }
+    this.units.end();
     const findings = [...checkFacts(new DocumentFacts(ops, declarations)), ...luaFindings];
     return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
   }
@@ -116,20 +109,19 @@ export class AnalyzedDocument {
     }
     const tree = await this.parse('lua', text);
     if (!tree) return [];
-    const previous = this.luaUnits;
-    this.luaUnits = new Map();
     const units: { unit: LuaUnit; offset: number }[] = [];
     const aliases: string[] = [];
+    this.luaUnits.begin();
     for (const node of tree.rootNode.namedChildren) {
       if (!node || node.type.includes('comment')) continue;
-      const part = text.slice(node.startIndex, node.endIndex);
       // A statement reads differently once an alias of redis.call is declared before it.
-      const key = `${aliases.join(',')}\n${part}`;
-      const unit = this.luaUnits.get(key) ?? previous.get(key) ?? detached(readLuaUnit(node, node.startIndex, aliases));
+      const unit = this.luaUnits.get(text, node.startIndex, node.endIndex, aliases.join(','), () =>
+        detached(readLuaUnit(node, node.startIndex, aliases)),
+      )!;
       aliases.push(...unit.aliases);
-      this.luaUnits.set(key, unit);
       units.push({ unit, offset: node.startIndex });
     }
+    this.luaUnits.end();
     return checkLuaUnits(units);
   }
 
@@ -141,10 +133,12 @@ export class AnalyzedDocument {
     return this.tree;
   }
 
-  /** Frees the syntax tree (the next `analyze` parses from scratch) and keeps the unit facts. */
+  /** Frees the syntax tree (the next `analyze` parses from scratch); unit facts stay, found again by their text. */
   dropTree(): void {
     this.tree?.delete();
     this.tree = undefined;
+    this.units.forgetPositions();
+    this.luaUnits.forgetPositions();
   }
 
   dispose(): void {
