@@ -21,6 +21,8 @@ export interface ValueFact {
   clock: boolean;
   /** A name to look up among the file's declarations (`LOCK_VALUE`, `this.token`, `expireAt()`). */
   name?: string;
+  /** The value is the result of calling `name`: only what it returns (a clock reading) counts. */
+  called?: boolean;
 }
 
 export interface RetryFact {
@@ -101,6 +103,12 @@ const GENERATED =
 const NULLISH = /^(null|nil|none|undefined)$/i;
 const CONSTRUCTOR = /^(__init__|initialize|constructor|__construct|init)$/;
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
+/** Calls that run a callback again and again: a renewal inside one is a watchdog. */
+const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
+
+const callee = (call: Node): string =>
+  (call.childForFieldName('function') ?? call.childForFieldName('name') ?? call.childForFieldName('method'))?.text ??
+  '';
 const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
 
 const SLEEP_CALL =
@@ -431,11 +439,14 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       case 'expire':
       case 'extend': {
         fact.replyIgnored = replyIgnored(syntax, path, op, text);
+        // A lease cut to under a second is an expiry forced on purpose, not a renewal.
+        const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
         fact.renewal =
-          op.kind === 'extend' ||
-          RENEW_NAME.test(`${fnName} ${className ?? ''}`) ||
-          path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
-          (inFunction && !nameOf(fn));
+          !forcedExpiry &&
+          (op.kind === 'extend' ||
+            RENEW_NAME.test(`${fnName} ${className ?? ''}`) ||
+            path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
+            path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
         break;
       }
     }
@@ -469,7 +480,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
               ),
             )
           : undefined;
-    return { text: value.text, constant, clock, name };
+    return { text: value.text, constant, clock, name, ...(isCall && { called: true }) };
   }
 }
 

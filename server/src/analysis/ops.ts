@@ -80,6 +80,7 @@ const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringge
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
+const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
 /** eval/run of a script that extends a lease (LOCK009): the script's name or text says so. */
 const EXTEND_SCRIPT = /extend|renew|expire|heartbeat/i;
 
@@ -188,6 +189,9 @@ function commandOf(
   const kind = METHODS[method];
   if (!kind) return undefined;
   if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
+  // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
+  if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
+    return undefined;
   if (kind === 'extend') {
     // eval(script, ...), evalsha(sha, ...), script.Run(ctx, rdb, ...): the script names what it does.
     const script = method === 'run' ? call.receiver : call.args[0]?.value;

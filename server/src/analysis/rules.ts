@@ -80,6 +80,7 @@ export class DocumentFacts {
     const value = op.value;
     if (!value) return undefined;
     if (value.constant) return 'literal';
+    if (value.called) return undefined;
     const declared = this.declared(value.name);
     if (declared.some((d) => d.literal)) return 'literal';
     if (declared.some((d) => d.perProcess && d.generated)) return 'process';
