@@ -80,6 +80,8 @@ const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringge
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
+/** A Go context argument: `ctx`, `c`, `context.Background()`, `r.Context()`, `tctx`. */
+const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\(\)|[\w.]*\.Context\(\))$/i;
 const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
 /** eval/run of a script that extends a lease (LOCK009): the script's name or text says so. */
 const EXTEND_SCRIPT = /extend|renew|expire|heartbeat/i;
@@ -198,8 +200,11 @@ function commandOf(
     if (!script || !EXTEND_SCRIPT.test(script.text.slice(0, 400))) return undefined;
     if (method === 'run' && syntax.grammar !== 'go') return undefined;
   }
-  // go-redis passes a context first.
-  const args = syntax.grammar === 'go' && call.args.length > 1 ? call.args.slice(1) : call.args;
+  // go-redis passes a context first; a project's own wrapper (`store.SetNX(key, value, ttl)`) may not.
+  const args =
+    syntax.grammar === 'go' && call.args.length > 1 && GO_CONTEXT.test(call.args[0].value.text)
+      ? call.args.slice(1)
+      : call.args;
   return { kind, name: method, args, generic: false };
 }
 

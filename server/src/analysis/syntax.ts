@@ -295,11 +295,13 @@ const STRING = /string|char/;
 const NUMBER =
   /^(number|integer|float|decimal_integer_literal|int_literal|integer_literal|real_literal|float_literal|decimal_floating_point_literal)$/;
 const BOOLEAN = /^(true|false|boolean|boolean_literal|simple_symbol|null_literal|nil|none)$/;
+/** Boxed constants: `Boolean.TRUE`, `Boolean.FALSE`. */
+const CONSTANT_OBJECT = /^Boolean\.(?:TRUE|FALSE)$/;
 
 /** A constant literal: a string without interpolation, a number or a boolean. */
 export function isConstant(node: Node): boolean {
   const value = unwrap(node);
-  if (NUMBER.test(value.type) || BOOLEAN.test(value.type)) return true;
+  if (NUMBER.test(value.type) || BOOLEAN.test(value.type) || CONSTANT_OBJECT.test(value.text)) return true;
   if (!STRING.test(value.type)) return false;
   return !value.descendantsOfType(INTERPOLATION_TYPES).length;
 }
