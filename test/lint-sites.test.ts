@@ -118,6 +118,6 @@ test('Java: static final constants, concatenation and String.format; a fixture',
 
 test('no sites: other languages, Lua, a file without acquires', async () => {
   assert.deepEqual(await lockSites('kotlin', 'redis.setnx("lock:a", 1)'), []);
-  assert.deepEqual(await lockSites('lua', "redis.call('SET', KEYS[1], ARGV[1], 'NX')"), []);
+  assert.deepEqual(await lockSites('lua', "redis.call('SET', 'lock:a', ARGV[1], 'NX')"), []);
   assert.deepEqual(await lockSites('python', 'import redis\nr = redis.Redis()\nr.get("lock:a")\n'), []);
 });

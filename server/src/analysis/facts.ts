@@ -299,6 +299,9 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
     byFunction.set(p.fn.id, list);
   }
   for (const group of byFunction.values()) facts.push(...functionFacts(group, context));
+  // A fix reaches no further than its unit (broken code can put an acquire outside any function).
+  for (const fact of facts)
+    if (fact.fix && !(fact.fix.start >= unit.startIndex && fact.fix.end <= unit.endIndex)) delete fact.fix;
   return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
 }
 
@@ -366,8 +369,11 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
     group
       .filter((p) => p.op.key && share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
       .map((p) => p.op);
+  // Outside functions the statements around a lock belong to other units: no fix is planned there.
   const fixFor = (lock: Placed, acquire: Placed | undefined) =>
-    planFix(syntax, lockOps(lock.op), acquire?.op, acquire && boundName(syntax, acquire.path), text);
+    inFunction
+      ? planFix(syntax, lockOps(lock.op), acquire?.op, acquire && boundName(syntax, acquire.path), text)
+      : undefined;
 
   const out: OpFact[] = [];
   for (const placed of group) {

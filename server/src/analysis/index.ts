@@ -85,12 +85,14 @@ export class AnalyzedDocument {
     this.units.begin();
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
-      const context = `${tag}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}`;
-      const facts = this.units.get(text, node.startIndex, node.endIndex, context, () => {
+      const read = () => {
         const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
         const says = read.ops.length || read.declarations.length || read.lua.length;
         return says ? detached(shift(read, -node.startIndex)) : undefined;
-      });
+      };
+      // A unit with a syntax error reads differently as the code around it changes: never kept.
+      const context = `${tag}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}:${node.type}`;
+      const facts = node.hasError ? read() : this.units.get(text, node.startIndex, node.endIndex, context, read);
       if (!facts) continue;
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
