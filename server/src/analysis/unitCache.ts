@@ -67,7 +67,8 @@ export class UnitCache<T> {
     let entry: Entry<T> | undefined = this.untouched.get(start);
     if (!entry || entry.end !== end || entry.context !== context) {
       const part = text.slice(start, end);
-      const byText = this.nextText.get(part) ?? this.byText.get(part);
+      // A first analysis has nothing to find by text: no unit's text is hashed for nothing.
+      const byText = this.byText.size ? (this.nextText.get(part) ?? this.byText.get(part)) : undefined;
       if (byText && byText.context === context) {
         entry = { ...byText, start, end };
       } else {
