@@ -7,10 +7,16 @@
 import type { Node, Parser } from '@vscode/tree-sitter-wasm';
 import { planFix, type FixPlan } from './fix';
 import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
+import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
+import { retryOf, type RetryFact } from './retry';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
+import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
+
+export type { Declaration } from './declarations';
+export type { RetryFact } from './retry';
 
 /** A value as the rules see it (LOCK005, LOCK006). */
 export interface ValueFact {
@@ -23,11 +29,6 @@ export interface ValueFact {
   name?: string;
   /** The value is the result of calling `name`: only what it returns (a clock reading) counts. */
   called?: boolean;
-}
-
-export interface RetryFact {
-  /** The shortest sleep in the loop in ms; undefined when the loop does not sleep at all. */
-  sleepMs?: number;
 }
 
 export interface OpFact {
@@ -74,34 +75,12 @@ export interface OpFact {
   fix?: FixPlan;
 }
 
-/** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
-export interface Declaration {
-  name: string;
-  /** A literal, whatever the name. */
-  literal: boolean;
-  /** A clock reading, or a function that returns one. */
-  clock: boolean;
-  /** Generated (uuid, random): once per process when `perProcess`. */
-  generated: boolean;
-  /** Module level, static or class attribute: one value for every acquisition in the process. */
-  perProcess: boolean;
-}
-
 export interface UnitFacts {
   ops: OpFact[];
   declarations: Declaration[];
   lua: LuaFinding[];
 }
 
-const CLOCK_CALL =
-  /currentTimeMillis|nanoTime|\btime\.time\b|\btime\(\)|Date\.now|new Date\b|getTime\(\)|\btime\.Now\b|Time\.now|DateTime\.(?:Utc)?Now|DateTimeOffset\.(?:Utc)?Now|microtime|\bInstant\.now|LocalDateTime\.now|\bos\.time|\bnow\(\)\.timestamp|datetime\.(?:utc)?now|\.Unix(?:Milli|Nano)?\(\)|\bUnixNano\b|Carbon::now|\bDate\.now|ToUnixTime(?:Milliseconds|Seconds)|Process\.clock_gettime/;
-/** Names that hold an expiry time when nothing else says what they hold. */
-const CLOCK_NAME =
-  /^(?:expires?|expires?_?at|expir(?:y|ation)(?:_?time)?|deadline|valid_?until|lock_?until|timestamp|expire_?time|lock_?time(?:out_?at)?)$/i;
-const GENERATED =
-  /uuid|guid|random|rand\(|\brand\b|nanoid|token_hex|token_urlsafe|urandom|ObjectId|SecureRandom|uniqid|ulid/i;
-const NULLISH = /^(null|nil|none|undefined)$/i;
-const CONSTRUCTOR = /^(__init__|initialize|constructor|__construct|init)$/;
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
 /** Calls that run a callback again and again: a renewal inside one is a watchdog. */
 const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
@@ -110,10 +89,6 @@ const callee = (call: Node): string =>
   (call.childForFieldName('function') ?? call.childForFieldName('name') ?? call.childForFieldName('method'))?.text ??
   '';
 const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
-
-const SLEEP_CALL =
-  /\b(time\.sleep|asyncio\.sleep|gevent\.sleep|Thread\.sleep|Thread\.Sleep|Task\.Delay|time\.Sleep|time\.After|usleep|time_nanosleep|setTimeout|TimeUnit\.(\w+)\.sleep|parkNanos|sleep|delay|Sleep|Delay|wait)\s*\(?\s*/g;
-const SPIN = /onSpinWait|SpinWait|Task\.Yield|Thread\.yield|runtime\.Gosched/;
 
 export interface UnitContext {
   syntax: Syntax;
@@ -129,9 +104,7 @@ export interface UnitContext {
   constants?: Lookup;
 }
 
-const nameOf = (node: Node): string =>
-  node.childForFieldName('name')?.text ??
-  (node.type === 'lambda' || /arrow|lambda|func_literal|anonymous|closure/.test(node.type) ? '' : '');
+const nameOf = (node: Node): string => node.childForFieldName('name')?.text ?? '';
 
 /** A function's name, or the variable/property a function expression is assigned to. */
 function functionName(path: Node[], index: number): string {
@@ -145,67 +118,6 @@ function functionName(path: Node[], index: number): string {
     if (name && !within(fn, name)) return name.text;
   }
   return '';
-}
-
-/** Sleep durations found in `text`, in ms; NaN where the duration is not a literal. */
-function sleeps(syntax: Syntax, text: string): number[] {
-  const found: number[] = [];
-  if (SPIN.test(text)) found.push(0);
-  for (const match of text.matchAll(SLEEP_CALL)) {
-    const rest = text.slice(match.index + match[0].length, match.index + match[0].length + 80);
-    const call = match[1];
-    const unit = match[2];
-    let argument = /^([^,()\n;]*(?:\([^()]*\))?[^,()\n;]*)/.exec(rest)?.[1]?.trim() ?? '';
-    if (call === 'setTimeout') argument = (/,\s*([^,()]+)\)/.exec(rest)?.[1] ?? '').trim();
-    const literal = Number(argument.replace(/_/g, '').replace(/[lLfFdDmM]$/, ''));
-    let ms = Number.NaN;
-    if (syntax.grammar === 'go') {
-      const go = /^(?:(\d+(?:\.\d+)?)\s*\*\s*)?time\.(Nanosecond|Microsecond|Millisecond|Second)$/.exec(
-        argument.replace(/\s+/g, ''),
-      );
-      if (go) {
-        const scale = { Nanosecond: 1e-6, Microsecond: 1e-3, Millisecond: 1, Second: 1000 }[go[2]]!;
-        ms = Number(go[1] ?? 1) * scale;
-      }
-    } else if (/TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.test(argument)) {
-      const [, span, amount] = /TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.exec(argument)!;
-      ms = Number(amount) * (span === 'Seconds' ? 1000 : 1);
-    } else if (!Number.isNaN(literal) && argument !== '') {
-      if (call === 'usleep') ms = literal / 1000;
-      else if (call === 'parkNanos') ms = literal / 1e6;
-      else if (unit)
-        ms = literal * ({ MILLISECONDS: 1, SECONDS: 1000, MICROSECONDS: 1e-3, NANOSECONDS: 1e-6 }[unit] ?? Number.NaN);
-      else if (/Thread\.sleep|Thread\.Sleep|Task\.Delay|setTimeout|delay|Delay/.test(call)) ms = literal;
-      else if (/^(sleep|wait)$/.test(call) && /javascript|typescript|tsx/.test(syntax.grammar)) ms = literal;
-      else ms = literal * 1000;
-    }
-    found.push(ms);
-  }
-  return found;
-}
-
-/** Whether a loop retries (a condition, a counter, forever) rather than walking a collection the key comes from. */
-function isRetryLoop(loop: Node, key: Node | undefined): boolean {
-  const header = loop.text.slice(
-    0,
-    Math.max(0, (loop.childForFieldName('body')?.startIndex ?? loop.endIndex) - loop.startIndex),
-  );
-  const forEach =
-    /\bfor\s*\(?\s*(?:const|let|var|final)?\s*[\w$, ]*?\b(\w+)\s+(?:in|of|:)\s/.exec(header) ??
-    /foreach\s*\(.*\bas\s+\$?(\w+)/.exec(header) ??
-    /\bfor\s+[\w, ]*?(\w+)\s*:?=\s*range\b/.exec(header);
-  if (forEach && key && identifierPattern(forEach[1]).test(key.text)) return false;
-  if (/\bin\s+(?:self\.|this\.)?\w*(?:keys|locks|names|items|resources|ids)\b/i.test(header)) return false;
-  return true;
-}
-
-/** The value of a declaration or assignment node (C#'s declarator keeps it as its last child, without a field). */
-function declaredValue(node: Node): Node | null {
-  const value = node.childForFieldName('value') ?? node.childForFieldName('right');
-  if (value) return value;
-  return node.type === 'variable_declarator' && node.namedChildCount > 1
-    ? node.namedChild(node.namedChildCount - 1)
-    : null;
 }
 
 /** The assignments and declarations of a function, read once: [name, value, offset]. */
@@ -495,29 +407,6 @@ const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expi
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
   /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval|evalsha|scriptevaluate|run)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire)['"]|\bnx\b|notexists/i;
-const CONVERSION =
-  /^(String|str|string|Number|int|float|toString|valueOf|Itoa|FormatInt|Sprint|strval|to_s|to_i|ToString|encode|Convert\.ToString|Long\.toString|String\.valueOf|Integer\.toString|strconv\.Itoa|strconv\.FormatInt|fmt\.Sprint)$/;
-
-/** `String(x)`, `str(x)`, `x.toString()`, `String.valueOf(x)`: the value converted, not a new one. */
-function unconverted(node: Node): Node {
-  if (!/call|invocation/.test(node.type)) return node;
-  const callee =
-    node.childForFieldName('function') ?? node.childForFieldName('name') ?? node.childForFieldName('method');
-  const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c);
-  const calleeText = callee?.text ?? '';
-  const receiver =
-    node.childForFieldName('object') ??
-    node.childForFieldName('receiver') ??
-    callee?.childForFieldName('object') ??
-    callee?.childForFieldName('operand') ??
-    callee?.childForFieldName('expression');
-  // x.toString('hex'), x.to_s, x.encode(): the receiver is the value.
-  if (receiver && /^(toString|to_s|ToString|encode)$/.test(lastName(calleeText))) return unwrap(receiver);
-  if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText))))
-    return unwrap(args[0]);
-  return node;
-}
-
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
   if (fnIndex >= 0) {
@@ -527,25 +416,6 @@ function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefi
   for (let i = path.length - 1; i >= 0; i--) {
     if (syntax.classes.has(path[i].type))
       return path[i].childForFieldName('name')?.text ?? `class@${path[i].startIndex}`;
-  }
-  return undefined;
-}
-
-/** The retry loop around an acquire that sleeps under 10 ms or not at all (LOCK010), if any. */
-function retryOf(syntax: Syntax, path: Node[], fnIndex: number, key: Node | undefined): RetryFact | undefined {
-  for (let i = path.length - 2; i > fnIndex; i--) {
-    const loop = path[i];
-    const isLoop =
-      syntax.loops.has(loop.type) ||
-      (syntax.grammar === 'ruby' &&
-        /^(do_block|block)$/.test(loop.type) &&
-        /\b(loop|times|until|while)\b/.test(path[i - 1]?.text.slice(0, 40) ?? ''));
-    if (!isLoop) continue;
-    if (!isRetryLoop(loop, key)) return undefined;
-    const found = sleeps(syntax, loop.text);
-    if (!found.length) return {};
-    if (found.some((ms) => Number.isNaN(ms) || ms >= 10)) return undefined;
-    return { sleepMs: Math.min(...found) };
   }
   return undefined;
 }
@@ -605,84 +475,4 @@ function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
   const index = path.findIndex((node) => node.id === statement.id);
   const block = index > 0 ? path[index - 1] : undefined;
   return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
-}
-
-const DECLARATION_TYPES: ReadonlySet<string> = new Set([
-  'variable_declarator',
-  'assignment',
-  'assignment_expression',
-  'short_var_declaration',
-  'var_spec',
-  'const_spec',
-  'const_element',
-  'property_element',
-  'public_field_definition',
-  'field_definition',
-  'property_declaration',
-]);
-
-/** `node` and its named descendants down to `depth` levels. */
-function shallow(node: Node, depth: number): Node[] {
-  const out = [node];
-  if (depth > 0) for (const child of node.namedChildren) if (child) out.push(...shallow(child, depth - 1));
-  return out;
-}
-
-/** Names declared in a unit outside functions, and fields a constructor sets. */
-function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
-  const { syntax } = context;
-  const out: Declaration[] = [];
-  const isFunction =
-    syntax.functions.has(unit.type) ||
-    /decorated_definition|method_declaration|function_declaration|method$/.test(unit.type);
-  const unitName =
-    unit.childForFieldName('name')?.text ??
-    unit.namedChildren.find((c) => c && syntax.functions.has(c.type))?.childForFieldName('name')?.text;
-  if (isFunction) {
-    // A helper that returns a clock reading (`getExpireTime()`): its name stands for a timestamp.
-    if (unitName && CLOCK_CALL.test(unit.text) && /\breturn\b|=>|^\s*def\b/.test(unit.text) && unit.text.length < 2000)
-      out.push({ name: unitName, literal: false, clock: true, generated: false, perProcess: false });
-    const constructor =
-      (unitName && CONSTRUCTOR.test(unitName)) ||
-      /constructor_declaration/.test(unit.type) ||
-      (unitName === context.className && !!unitName);
-    if (!constructor) return out;
-  }
-  // Outside functions a declaration is the unit or a child of it (C#: a grandchild); a constructor's fields are anywhere in it.
-  const nodes = isFunction ? unit.descendantsOfType([...DECLARATION_TYPES]) : shallow(unit, 2);
-  for (const node of nodes) {
-    if (!node || !DECLARATION_TYPES.has(node.type)) continue;
-    const target =
-      node.childForFieldName('name') ??
-      node.childForFieldName('left') ??
-      node.childForFieldName('property') ??
-      node.namedChild(0);
-    let value = declaredValue(node) ?? node.childForFieldName('default_value');
-    if (!value && /const_element|property_element/.test(node.type)) value = node.namedChild(node.namedChildCount - 1);
-    if (!target || !value || value.id === target.id) continue;
-    if (value.type === 'expression_list') value = value.namedChild(0) ?? value;
-    const rawName = target.type === 'expression_list' ? (target.namedChild(0)?.text ?? '') : target.text;
-    if (isFunction && !/^(this\.|self\.|@|\$this->)/.test(rawName)) continue;
-    const name = lastName(rawName);
-    if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
-    // Members are units of their own: the unit's text is the whole declaration, modifiers included.
-    const declaration = unit.text;
-    const perProcess =
-      !isFunction &&
-      (context.moduleLevel ||
-        /\bstatic\b|\bconst\b|\bfinal static\b/.test(declaration.slice(0, 200)) ||
-        syntax.grammar === 'python' ||
-        (syntax.grammar === 'ruby' && /^[A-Z]/.test(name)));
-    const unwrapped = unwrap(value);
-    const declared: Declaration = {
-      name,
-      literal: isConstant(unwrapped) && !NULLISH.test(unwrapped.text),
-      clock: CLOCK_CALL.test(unwrapped.text),
-      generated: GENERATED.test(unwrapped.text),
-      perProcess,
-    };
-    // Only names that can make a value constant or a timestamp matter to the rules.
-    if (declared.literal || declared.clock || (declared.generated && perProcess)) out.push(declared);
-  }
-  return out;
 }
