@@ -4,12 +4,10 @@
 // their own (the only files the webview may load); and the static snippet files, rendered from
 // the pack and the templates. Runs under tsx (`node --import tsx esbuild.mjs`).
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import process from 'node:process';
 import * as esbuild from 'esbuild';
-import { GRAMMARS } from './server/src/analysis/parsers.ts';
 import { loadPack } from './pack/pack.ts';
+import { GRAMMARS, packagedWasm } from './server/src/analysis/parsers.ts';
 import { writeStaticSnippets } from './snippets/static.ts';
 
 const production = process.argv.includes('--production');
@@ -39,11 +37,9 @@ const contexts = await Promise.all([
   }),
 ]);
 writeStaticSnippets(import.meta.dirname, loadPack());
-const grammarDir = dirname(createRequire(import.meta.url).resolve('@vscode/tree-sitter-wasm'));
 mkdirSync('server/out/wasm', { recursive: true });
-for (const file of ['tree-sitter.wasm', ...GRAMMARS.map((grammar) => `tree-sitter-${grammar}.wasm`)]) {
-  copyFileSync(join(grammarDir, file), join('server/out/wasm', file));
-}
+copyFileSync(packagedWasm('runtime'), 'server/out/wasm/tree-sitter.wasm');
+for (const grammar of GRAMMARS) copyFileSync(packagedWasm(grammar), `server/out/wasm/tree-sitter-${grammar}.wasm`);
 if (watch) {
   await Promise.all(contexts.map((context) => context.watch()));
 } else {

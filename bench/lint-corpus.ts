@@ -2,13 +2,13 @@
 // handlers, loops, string handling, read-through caches on a Redis client) with a few real lock
 // mistakes and a few correct locks among it. Deterministic: the same seed gives the same files.
 import type { RuleCode } from '../server/src/catalogue';
-import type { Grammar } from '../server/src/analysis/parsers';
+import type { Grammar } from '../server/src/languages';
 
 export const LANGUAGES = ['javascript', 'typescript', 'python', 'java', 'go', 'php', 'csharp', 'ruby', 'lua'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** The tree-sitter grammar of each language; Lua is parsed by luaparse. */
-export const GRAMMAR: Record<Language, Grammar | undefined> = {
+/** The tree-sitter grammar of each language. */
+export const GRAMMAR: Record<Language, Grammar> = {
   javascript: 'javascript',
   typescript: 'typescript',
   python: 'python',
@@ -17,7 +17,7 @@ export const GRAMMAR: Record<Language, Grammar | undefined> = {
   php: 'php',
   csharp: 'c-sharp',
   ruby: 'ruby',
-  lua: undefined,
+  lua: 'lua',
 };
 
 export const EXTENSION: Record<Language, string> = {

@@ -3,7 +3,7 @@
 // analysis with analyzeText (full parse + rules), (b) the per-keystroke path: one
 // AnalyzedDocument, a one-character edit in the middle, doc.edit(...) then analyze(newText),
 // against the floor measured in the same run: (c) a bare tree-sitter full parse of the same text
-// (luaparse for Lua) and (d) a bare incremental reparse after the same edit. Part 2: the built
+// and (d) a bare incremental reparse after the same edit. Part 2: the built
 // server (`node server/out/server.js --stdio`) over vscode-jsonrpc: didOpen of 2,000 files
 // until every publishDiagnostics arrived, against the same files parsed in process; then the
 // 10,000-line files opened in it too, keystrokes sent to them, everything closed; the server's
@@ -15,7 +15,6 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as luaparse from 'luaparse';
 import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
 import {
   createMessageConnection,
@@ -29,8 +28,10 @@ import { bigFile, EXTENSION, GRAMMAR, LANGUAGES, workspace, type Language, type 
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'server', 'out', 'server.js');
-/** The target of the issue: median analysis time of a 10,000-line file. */
-const TARGET_MS = 50;
+/** The targets (issue 17): a keystroke in a 10,000-line file, a cold open against a bare parse, the server's memory. */
+const KEYSTROKE_TARGET_MS = 20;
+const COLD_TARGET_RATIO = 1.3;
+const MEMORY_TARGET_MB = 300;
 /** The server's quiet time after a keystroke before it re-checks (server/src/server.ts). */
 const DEBOUNCE_MS = 150;
 
@@ -55,16 +56,9 @@ function table(header: string[], rows: string[][]): string {
   ].join('\n');
 }
 
-const luaParse = (text: string) => luaparse.parse(text, { ranges: true, luaVersion: '5.1' });
-
 /** Parses `file` bare (the floor); throws on a syntax error, since the corpus must be clean. */
 async function bareParse(file: SourceFile): Promise<void> {
-  const grammar = GRAMMAR[file.language];
-  if (!grammar) {
-    luaParse(file.text);
-    return;
-  }
-  const tree = (await parserFor(grammar)).parse(file.text);
+  const tree = (await parserFor(GRAMMAR[file.language])).parse(file.text);
   const broken = !tree || tree.rootNode.hasError;
   tree?.delete();
   if (broken) throw new Error(`${file.name} (${file.language}) does not parse cleanly: fix bench/lint-corpus.ts`);
@@ -125,13 +119,12 @@ interface BigResult {
   cold: number[];
   edit: number[];
   parse: number[];
-  /** Bare incremental reparse after the same edit; empty for Lua (luaparse has none). */
+  /** Bare incremental reparse after the same edit. */
   incremental: number[];
 }
 
 async function measureBig(file: SourceFile, runs: number, warmup: number): Promise<BigResult> {
-  const grammar = GRAMMAR[file.language];
-  const parser = grammar && (await parserFor(grammar));
+  const parser = await parserFor(GRAMMAR[file.language]);
   const findings = (await analyzeText(file.language, file.text)).length;
   const at = editPoint(file);
 
@@ -140,7 +133,7 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
   await document.analyze(file.text);
   let documentText = file.text;
   let documentInserted = false;
-  let floorTree: Tree | undefined = parser ? (parser.parse(file.text) ?? undefined) : undefined;
+  let floorTree: Tree | undefined = parser.parse(file.text) ?? undefined;
   let floorText = file.text;
   let floorInserted = false;
 
@@ -166,8 +159,6 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
         documentInserted = !documentInserted;
         if (found.length !== findings)
           throw new Error(`${file.language}: after a keystroke ${found.length} findings, not ${findings}`);
-        if (document.syntaxTree?.rootNode.hasError)
-          throw new Error(`${file.language}: the edited document no longer parses cleanly`);
         // Only the analysis is timed: the caller's bookkeeping runs outside.
         result.edit.push(elapsed);
       },
@@ -175,15 +166,11 @@ async function measureBig(file: SourceFile, runs: number, warmup: number): Promi
     {
       samples: result.parse,
       run: () => {
-        if (!parser) {
-          luaParse(file.text);
-          return;
-        }
         parser.parse(file.text)?.delete();
       },
     },
   ];
-  if (parser) {
+  {
     variants.push({
       samples: result.incremental,
       run: () => {
@@ -514,8 +501,8 @@ async function main(): Promise<void> {
       incremental === undefined ? '-' : ms(incremental),
       (cold / parse).toFixed(2),
       incremental === undefined ? (edit / parse).toFixed(2) : (edit / incremental).toFixed(2),
-      edit < TARGET_MS ? 'met' : 'MISSED',
-      cold < TARGET_MS ? 'met' : 'MISSED',
+      edit <= KEYSTROKE_TARGET_MS ? 'met' : 'MISSED',
+      cold / parse <= COLD_TARGET_RATIO ? 'met' : 'MISSED',
     ];
   });
   console.log(
@@ -531,8 +518,8 @@ async function main(): Promise<void> {
         '(d) incr parse ms',
         '(a)/(c)',
         '(b)/(d)',
-        `(b) < ${TARGET_MS} ms`,
-        `(a) < ${TARGET_MS} ms`,
+        `(b) <= ${KEYSTROKE_TARGET_MS} ms`,
+        `(a)/(c) <= ${COLD_TARGET_RATIO}`,
       ],
       rows,
     ),
@@ -542,12 +529,11 @@ async function main(): Promise<void> {
     rules; what a didOpen costs. (b) edit: one AnalyzedDocument kept across runs; a one-character
     insert or delete (alternately) inside a string literal in the middle of the file, doc.edit()
     then analyze(newText): the incremental reparse plus the rules over the whole file; what every
-    keystroke costs after the debounce. (c) parse: bare parserFor(grammar).parse(text) of the same
-    text (luaparse.parse with ranges for Lua), the floor any tree-sitter linter pays on open.
-    (d) incr parse: bare tree.edit() + parser.parse(newText, oldTree) after the same keystroke, the
-    floor of (b). Lua has no incremental parser: its (b) is a full luaparse + checks, compared
-    with (c). Times are medians in ms; the ${TARGET_MS} ms target ("median analysis time") is judged
-    on (b), the per-keystroke path, and shown for (a) as well.`);
+    keystroke costs after the debounce (only the units whose text changed are read again).
+    (c) parse: bare parserFor(grammar).parse(text) of the same text (Lua too: tree-sitter's Lua
+    grammar), the floor any tree-sitter linter pays on open. (d) incr parse: bare tree.edit() +
+    parser.parse(newText, oldTree) after the same keystroke, the floor of (b). Times are medians in
+    ms; targets: (b) <= ${KEYSTROKE_TARGET_MS} ms, (a) <= ${COLD_TARGET_RATIO} x (c).`);
 
   // Part 2: the workspace, in process first (the floor), then in the server.
   const files = workspace(fileCount);
@@ -652,6 +638,7 @@ async function main(): Promise<void> {
       String(server.bigDiagnostics.get(file.language)),
       ms(median(samples)),
       ms(Math.max(...samples)),
+      median(samples) <= KEYSTROKE_TARGET_MS ? 'met' : 'MISSED',
     ];
   });
   console.log(
@@ -665,6 +652,7 @@ async function main(): Promise<void> {
         'diagnostics',
         `keystroke ms (minus ${DEBOUNCE_MS} ms debounce), median`,
         'max',
+        `median <= ${KEYSTROKE_TARGET_MS} ms`,
       ],
       serverRows,
     ),
@@ -684,31 +672,34 @@ async function main(): Promise<void> {
       memoryRows.map(([what, m]) => [what, mb(m.rssKb), mb(m.hwmKb)]),
     ),
   );
-  const reused = server.afterReopen.rssKb <= server.afterClose.rssKb * 1.05;
+  // Reopening reuses the memory the first open took when it grows the RSS by much less than that.
+  const firstOpenKb = server.afterWorkspace.rssKb - server.idle.rssKb;
+  const reopenKb = server.afterReopen.rssKb - server.afterClose.rssKb;
+  const reused = reopenKb <= firstOpenKb / 2;
   console.log(`
 VmRSS and VmHWM of the server process (node + the tree-sitter runtime), read while it idles.
-Open documents keep their syntax tree (for incremental reparses and quick fixes) in
-tree-sitter's WebAssembly memory, which can grow but never shrink: closing frees the trees
-inside it, not the pages. Opening the workspace again ${reused ? 'stayed within 5 % of the closed RSS:\nthe freed memory is reused, not leaked' : `GREW the RSS by ${mb(server.afterReopen.rssKb - server.afterClose.rssKb)}:\nmemory is not reused (a leak?)`}.
+Only the documents edited most recently keep their syntax tree (tree-sitter's WebAssembly
+memory, which can grow but never shrink); the others keep their findings and unit facts and
+reparse on demand. Target with the ${files.length} workspace files open: <= ${MEMORY_TARGET_MB} MB VmRSS, ${server.afterWorkspace.rssKb / 1024 <= MEMORY_TARGET_MB ? 'met' : 'MISSED'}.
+Opening the workspace again after closing everything grew the RSS by ${mb(Math.max(0, reopenKb))}, the first open by
+${mb(firstOpenKb)}: ${reused ? 'the freed memory is reused (what remains is garbage V8 had not collected yet)' : 'memory is NOT reused (a leak?)'}.
 server exit code after shutdown + exit: ${server.exitCode}`);
 
   // Summary: the numbers the README quotes.
-  const treeSitter = results.filter((r) => r.incremental.length);
-  const luaResult = results.find((r) => !r.incremental.length)!;
   const range = (values: number[]) => `${ms(Math.min(...values))} to ${ms(Math.max(...values))} ms`;
   const editMedians = results.map((r) => median(r.edit));
   const coldMedians = results.map((r) => median(r.cold));
-  const slowest = treeSitter.reduce((a, b) => (median(a.edit) >= median(b.edit) ? a : b));
-  const editMet = editMedians.filter((v) => v < TARGET_MS).length;
-  const coldMet = coldMedians.filter((v) => v < TARGET_MS).length;
+  const slowest = results.reduce((a, b) => (median(a.edit) >= median(b.edit) ? a : b));
+  const editMet = editMedians.filter((v) => v <= KEYSTROKE_TARGET_MS).length;
+  const coldMet = results.filter((r) => median(r.cold) / median(r.parse) <= COLD_TARGET_RATIO).length;
   const released = server.afterBig.rssKb - server.afterClose.rssKb;
   console.log(`
 summary
-- ${bigLines.toLocaleString('en')}-line file, per keystroke (b): ${range(treeSitter.map((r) => median(r.edit)))} for the 8 tree-sitter languages, ${ms(median(luaResult.edit))} ms for Lua (a full reparse); slowest tree-sitter language ${slowest.file.language}. Target < ${TARGET_MS} ms: ${editMet === results.length ? 'met' : 'MISSED'} (met in ${editMet}/${results.length} languages).
-- ${bigLines.toLocaleString('en')}-line file, cold (a): ${range(coldMedians)}, ${range(results.map((r) => median(r.cold) / median(r.parse))).replace(/ ms/g, '')} x a bare parse; under ${TARGET_MS} ms in ${coldMet}/${results.length} languages.
+- ${bigLines.toLocaleString('en')}-line file, per keystroke (b): ${range(editMedians)}; slowest ${slowest.file.language}. Target <= ${KEYSTROKE_TARGET_MS} ms: ${editMet === results.length ? 'met' : 'MISSED'} (met in ${editMet}/${results.length} languages).
+- ${bigLines.toLocaleString('en')}-line file, cold (a): ${range(coldMedians)}, ${range(results.map((r) => median(r.cold) / median(r.parse))).replace(/ ms/g, '')} x a bare parse. Target <= ${COLD_TARGET_RATIO} x: met in ${coldMet}/${results.length} languages.
 - in the server, a keystroke in a ${bigLines.toLocaleString('en')}-line file: ${range(bigFiles.map((f) => median(server.keystrokeMs.get(f.language)!)))} after the ${DEBOUNCE_MS} ms debounce.
 - workspace of ${files.length.toLocaleString('en')} files (${workspaceLines.toLocaleString('en')} lines): ${(server.workspaceMs / 1000).toFixed(1)} s in the server (${(files.length / (server.workspaceMs / 1000)).toFixed(0)} files/s, ${server.workspaceDiagnostics} diagnostics), ${(server.workspaceMs / workspaceParse).toFixed(2)} x a bare parse of the same files in process (${(workspaceParse / 1000).toFixed(1)} s); ${(server.reopenMs / 1000).toFixed(1)} s (${(server.reopenMs / workspaceParse).toFixed(2)} x) when opened again.
-- server memory: ${mb(server.idle.rssKb)} idle, ${mb(server.afterWorkspace.rssKb)} with the workspace open, ${mb(server.afterBig.rssKb)} with the ${bigLines.toLocaleString('en')}-line files too (peak ${mb(server.afterBig.hwmKb)}), ${mb(server.afterClose.rssKb)} after closing everything (${released >= 0 ? `${mb(released)} given back` : `${mb(-released)} more`}), ${mb(server.afterReopen.rssKb)} after opening the workspace again.
+- server memory: ${mb(server.idle.rssKb)} idle, ${mb(server.afterWorkspace.rssKb)} with the workspace open (target <= ${MEMORY_TARGET_MB} MB), ${mb(server.afterBig.rssKb)} with the ${bigLines.toLocaleString('en')}-line files too (peak ${mb(server.afterBig.hwmKb)}), ${mb(server.afterClose.rssKb)} after closing everything (${released >= 0 ? `${mb(released)} given back` : `${mb(-released)} more`}), ${mb(server.afterReopen.rssKb)} after opening the workspace again.
 (whole benchmark: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s)`);
 }
 

@@ -207,6 +207,39 @@ describe('settings: redisLocksmith.lint, pulled per document', () => {
   });
 });
 
+describe('settings pushed by an editor without workspace/configuration (standalone --stdio)', () => {
+  let server: LspClient;
+  before(async () => {
+    server = await LspClient.start();
+  });
+  after(async () => {
+    await server.stop();
+  });
+  const UNSAFE = "const redis = require('ioredis');\nasync function f(redis) { await redis.setnx('lock:a', 1); }\n";
+  const push = (settings: unknown) =>
+    server.connection.sendNotification('workspace/didChangeConfiguration', { settings });
+
+  test('redisLocksmith.lint from didChangeConfiguration applies, and re-checks open documents', async () => {
+    const uri = 'file:///work/pushed.js';
+    await push({ redisLocksmith: { lint: { rules: { LOCK006: 'off', LOCK002: 'error' } } } });
+    assert.deepEqual(
+      (await server.open(uri, 'javascript', UNSAFE)).map((d) => [d.code, d.severity]),
+      [['LOCK002', 1]],
+    );
+    const rechecked = server.diagnostics(uri);
+    await push({ redisLocksmith: { lint: { enable: false } } });
+    assert.deepEqual(await rechecked, []);
+    // Malformed or missing settings fall back to the defaults.
+    const restored = server.diagnostics(uri);
+    await push({ something: 'else' });
+    assert.deepEqual(
+      (await restored).map((d) => d.code),
+      ['LOCK002', 'LOCK006'],
+    );
+    await server.close(uri);
+  });
+});
+
 describe('no diagnostics on any snippet the generator writes', () => {
   let server: LspClient;
   before(async () => {

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { readPackageJson } from './packageJson';
-import { LINTED_LANGUAGES } from '../server/src/languages';
+import { isAnalyzable } from '../server/src/analysis';
+import { syntaxFor } from '../server/src/analysis/syntax';
+import { GRAMMARS, LANGUAGE_GRAMMARS, LINTED_LANGUAGES } from '../server/src/languages';
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'server', 'out', 'server.js');
@@ -50,4 +52,18 @@ test('the manifest: entry point built, engine 1.100, activation on the linted la
     manifest.activationEvents,
     LINTED_LANGUAGES.map((language) => `onLanguage:${language}`),
   );
+});
+
+test('one language table: every linted language has its grammar built and is analysed; nothing else is', () => {
+  const manifest = readPackageJson(ROOT);
+  const lintLanguages = manifest.contributes.configuration.properties['redisLocksmith.lint.languages'].items?.enum;
+  assert.deepEqual(lintLanguages, Object.keys(LANGUAGE_GRAMMARS));
+  for (const language of LINTED_LANGUAGES) {
+    assert.ok(isAnalyzable(language), language);
+    // Lua files have their own checks; every other language has host-language rules.
+    assert.equal(syntaxFor(language) === undefined, LANGUAGE_GRAMMARS[language] === 'lua', language);
+  }
+  for (const grammar of GRAMMARS)
+    assert.ok(existsSync(join(ROOT, 'server', 'out', 'wasm', `tree-sitter-${grammar}.wasm`)));
+  for (const other of ['kotlin', 'rust', 'plaintext', 'toString']) assert.equal(isAnalyzable(other), false, other);
 });

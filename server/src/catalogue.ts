@@ -1,6 +1,16 @@
 // The lint rules: codes, one-line titles and README anchors. The server reports them, the
 // manifest's settings list them, the README has one section each (tests keep the three in step).
-export const RULE_CODES = ['LOCK001', 'LOCK002', 'LOCK003', 'LOCK004', 'LOCK005', 'LOCK006', 'LOCK007'] as const;
+export const RULE_CODES = [
+  'LOCK001',
+  'LOCK002',
+  'LOCK003',
+  'LOCK004',
+  'LOCK005',
+  'LOCK006',
+  'LOCK007',
+  'LOCK009',
+  'LOCK010',
+] as const;
 export type RuleCode = (typeof RULE_CODES)[number];
 
 export const RULE_TITLES: Record<RuleCode, string> = {
@@ -11,6 +21,8 @@ export const RULE_TITLES: Record<RuleCode, string> = {
   LOCK005: 'Timestamp value and GETSET takeover',
   LOCK006: 'Constant lock value: no owner identity',
   LOCK007: 'Lua script touches keys not passed in KEYS',
+  LOCK009: 'Lease renewal whose reply is ignored',
+  LOCK010: 'Retry loop that polls without sleeping',
 };
 
 export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;

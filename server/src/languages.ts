@@ -1,15 +1,29 @@
-// VS Code language ids whose sources the language server checks; package.json's
-// activationEvents list the same ids (a test keeps the two in step).
-export const LINTED_LANGUAGES = [
-  'javascript',
-  'javascriptreact',
-  'typescript',
-  'typescriptreact',
-  'python',
-  'java',
-  'go',
-  'php',
-  'csharp',
-  'ruby',
-  'lua',
-] as const;
+// The one table of linted languages: VS Code language id -> the tree-sitter grammar that parses
+// it. The server parses with it, the extension's client selects documents by its keys, and
+// package.json's activationEvents and lint.languages enum list the same ids (tests keep them in
+// step). No imports: the extension bundle reads this file too.
+export const LANGUAGE_GRAMMARS = {
+  javascript: 'javascript',
+  javascriptreact: 'javascript',
+  typescript: 'typescript',
+  typescriptreact: 'tsx',
+  python: 'python',
+  java: 'java',
+  go: 'go',
+  php: 'php',
+  csharp: 'c-sharp',
+  ruby: 'ruby',
+  lua: 'lua',
+} as const;
+
+export type LintedLanguage = keyof typeof LANGUAGE_GRAMMARS;
+export type Grammar = (typeof LANGUAGE_GRAMMARS)[LintedLanguage];
+
+export const LINTED_LANGUAGES = Object.keys(LANGUAGE_GRAMMARS) as LintedLanguage[];
+
+/** Each grammar once, in table order. */
+export const GRAMMARS: readonly Grammar[] = [...new Set(Object.values(LANGUAGE_GRAMMARS))];
+
+export function grammarOf(languageId: string): Grammar | undefined {
+  return Object.hasOwn(LANGUAGE_GRAMMARS, languageId) ? LANGUAGE_GRAMMARS[languageId as LintedLanguage] : undefined;
+}

@@ -1,6 +1,8 @@
 // The Locksmith language server. The transport comes from the command line: --stdio for any
 // LSP editor, --node-ipc when the extension starts it. Documents are kept here (not with
-// TextDocuments) because each edit also goes to the document's tree-sitter tree.
+// TextDocuments) because each edit also goes to the document's tree-sitter tree. Only the most
+// recently opened or edited documents keep a tree (a keystroke reparses incrementally); the others
+// drop theirs after each check and keep only their unit facts, so a large workspace costs little.
 import { fileURLToPath } from 'node:url';
 import {
   CodeActionKind,
@@ -24,6 +26,8 @@ const connection = createConnection(ProposedFeatures.all);
 const SOURCE = 'Redis Locksmith';
 /** Quiet time after a keystroke before the document is checked again. */
 const DEBOUNCE_MS = 150;
+/** Documents that keep their syntax tree between checks: the ones opened or edited most recently. */
+const TREES_KEPT = 8;
 
 interface OpenDocument {
   text: TextDocument;
@@ -35,10 +39,14 @@ interface OpenDocument {
 }
 
 const documents = new Map<string, OpenDocument>();
+/** URIs of the documents opened or edited most recently, oldest first (at most TREES_KEPT). */
+const recentlyEdited: string[] = [];
 const docs = ruleDocs();
 /** The script pack the quick fixes embed, read once at start. */
 const pack = loadPack();
 let canConfigure = false;
+/** Settings pushed with didChangeConfiguration, for editors without workspace/configuration. */
+let pushedSettings: LintSettings = DEFAULT_LINT_SETTINGS;
 let workspaceRoots: string[] = [];
 const settingsCache = new Map<string, Promise<LintSettings>>();
 
@@ -50,7 +58,7 @@ const SEVERITY: Record<string, DiagnosticSeverity> = {
 };
 
 function settingsFor(uri: string): Promise<LintSettings> {
-  if (!canConfigure) return Promise.resolve(DEFAULT_LINT_SETTINGS);
+  if (!canConfigure) return Promise.resolve(pushedSettings);
   let settings = settingsCache.get(uri);
   if (!settings) {
     settings = connection.workspace
@@ -88,6 +96,7 @@ async function check(uri: string): Promise<void> {
   const enabled =
     settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
   const findings = enabled ? await open.analysis.analyze(open.text.getText()) : [];
+  if (!recentlyEdited.includes(uri)) open.analysis.dropTree();
   // A newer edit arrived while this ran: its own check publishes.
   if (documents.get(uri) !== open || open.text.version !== version) return;
   open.findings = findings;
@@ -128,7 +137,22 @@ connection.onInitialize((params) => {
   };
 });
 
-connection.onDidChangeConfiguration(recheckAll);
+connection.onDidChangeConfiguration(({ settings }: { settings: unknown }) => {
+  // Editors without workspace/configuration push the settings: `{ redisLocksmith: { lint: {...} } }`.
+  if (!canConfigure) {
+    const section = (settings as { redisLocksmith?: { lint?: unknown } } | null)?.redisLocksmith?.lint;
+    pushedSettings = readSettings(section);
+  }
+  recheckAll();
+});
+
+/** Marks a document as in use: it keeps its tree, and the one used longest ago beyond TREES_KEPT drops its own. */
+function touch(uri: string): void {
+  const at = recentlyEdited.indexOf(uri);
+  if (at >= 0) recentlyEdited.splice(at, 1);
+  recentlyEdited.push(uri);
+  while (recentlyEdited.length > TREES_KEPT) documents.get(recentlyEdited.shift()!)?.analysis.dropTree();
+}
 
 connection.onDidOpenTextDocument(({ textDocument }) => {
   if (!isAnalyzable(textDocument.languageId)) return;
@@ -139,12 +163,15 @@ connection.onDidOpenTextDocument(({ textDocument }) => {
     analyzedVersion: -1,
   };
   documents.set(textDocument.uri, open);
+  // A document just opened is likely on screen: it keeps its tree like one just edited.
+  touch(textDocument.uri);
   schedule(open, 0);
 });
 
 connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => {
   const open = documents.get(textDocument.uri);
   if (!open) return;
+  touch(textDocument.uri);
   for (const change of contentChanges) {
     if ('range' in change) {
       const before = open.text;
@@ -164,7 +191,7 @@ connection.onDidChangeTextDocument(({ textDocument, contentChanges }) => {
       });
     } else {
       // A whole new text: the old tree says nothing about it.
-      open.analysis.dispose();
+      open.analysis.dropTree();
       open.text = TextDocument.update(open.text, [change], textDocument.version);
     }
   }
@@ -177,6 +204,7 @@ connection.onDidCloseTextDocument(({ textDocument }) => {
   clearTimeout(open.timer);
   open.analysis.dispose();
   documents.delete(textDocument.uri);
+  if (recentlyEdited.includes(textDocument.uri)) recentlyEdited.splice(recentlyEdited.indexOf(textDocument.uri), 1);
   settingsCache.delete(textDocument.uri);
   void connection.sendDiagnostics({ uri: textDocument.uri, diagnostics: [] });
 });

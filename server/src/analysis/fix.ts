@@ -4,6 +4,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { RedisOp } from './ops';
 import type { Syntax } from './syntax';
+import { mentions, within } from './tree';
 
 export interface FixPlan {
   /** UTF-16 offsets of the replaced statements. */
@@ -22,8 +23,6 @@ export interface FixPlan {
 
 /** Clauses whose code does not run while holding the lock: else, catch, rescue. */
 const NOT_GUARDED = /else|catch|except|rescue|alternative/;
-
-const within = (inner: Node, outer: Node) => inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
 
 /** Removes a statement's own indentation from its continuation lines. */
 function dedent(node: Node): string {
@@ -60,16 +59,19 @@ export function planFix(
   if (!calls.length || !acquire?.key) return undefined;
   // The deepest block holding every lock call.
   let block: Node | null = calls[0].parent;
-  while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) block = block.parent;
+  while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) {
+    // No block inside the function (an expression-bodied member): nothing to put the guard in.
+    if (syntax.functions.has(block.type)) return undefined;
+    block = block.parent;
+  }
   if (!block) return undefined;
-  const statements = block.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment');
+  const statements = block.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
   const holding = statements.filter((statement) => calls.some((call) => within(call, statement)));
   const first = holding[0];
   // Without a release, the lock was held for the rest of the block: that is the body.
   const hasRelease = ops.some((op) => op.kind === 'del' || op.kind === 'getset');
   const last = hasRelease ? holding[holding.length - 1] : statements[statements.length - 1];
-  const mentionsBound = (node: Node) =>
-    !!boundName && new RegExp(`(^|[^\\w$])${boundName.replace(/\$/g, '\\$')}(?![\\w$])`).test(node.text);
+  const mentionsBound = (node: Node) => mentions(node, boundName);
 
   const body: string[] = [];
   const collect = (statement: Node) => {
@@ -79,7 +81,7 @@ export function planFix(
       return;
     }
     for (const inner of innerBlocks(syntax, statement)) {
-      for (const child of inner.namedChildren) if (child && child.type !== 'comment') collect(child);
+      for (const child of inner.namedChildren) if (child && !child.type.includes('comment')) collect(child);
     }
   };
   for (const statement of statements.slice(statements.indexOf(first), statements.indexOf(last) + 1)) collect(statement);

@@ -1,61 +1,152 @@
-// Analysis of one document: a tree-sitter tree kept across edits (so a keystroke in a large
-// file reparses only what changed), the Redis operations in it, and the rules' findings.
-import type { Edit, Tree } from '@vscode/tree-sitter-wasm';
-import { checkEmbeddedLua, checkLuaFile } from './lua';
-import { findOps, MENTIONS_REDIS } from './ops';
+// Analysis of one document. The syntax tree is kept across edits (so a keystroke reparses only
+// what changed) until the owner drops it; the facts of each unit (an outermost function, a
+// declaration, a top-level statement) are kept by the unit's text, so after an edit only the
+// units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
+import type { Edit, Parser, Tree } from '@vscode/tree-sitter-wasm';
+import { grammarOf, type Grammar } from '../languages';
+import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
+import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
+import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD } from './ops';
 import { parserFor } from './parsers';
-import { checkLocks, type Finding } from './rules';
+import { checkFacts, DocumentFacts, type Finding } from './rules';
 import { syntaxFor } from './syntax';
+import { UnitCache } from './unitCache';
+import { listUnits } from './units';
 
 export type { Finding } from './rules';
+export { lockSites, type LockSite } from './sites';
 
 export function isAnalyzable(languageId: string): boolean {
-  return languageId === 'lua' || syntaxFor(languageId) !== undefined;
+  return grammarOf(languageId) !== undefined;
 }
+
+const shiftFix = (fix: OpFact['fix'], delta: number) =>
+  fix && { ...fix, start: fix.start + delta, end: fix.end + delta };
+
+/** Unit facts are kept with offsets relative to the unit's start; `delta` moves them. */
+function shift(facts: UnitFacts, delta: number): UnitFacts {
+  if (delta === 0 || (!facts.ops.length && !facts.lua.length)) return facts;
+  return {
+    declarations: facts.declarations,
+    lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
+    ops: facts.ops.map((op) => ({
+      ...op,
+      start: op.start + delta,
+      end: op.end + delta,
+      callStart: op.callStart + delta,
+      callEnd: op.callEnd + delta,
+      keyStart: op.keyStart === undefined ? undefined : op.keyStart + delta,
+      keyEnd: op.keyEnd === undefined ? undefined : op.keyEnd + delta,
+      fn: op.fn < 0 ? op.fn : op.fn + delta,
+      fix: shiftFix(op.fix, delta),
+    })),
+  };
+}
+
+/** A copy made of fresh strings: node texts are slices that would keep the whole old document alive. */
+const detached = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export class AnalyzedDocument {
   private tree: Tree | undefined;
-  private text = '';
+  /** Unit facts, offsets relative to the unit. */
+  private readonly units = new UnitCache<UnitFacts>();
+  private readonly luaUnits = new UnitCache<LuaUnit>();
+  private readonly grammar: Grammar | undefined;
 
-  constructor(readonly languageId: string) {}
+  constructor(readonly languageId: string) {
+    this.grammar = grammarOf(languageId);
+  }
 
   /** Tells the kept tree about an edit before the next `analyze` (offsets in UTF-16 units). */
   edit(edit: Edit): void {
     this.tree?.edit(edit);
+    this.units.recordEdit(edit);
+    this.luaUnits.recordEdit(edit);
   }
 
-  /** The findings for `text`, reusing the tree from the previous call where it still fits. */
+  /** The findings for `text`, reusing the tree and the unit facts from the previous call where they still fit. */
   async analyze(text: string): Promise<Finding[]> {
-    this.text = text;
-    if (this.languageId === 'lua') return checkLuaFile(text);
-    const syntax = syntaxFor(this.languageId);
-    if (!syntax) return [];
+    if (!this.grammar) return [];
+    if (this.grammar === 'lua') return this.analyzeLua(text);
+    const syntax = syntaxFor(this.languageId)!;
     const mentionsRedis = MENTIONS_REDIS.test(text);
     const mentionsLua = text.includes('redis.call') || text.includes('redis.pcall');
-    if (!mentionsRedis && !mentionsLua) {
+    if (!mentionsRedis && !mentionsLua && !MENTIONS_REDIS_ONLY_METHOD.test(text)) {
       this.dispose();
       return [];
     }
-    const parser = await parserFor(syntax.grammar);
-    const previous = this.tree;
-    this.tree = parser.parse(this.text, previous) ?? undefined;
-    previous?.delete();
-    if (!this.tree) return [];
-    const findings = [
-      ...(mentionsRedis ? checkLocks(syntax, findOps(syntax, this.tree, text), text) : []),
-      ...(mentionsLua ? checkEmbeddedLua(this.tree, text) : []),
-    ];
+    const tree = await this.parse(this.grammar, text);
+    if (!tree) return [];
+    const lua = mentionsLua ? await parserFor('lua') : undefined;
+    const tag = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
+    const ops: OpFact[] = [];
+    const declarations: Declaration[] = [];
+    const luaFindings: LuaFinding[] = [];
+    this.units.begin();
+    for (const unit of listUnits(syntax, tree.rootNode)) {
+      const { node } = unit;
+      const read = () => {
+        const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
+        const says = read.ops.length || read.declarations.length || read.lua.length;
+        return says ? detached(shift(read, -node.startIndex)) : undefined;
+      };
+      // A unit with a syntax error reads differently as the code around it changes: never kept.
+      const context = `${tag}${unit.moduleLevel ? 'M' : '-'}${unit.className ?? ''}:${node.type}`;
+      const facts = node.hasError ? read() : this.units.get(text, node.startIndex, node.endIndex, context, read);
+      if (!facts) continue;
+      const placed = shift(facts, node.startIndex);
+      ops.push(...placed.ops);
+      declarations.push(...placed.declarations);
+      luaFindings.push(...placed.lua);
+    }
+    this.units.end();
+    const findings = [...checkFacts(new DocumentFacts(ops, declarations)), ...luaFindings];
     return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
   }
 
-  /** The kept tree, for building quick fixes; valid until the next edit. */
-  get syntaxTree(): Tree | undefined {
+  private async analyzeLua(text: string): Promise<Finding[]> {
+    if (!text.includes('redis')) {
+      this.dispose();
+      return [];
+    }
+    const tree = await this.parse('lua', text);
+    if (!tree) return [];
+    const units: { unit: LuaUnit; offset: number }[] = [];
+    const aliases: string[] = [];
+    this.luaUnits.begin();
+    for (const node of tree.rootNode.namedChildren) {
+      if (!node || node.type.includes('comment')) continue;
+      // A statement reads differently once an alias of redis.call is declared before it.
+      const unit = this.luaUnits.get(text, node.startIndex, node.endIndex, aliases.join(','), () =>
+        detached(readLuaUnit(node, node.startIndex, aliases)),
+      )!;
+      aliases.push(...unit.aliases);
+      units.push({ unit, offset: node.startIndex });
+    }
+    this.luaUnits.end();
+    return checkLuaUnits(units);
+  }
+
+  private async parse(grammar: Grammar, text: string): Promise<Tree | undefined> {
+    const parser: Parser = await parserFor(grammar);
+    const previous = this.tree;
+    this.tree = parser.parse(text, previous) ?? undefined;
+    previous?.delete();
     return this.tree;
   }
 
-  dispose(): void {
+  /** Frees the syntax tree (the next `analyze` parses from scratch); unit facts stay, found again by their text. */
+  dropTree(): void {
     this.tree?.delete();
     this.tree = undefined;
+    this.units.forgetPositions();
+    this.luaUnits.forgetPositions();
+  }
+
+  dispose(): void {
+    this.dropTree();
+    this.units.clear();
+    this.luaUnits.clear();
   }
 }
 

@@ -1,10 +1,8 @@
-// LOCK007: Lua scripts that touch keys not passed in KEYS, or call KEYS. Runs on .lua files and
-// on Lua embedded in string literals of the host languages (any literal that calls redis.call).
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
-import * as luaparse from 'luaparse';
-import type { Finding } from './rules';
-
-type LuaNode = luaparse.Node & { range?: [number, number] };
+// LOCK007: Lua scripts that touch keys not passed in KEYS, or call KEYS. Runs on .lua files
+// (tree-sitter's Lua grammar, one unit per top-level statement so an edit re-reads only its
+// statement) and on Lua embedded in string literals of the host languages (any literal that
+// calls redis.call). Calls through an alias (`local rcall = redis.call`) count as calls.
+import type { Node, Parser } from '@vscode/tree-sitter-wasm';
 
 /** Commands whose arguments are not keys, or whose keys are not at the usual place. */
 const NO_KEYS = new Set([
@@ -46,115 +44,264 @@ const NO_KEYS = new Set([
 /** Commands whose every argument is a key. */
 const ALL_KEYS = new Set(['DEL', 'UNLINK', 'EXISTS', 'TOUCH', 'MGET', 'WATCH', 'SINTER', 'SUNION', 'SDIFF', 'PFCOUNT']);
 
-const isKeysIndex = (node: LuaNode | undefined): boolean =>
-  node?.type === 'IndexExpression' && node.base.type === 'Identifier' && node.base.name === 'KEYS';
-
-const isRedisCall = (node: LuaNode): node is luaparse.CallExpression =>
-  node.type === 'CallExpression' &&
-  node.base.type === 'MemberExpression' &&
-  node.base.base.type === 'Identifier' &&
-  node.base.base.name === 'redis' &&
-  (node.base.identifier.name === 'call' || node.base.identifier.name === 'pcall');
-
-function children(node: LuaNode): LuaNode[] {
-  const out: LuaNode[] = [];
-  for (const [field, value] of Object.entries(node)) {
-    if (field === 'range' || field === 'loc') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) if (item && typeof item === 'object' && 'type' in item) out.push(item as LuaNode);
-    } else if (value && typeof value === 'object' && 'type' in value) {
-      out.push(value as LuaNode);
-    }
-  }
-  return out;
-}
-
-function walk(node: LuaNode, visit: (node: LuaNode) => void): void {
-  visit(node);
-  for (const child of children(node)) walk(child, visit);
-}
-
-const unquote = (raw: string) => raw.replace(/^(['"]|\[=*\[)|(['"]|\]=*\])$/g, '');
-
-/** Where a Lua problem sits, in the script's own offsets. */
-export interface LuaProblem {
+/** A LOCK007 problem, in the offsets of the text that was checked. */
+export interface LuaFinding {
+  code: 'LOCK007';
   start: number;
   end: number;
   message: string;
 }
 
-/** LOCK007 problems of one script; none when it does not parse (it may not be Lua at all). */
-export function checkLuaScript(source: string): LuaProblem[] {
-  let chunk: luaparse.Chunk;
-  try {
-    // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
-    chunk = luaparse.parse(
-      source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)),
-      { ranges: true, luaVersion: '5.1' },
-    );
-  } catch {
-    return [];
+type KeyArg = { kind: 'fine' } | { kind: 'name'; name: string } | { kind: 'problem'; what: string };
+
+interface LuaCall {
+  start: number;
+  end: number;
+  /** `redis` for redis.call/pcall, else the identifier called (an alias, if one is declared). */
+  callee: string;
+  command: string;
+  keys: KeyArg[];
+}
+
+/** What one top-level statement of a script says: names it binds, aliases, and its calls. */
+export interface LuaUnit {
+  /** [name, holds a KEYS entry] in source order. */
+  bindings: [string, boolean][];
+  /** Parameters and numeric loop variables: given the benefit of the doubt. */
+  trusted: string[];
+  aliases: string[];
+  calls: LuaCall[];
+}
+
+/** Splits a list at its top-level commas (`a, f(b, c), d`). */
+function splitTopLevel(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < list.length; i++) {
+    const char = list[i];
+    if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) depth--;
+    else if (char === ',' && depth === 0) {
+      parts.push(list.slice(from, i).trim());
+      from = i + 1;
+    }
   }
-  // Names that hold a KEYS entry everywhere they are assigned; parameters are given the benefit of the doubt.
+  parts.push(list.slice(from).trim());
+  return parts;
+}
+
+const ASSIGNMENT = /(?:^|[;\s(])(?:local\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?<![=~<>])=(?!=)\s*([^\n;]*)/g;
+const FOR_IN = /\bfor\s+([A-Za-z_][\w\s,]*?)\s+in\s+([^\n]*?)\s+do\b/g;
+const FOR_NUMERIC = /\bfor\s+([A-Za-z_]\w*)\s*=/g;
+const PARAMETERS = /\bfunction\b[\w.:\s]*\(([^)]*)\)/g;
+const REDIS_CALLEE = /^redis\.p?call$/;
+
+const patterns = new Map<string, RegExp>();
+
+/** `redis.call(`, `redis.pcall(` and `alias(`, not as part of a longer name. */
+function calleePattern(aliases: string[]): RegExp {
+  const key = aliases.join(',');
+  let pattern = patterns.get(key);
+  if (!pattern) {
+    const names = ['redis\\s*\\.\\s*p?call', ...aliases.map((alias) => alias.replace(/\W/g, ''))];
+    pattern = new RegExp(`(?<![\\w.:])(${names.join('|')})\\s*\\(`, 'g');
+    patterns.set(key, pattern);
+  }
+  pattern.lastIndex = 0;
+  return pattern;
+}
+
+/** Whether `index` sits after a `--` comment marker on its line (outside quotes). */
+function inComment(text: string, index: number): boolean {
+  const line = text.slice(text.lastIndexOf('\n', index - 1) + 1, index);
+  let quote = '';
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (quote) {
+      if (char === '\\') i++;
+      else if (char === quote) quote = '';
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === '-' && line[i + 1] === '-') return true;
+  }
+  return false;
+}
+
+/** The arguments of the call whose `(` is at `open`, split at top-level commas; undefined when unbalanced. */
+function splitArguments(text: string, open: number): { list: string[]; end: number } | undefined {
+  const list: string[] = [];
+  let depth = 0;
+  let from = open + 1;
+  for (let i = open; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"' || char === "'") {
+      for (i++; i < text.length && text[i] !== char; i++) if (text[i] === '\\') i++;
+    } else if (char === '[' && /^\[=*\[/.test(text.slice(i, i + 8))) {
+      const level = /^\[(=*)\[/.exec(text.slice(i, i + 8))![1];
+      const close = text.indexOf(`]${level}]`, i);
+      if (close < 0) return undefined;
+      i = close + level.length + 1;
+    } else if (char === '-' && text[i + 1] === '-') {
+      const newline = text.indexOf('\n', i);
+      i = newline < 0 ? text.length : newline;
+    } else if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) {
+      depth--;
+      if (depth === 0) {
+        list.push(text.slice(from, i).trim());
+        return { list: list.filter((arg, n) => arg !== '' || n < list.length - 1), end: i + 1 };
+      }
+    } else if (char === ',' && depth === 1) {
+      list.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  return undefined;
+}
+
+/** The content of a string literal argument (`'DEL'`, `"del"`, `[[x]]`), else undefined. */
+function stringContent(arg: string): string | undefined {
+  return /^(['"])(.*)\1$/s.exec(arg)?.[2] ?? /^\[(=*)\[([\s\S]*)\]\1\]$/.exec(arg)?.[2];
+}
+
+/** Whether `arg` has `..` outside strings and brackets: a key built by concatenation. */
+function concatenates(arg: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < arg.length; i++) {
+    const char = arg[i];
+    if (char === '"' || char === "'") {
+      for (i++; i < arg.length && arg[i] !== char; i++) if (arg[i] === '\\') i++;
+    } else if ('([{'.includes(char)) depth++;
+    else if (')]}'.includes(char)) depth--;
+    else if (char === '.' && arg[i + 1] === '.' && arg[i + 2] !== '.' && depth === 0) return true;
+  }
+  return false;
+}
+
+/** What a key argument is, from its text. */
+function describeText(arg: string): KeyArg {
+  if (/^KEYS\s*\[[^\]]*\]$/.test(arg)) return { kind: 'fine' };
+  if (/^[A-Za-z_]\w*$/.test(arg)) return { kind: 'name', name: arg };
+  if (stringContent(arg) !== undefined) return { kind: 'problem', what: `the hard-coded key ${arg}` };
+  if (/^ARGV\s*\[[^\]]*\]$/.test(arg)) return { kind: 'problem', what: 'a key taken from ARGV' };
+  if (concatenates(arg)) return { kind: 'problem', what: 'a key built by concatenation' };
+  return { kind: 'fine' };
+}
+
+/**
+ * Reads one statement (or a whole script) of Lua; call offsets relative to `base`. Names it binds
+ * come from its text (cheap, and enough for "does this name hold a KEYS entry"); calls from the
+ * tree, found at the places the text names `redis.call`, `redis.pcall` or a known alias.
+ */
+export function readLuaUnit(node: Node, base: number, aliases: readonly string[] = []): LuaUnit {
+  const unit: LuaUnit = { bindings: [], trusted: [], aliases: [], calls: [] };
+  if (node.hasError) return unit;
+  const text = node.text;
+  for (const match of text.matchAll(ASSIGNMENT)) {
+    const names = match[1].split(',').map((name) => name.trim());
+    const values = splitTopLevel(match[2]);
+    names.forEach((name, i) => {
+      const value = values[i] ?? '';
+      if (REDIS_CALLEE.test(value)) unit.aliases.push(name);
+      unit.bindings.push([name, /^KEYS\s*\[/.test(value)]);
+    });
+  }
+  for (const match of text.matchAll(FOR_IN)) {
+    const names = match[1].split(',').map((name) => name.trim());
+    const overKeys = /(?<!['"])\bKEYS\b(?!['"])/.test(match[2]);
+    names.forEach((name, i) => unit.bindings.push([name, overKeys && i === 1]));
+  }
+  for (const match of text.matchAll(FOR_NUMERIC)) unit.trusted.push(match[1]);
+  for (const match of text.matchAll(PARAMETERS)) {
+    for (const param of match[1].split(',')) if (/^[A-Za-z_]\w*$/.test(param.trim())) unit.trusted.push(param.trim());
+  }
+  const callees = calleePattern([...aliases, ...unit.aliases]);
+  for (const match of text.matchAll(callees)) {
+    if (inComment(text, match.index)) continue;
+    const open = match.index + match[0].length - 1;
+    const args = splitArguments(text, open);
+    if (!args) continue;
+    const command = stringContent(args.list[0] ?? '');
+    if (command === undefined) continue;
+    const upper = command.toUpperCase();
+    const keyArgs = ALL_KEYS.has(upper) ? args.list.slice(1) : args.list.slice(1, 2);
+    unit.calls.push({
+      start: node.startIndex + match.index - base,
+      end: node.startIndex + args.end - base,
+      callee: REDIS_CALLEE.test(match[1].replace(/\s+/g, '')) ? 'redis' : match[1],
+      command: upper,
+      keys: keyArgs.map(describeText),
+    });
+  }
+  return unit;
+}
+
+const KEYS_MESSAGE =
+  'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.';
+const keyMessage = (command: string, what: string) =>
+  `${command} uses ${what}, not a key from KEYS: Redis Cluster routes a script by its declared keys, so this key may live on another node (CROSSSLOT errors), and scripts that hide keys break replication tooling. Pass the key in KEYS.`;
+
+/** LOCK007 problems of a script made of `units` (each with the offset it starts at). */
+export function checkLuaUnits(units: { unit: LuaUnit; offset: number }[]): LuaFinding[] {
+  // Names that hold a KEYS entry everywhere they are assigned; parameters get the benefit of the doubt.
   const fromKeys = new Map<string, boolean>();
-  const bind = (name: string, keyish: boolean) => fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
-  walk(chunk, (node) => {
-    if (node.type === 'LocalStatement' || node.type === 'AssignmentStatement') {
-      node.variables.forEach((variable, i) => {
-        if (variable.type === 'Identifier') bind(variable.name, isKeysIndex(node.init[i]));
-      });
-    } else if (node.type === 'ForGenericStatement') {
-      const overKeys = node.iterators.some(
-        (iterator) =>
-          iterator.type === 'CallExpression' &&
-          iterator.arguments.some((arg) => arg.type === 'Identifier' && arg.name === 'KEYS'),
-      );
-      node.variables.forEach((variable, i) => bind(variable.name, overKeys && i === 1));
-    } else if (node.type === 'FunctionDeclaration' || node.type === 'ForNumericStatement') {
-      const params = node.type === 'FunctionDeclaration' ? node.parameters : [node.variable];
-      for (const param of params) if (param.type === 'Identifier') fromKeys.set(param.name, true);
+  const aliases = new Set<string>();
+  for (const { unit } of units) {
+    for (const [name, keyish] of unit.bindings) fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
+    for (const alias of unit.aliases) aliases.add(alias);
+  }
+  for (const { unit } of units) for (const name of unit.trusted) fromKeys.set(name, true);
+  const findings: LuaFinding[] = [];
+  for (const { unit, offset } of units) {
+    for (const call of unit.calls) {
+      if (call.callee !== 'redis' && !aliases.has(call.callee)) continue;
+      const at = { code: 'LOCK007' as const, start: call.start + offset, end: call.end + offset };
+      if (call.command === 'KEYS') {
+        findings.push({ ...at, message: KEYS_MESSAGE });
+        continue;
+      }
+      if (NO_KEYS.has(call.command)) continue;
+      for (const key of call.keys) {
+        const what =
+          key.kind === 'problem'
+            ? key.what
+            : key.kind === 'name' && fromKeys.get(key.name) === false
+              ? `variable ${key.name}, which does not hold a KEYS entry`
+              : undefined;
+        if (!what) continue;
+        findings.push({ ...at, message: keyMessage(call.command, what) });
+        break;
+      }
     }
-  });
+  }
+  return findings;
+}
 
-  const describe = (arg: LuaNode): string | undefined => {
-    if (isKeysIndex(arg)) return undefined;
-    if (arg.type === 'Identifier')
-      return fromKeys.get(arg.name) === false ? `variable ${arg.name}, which does not hold a KEYS entry` : undefined;
-    if (arg.type === 'StringLiteral') return `the hard-coded key ${arg.raw}`;
-    if (arg.type === 'IndexExpression' && arg.base.type === 'Identifier' && arg.base.name === 'ARGV')
-      return 'a key taken from ARGV';
-    if (arg.type === 'BinaryExpression' && arg.operator === '..') return 'a key built by concatenation';
-    return undefined;
-  };
+/** Problems of recently checked scripts by their text: the same release script is embedded again and again. */
+const checkedScripts = new Map<string, LuaFinding[]>();
+const SCRIPTS_KEPT = 256;
 
-  const problems: LuaProblem[] = [];
-  walk(chunk, (node) => {
-    if (!isRedisCall(node) || node.arguments[0]?.type !== 'StringLiteral') return;
-    const command = unquote(node.arguments[0].raw).toUpperCase();
-    const [start, end] = (node as LuaNode).range!;
-    if (command === 'KEYS') {
-      problems.push({
-        start,
-        end,
-        message:
-          'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.',
-      });
-      return;
-    }
-    if (NO_KEYS.has(command)) return;
-    const keyArgs: LuaNode[] = ALL_KEYS.has(command) ? node.arguments.slice(1) : node.arguments.slice(1, 2);
-    for (const arg of keyArgs) {
-      const what = describe(arg);
-      if (!what) continue;
-      problems.push({
-        start,
-        end,
-        message: `${command} uses ${what}, not a key from KEYS: Redis Cluster routes a script by its declared keys, so this key may live on another node (CROSSSLOT errors), and scripts that hide keys break replication tooling. Pass the key in KEYS.`,
-      });
-      return;
-    }
-  });
-  return problems;
+/** LOCK007 for a whole script text (one parse, one unit). */
+export function checkLuaScript(parser: Parser, source: string): LuaFinding[] {
+  let findings = checkedScripts.get(source);
+  if (!findings) {
+    findings = readLuaScript(parser, source);
+    if (checkedScripts.size >= SCRIPTS_KEPT) checkedScripts.delete(checkedScripts.keys().next().value!);
+    checkedScripts.set(source, findings);
+  }
+  return findings;
+}
+
+function readLuaScript(parser: Parser, source: string): LuaFinding[] {
+  // Redis runs Lua 5.1; a `#!lua` line (Redis 7 script flags) is not Lua.
+  const tree = parser.parse(source.replace(/^#![^\n]*/, (line) => ' '.repeat(line.length)));
+  if (!tree) return [];
+  try {
+    if (tree.rootNode.hasError) return [];
+    return checkLuaUnits([{ unit: readLuaUnit(tree.rootNode, 0), offset: 0 }]);
+  } finally {
+    tree.delete();
+  }
 }
 
 /** A script as decoded text plus the document offset of each of its characters. */
@@ -164,6 +311,8 @@ interface Embedded {
 }
 
 const CONCATENATION = new Set(['binary_expression', 'binary', 'binary_operator', 'concatenated_string']);
+const STRING_NODE = /string|heredoc|nowdoc/;
+const LUA_CALL = /redis\.p?call\b/g;
 
 /** Decodes one literal (quotes, prefixes, backslash escapes, heredocs) keeping each character's offset. */
 function decodeLiteral(node: Node, into: Embedded): void {
@@ -215,15 +364,12 @@ function embeddedScript(literal: Node): { root: Node; script: Embedded } {
   return { root, script };
 }
 
-const LUA_CALL = /redis\.p?call\s*\(/g;
-const STRING_NODE = /string|heredoc|nowdoc/;
-
-/** LOCK007 for Lua inside string literals of a host-language tree. */
-export function checkEmbeddedLua(tree: Tree, text: string): Finding[] {
-  const findings: Finding[] = [];
+/** LOCK007 for Lua inside the string literals of `scope` (a unit of a host-language tree). */
+export function checkEmbeddedLua(scope: Node, text: string, lua: Parser): LuaFinding[] {
+  const findings: LuaFinding[] = [];
   const done = new Set<number>();
-  for (const match of text.matchAll(LUA_CALL)) {
-    let literal: Node | null = tree.rootNode.descendantForIndex(match.index);
+  for (const match of text.slice(scope.startIndex, scope.endIndex).matchAll(LUA_CALL)) {
+    let literal: Node | null = scope.descendantForIndex(scope.startIndex + match.index);
     while (literal && !STRING_NODE.test(literal.type)) literal = literal.parent;
     // The outermost string node (a fragment's parent literal).
     while (literal?.parent && STRING_NODE.test(literal.parent.type) && !CONCATENATION.has(literal.parent.type))
@@ -232,19 +378,13 @@ export function checkEmbeddedLua(tree: Tree, text: string): Finding[] {
     const { root, script } = embeddedScript(literal);
     if (done.has(root.id)) continue;
     done.add(root.id);
-    for (const problem of checkLuaScript(script.source)) {
+    for (const problem of checkLuaScript(lua, script.source)) {
       findings.push({
-        code: 'LOCK007',
-        message: problem.message,
+        ...problem,
         start: script.offsets[problem.start],
         end: script.offsets[problem.end - 1] + 1,
       });
     }
   }
   return findings;
-}
-
-/** LOCK007 for a .lua file. */
-export function checkLuaFile(text: string): Finding[] {
-  return checkLuaScript(text).map((problem) => ({ code: 'LOCK007' as const, ...problem }));
 }

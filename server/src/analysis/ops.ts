@@ -2,14 +2,17 @@
 // at (method names and command strings the rules care about), the tree confirms each one is a
 // call and reads its arguments: walking every node of a 10,000-line file would cost more than
 // parsing it.
-import type { Node, Tree } from '@vscode/tree-sitter-wasm';
+import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
+import { pathTo } from './tree';
 
-export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi';
+export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi' | 'watch' | 'incr' | 'extend';
 
 export interface RedisOp {
   kind: OpKind;
   call: Call;
+  /** The call's ancestors, from the scanned scope down to the call itself. */
+  path?: Node[];
   /** The key argument, and its text with whitespace and `this.`/`self.` removed. */
   key?: Node;
   keyText?: string;
@@ -49,7 +52,39 @@ const METHODS: Record<string, OpKind | 'set' | 'stringset'> = {
   txpipelined: 'multi',
   createtransaction: 'multi',
   transaction: 'multi',
+  watch: 'watch',
+  addcondition: 'watch',
+  incr: 'incr',
+  incrby: 'incr',
+  incrbyfloat: 'incr',
+  decr: 'incr',
+  decrby: 'incr',
+  stringincrement: 'incr',
+  increment: 'incr',
+  // Project wrappers around a client (`redisUtil.deleteKey(k)`): counted only on a Redis-named receiver.
+  deletekey: 'del',
+  delkey: 'del',
+  deleteobject: 'del',
+  removekey: 'del',
+  remove: 'del',
+  getstring: 'get',
+  getvalue: 'get',
+  eval: 'extend',
+  evalsha: 'extend',
+  scriptevaluate: 'extend',
+  run: 'extend',
 };
+
+/** Method names that only a Redis client has: they count in any file, not only in files that mention Redis. */
+const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringgetset', 'keyexpire', 'setifabsent']);
+/** Wrapper names too generic to count unless the receiver is named like a Redis client. */
+const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
+const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
+/** A Go context argument: `ctx`, `c`, `context.Background()`, `r.Context()`, `tctx`. */
+const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\(\)|[\w.]*\.Context\(\))$/i;
+const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
+/** eval/run of a script that extends a lease (LOCK009): the script's name or text says so. */
+const EXTEND_SCRIPT = /extend|renew|expire|heartbeat/i;
 
 const COMMANDS: Record<string, OpKind | 'set'> = {
   setnx: 'acquire',
@@ -63,6 +98,10 @@ const COMMANDS: Record<string, OpKind | 'set'> = {
   get: 'get',
   getset: 'getset',
   multi: 'multi',
+  watch: 'watch',
+  incr: 'incr',
+  incrby: 'incr',
+  decr: 'incr',
 };
 
 /** Methods that take the command name as their first argument. */
@@ -81,12 +120,18 @@ const GENERIC = new Set([
 ]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
+const REDIS_ONLY_NAMES = [...REDIS_ONLY].join('|');
 const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
 /** `.setnx`, `->del`, `.StringSetAsync`, and command strings `"SETNX"`, `'del'`. */
 const CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${METHOD_NAMES})(?:async)?\\b|(['"])(${COMMAND_NAMES})\\2`, 'gi');
 
+/** The same, for files that do not mention Redis: only Redis-only method names. */
+const REDIS_ONLY_CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${REDIS_ONLY_NAMES})(?:async)?\\b`, 'gi');
+
 /** Whether generic names (get, set, del) can mean Redis here at all. */
 export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
+/** A method name that only a Redis client has, anywhere in a text. */
+export const MENTIONS_REDIS_ONLY_METHOD = new RegExp(`(?:\\.|->|::)\\s*(?:${REDIS_ONLY_NAMES})\\b`, 'i');
 
 const EXPIRY_WORDS = new Set([
   'ex',
@@ -136,7 +181,7 @@ function commandOf(
     // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
     if (args.length === 1 && /array/.test(args[0].value.type)) {
       args = args[0].value.namedChildren
-        .filter((c): c is Node => !!c && c.type !== 'comment')
+        .filter((c): c is Node => !!c && !c.type.includes('comment'))
         .map((value) => ({ node: value, value: unwrap(value) }));
     }
     const first = args[0] && stringContent(args[0].value)?.toLowerCase();
@@ -145,8 +190,21 @@ function commandOf(
   }
   const kind = METHODS[method];
   if (!kind) return undefined;
-  // go-redis passes a context first.
-  const args = syntax.grammar === 'go' && call.args.length > 1 ? call.args.slice(1) : call.args;
+  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
+  // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
+  if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
+    return undefined;
+  if (kind === 'extend') {
+    // eval(script, ...), evalsha(sha, ...), script.Run(ctx, rdb, ...): the script names what it does.
+    const script = method === 'run' ? call.receiver : call.args[0]?.value;
+    if (!script || !EXTEND_SCRIPT.test(script.text.slice(0, 400))) return undefined;
+    if (method === 'run' && syntax.grammar !== 'go') return undefined;
+  }
+  // go-redis passes a context first; a project's own wrapper (`store.SetNX(key, value, ttl)`) may not.
+  const args =
+    syntax.grammar === 'go' && call.args.length > 1 && GO_CONTEXT.test(call.args[0].value.text)
+      ? call.args.slice(1)
+      : call.args;
   return { kind, name: method, args, generic: false };
 }
 
@@ -169,7 +227,12 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
   const base = { call, key, keyText: key && keyText(key) };
   switch (command.kind) {
     case 'multi':
-      return { kind: 'multi', call };
+    case 'extend':
+      return { kind: command.kind, call };
+    case 'watch':
+      return { kind: 'watch', call, key, keyText: key && keyText(key) };
+    case 'incr':
+      return key ? { ...base, kind: 'incr' } : undefined;
     case 'expire':
     case 'del':
     case 'get':
@@ -248,17 +311,24 @@ export function resolve(syntax: Syntax, node: Node): Node {
   return node;
 }
 
-/** Every lock-relevant Redis operation in the tree, in source order. */
-export function findOps(syntax: Syntax, tree: Tree, text: string): RedisOp[] {
+/**
+ * Every lock-relevant Redis operation inside `scope` (a unit of the tree), in source order.
+ * `text` is the document; only the scope's part of it is scanned. Without `mentionsRedis` only
+ * method names that nothing but a Redis client has count.
+ */
+export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis: boolean): RedisOp[] {
   const ops: RedisOp[] = [];
   const seen = new Set<number>();
-  const root = tree.rootNode;
-  for (const match of text.matchAll(CANDIDATE)) {
-    const start = match[2] ? match.index : match.index + match[0].search(/[a-z]/i);
-    let node: Node | null = root.descendantForIndex(start);
+  const pattern = mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE;
+  const part = text.slice(scope.startIndex, scope.endIndex);
+  for (const match of part.matchAll(pattern)) {
+    const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[a-z]/i));
+    const found = scope.descendantForIndex(start);
+    // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
+    const path = found ? pathTo(scope, found) : [];
     // Climb from the name (or the command string) to the call it belongs to.
-    for (let depth = 0; node && depth < 5; depth++, node = node.parent) {
-      const call = syntax.call(node);
+    for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
+      const call = syntax.call(path[i]);
       if (!call) continue;
       if (seen.has(call.node.id)) break;
       const isName = call.nameNode.startIndex === start;
@@ -266,7 +336,7 @@ export function findOps(syntax: Syntax, tree: Tree, text: string): RedisOp[] {
       if (!isName && !isCommandArg) continue;
       seen.add(call.node.id);
       const op = toOp(syntax, call);
-      if (op) ops.push(op);
+      if (op) ops.push({ ...op, path: path.slice(0, i + 1) });
       break;
     }
   }

@@ -1,10 +1,11 @@
-// LOCK001..LOCK006: reasoning over the Redis operations of one function (and, for releases, of
-// one class): which key was acquired how, what expires it, what deletes it and under which test.
-import type { Node } from '@vscode/tree-sitter-wasm';
+// The rules over a document's facts (facts.ts): each rule names the operations it looks at, the
+// test that flags one, and its message. Pairing an acquire with its release, and names with
+// their declarations, happens here across the whole document, so it works across functions,
+// classes and their helpers; everything that needs the syntax tree was decided per unit.
 import type { RuleCode } from '../catalogue';
-import { planFix, type FixPlan } from './fix';
-import { isClockReading, resolve, type RedisOp } from './ops';
-import type { Syntax } from './syntax';
+import type { Declaration, OpFact } from './facts';
+import type { FixPlan } from './fix';
+import type { OpKind } from './ops';
 
 export interface Finding {
   code: RuleCode;
@@ -16,179 +17,241 @@ export interface Finding {
   fix?: FixPlan;
 }
 
-interface Placed {
-  op: RedisOp;
-  fn: Node;
-  cls?: string;
-}
-
-function place(syntax: Syntax, op: RedisOp): Placed {
-  let fn: Node | undefined;
-  let cls: string | undefined;
-  for (let node = op.call.node.parent; node; node = node.parent) {
-    if (!fn && syntax.functions.has(node.type)) {
-      fn = node;
-      cls = syntax.classOf?.(node);
-    }
-    if (!cls && syntax.classes.has(node.type)) cls = `class:${node.id}`;
-  }
-  return { op, fn: fn ?? op.call.node.tree.rootNode, cls };
-}
+/** A lock, not a cache entry or a counter: named like one. */
+const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
+/** Functions that take or give back a lock. */
+const LOCK_FUNCTION = /lock|mutex|acquire|release|leader|lease|semaphore/i;
+/** Tests of a GET's result that compare owners. */
+const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lease|worker|instance|time|expire/i;
+/** Not locks: counters and rate limiters (by key, function or class), cache and session backends (by class). */
+const COUNTER = /rate|limit|throttl|counter|quota|bucket|\bhits?\b|visit|views?\b|stats|metric/i;
+const CACHE_CLASS = /cache|session/i;
 
 const short = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
-function span(op: RedisOp): { start: number; end: number } {
-  return { start: op.call.nameNode.startIndex, end: op.call.node.endIndex };
-}
+/** The document's facts, with the questions the rules ask across them. */
+export class DocumentFacts {
+  private readonly declarations = new Map<string, Declaration[]>();
 
-/** The variable a call's result is stored in (`v = redis.get(k)`, `v, err := ...`), if any. */
-export function boundName(syntax: Syntax, call: Node): string | undefined {
-  for (let node = call.parent; node && !syntax.blocks.has(node.type); node = node.parent) {
-    if (/declarator|assignment|short_var_declaration|var_spec|local_variable_declaration/.test(node.type)) {
-      const target = node.childForFieldName('name') ?? node.childForFieldName('left') ?? node.namedChild(0);
-      if (!target) return undefined;
-      const identifier = /identifier|variable_name/.test(target.type)
-        ? target
-        : target.descendantsOfType(['identifier', 'variable_name'])[0];
-      return identifier?.text;
-    }
-    if (node.parent && syntax.blocks.has(node.parent.type)) return undefined;
-  }
-  return undefined;
-}
-
-const EXIT = /\b(return|throw|raise|continue|break)\b/;
-
-/** The statement (a child of a block) that holds `node`. */
-function statementOf(syntax: Syntax, node: Node): Node | undefined {
-  for (let current: Node | null = node; current?.parent; current = current.parent) {
-    if (syntax.blocks.has(current.parent.type)) return current;
-  }
-  return undefined;
-}
-
-const within = (inner: Node, outer: Node) => inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
-
-/** The test of `get`'s result that `del` runs under or right after: GET, compare, then DEL (LOCK004). */
-function guardingTest(syntax: Syntax, del: Placed, gets: Placed[]): Node | undefined {
-  for (const { op: get } of gets) {
-    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
-    const name = boundName(syntax, get.call.node);
-    const mentions = (condition: Node) =>
-      within(get.call.node, condition) ||
-      (!!name && new RegExp(`(^|[^\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(condition.text));
-    const delStatement = statementOf(syntax, del.op.call.node);
-    for (const conditional of del.fn.descendantsOfType([...syntax.conditionals])) {
-      if (!conditional) continue;
-      const condition = conditional.childForFieldName('condition');
-      if (!condition || !mentions(condition)) continue;
-      // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
-      if (within(del.op.call.node, conditional)) return condition;
-      const earlyExit =
-        conditional.parent?.id === delStatement?.parent?.id &&
-        conditional.endIndex > get.call.nameNode.startIndex &&
-        conditional.endIndex <= del.op.call.nameNode.startIndex &&
-        EXIT.test(conditional.text);
-      if (earlyExit) return condition;
+  constructor(
+    readonly ops: OpFact[],
+    declarations: Declaration[],
+  ) {
+    for (const declaration of declarations) {
+      const list = this.declarations.get(declaration.name) ?? [];
+      list.push(declaration);
+      this.declarations.set(declaration.name, list);
     }
   }
-  return undefined;
+
+  declared(name: string | undefined): Declaration[] {
+    return (name && this.declarations.get(name)) || [];
+  }
+
+  /** Evidence that `op` is about a lock: its key, its function or its class says so. */
+  lockish(op: OpFact): boolean {
+    return op.keyLockish || LOCK_FUNCTION.test(op.fnName) || LOCKISH.test(op.cls ?? '');
+  }
+
+  /** A cache, counter or rate limiter, and nothing says lock. */
+  notALock(op: OpFact): boolean {
+    if (op.keyLockish) return false;
+    const names = `${op.keyText ?? ''} ${op.fnName} ${op.cls ?? ''}`;
+    return !LOCKISH.test(names) && (COUNTER.test(names) || CACHE_CLASS.test(op.cls ?? ''));
+  }
+
+  /** Ops of `kind` on the same key as `op`: in its function, its class, or (with lock evidence) its module. */
+  paired(op: OpFact, kind: OpKind): OpFact[] {
+    return this.ops.filter((other) => {
+      if (other.kind !== kind || !other.keyShapes.some((shape) => op.keyShapes.includes(shape))) return false;
+      if (other.fn === op.fn) return true;
+      if (this.notALock(op) || this.notALock(other)) return false;
+      if (op.cls && op.cls === other.cls) return true;
+      return this.lockish(op) || this.lockish(other);
+    });
+  }
+
+  isLockAcquire(op: OpFact): boolean {
+    return !op.counter && !this.notALock(op);
+  }
+
+  /** The acquire's value is the same for every holder: a literal, a constant, a per-process token. */
+  constantValue(op: OpFact): 'literal' | 'process' | undefined {
+    const value = op.value;
+    if (!value) return undefined;
+    if (value.constant) return 'literal';
+    if (value.called) return undefined;
+    const declared = this.declared(value.name);
+    if (declared.some((d) => d.literal)) return 'literal';
+    if (declared.some((d) => d.perProcess && d.generated)) return 'process';
+    return undefined;
+  }
+
+  timestampValue(op: OpFact): boolean {
+    return !!op.value && (op.value.clock || this.declared(op.value.name).some((d) => d.clock));
+  }
 }
 
-/** A lock, not a cache entry: acquired with NX nearby, named like one, or compared with an owner token. */
-const LOCK_NAME = /lock|mutex|mtx|leader|lease/i;
-const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lease|worker|instance/i;
+interface Rule {
+  code: RuleCode;
+  on: OpKind;
+  /** Details for the message when `op` breaks the rule. */
+  check(op: OpFact, facts: DocumentFacts): Record<string, string> | undefined;
+  message(details: Record<string, string>): string;
+  /** Whether the vetted-lock quick fix applies. */
+  fixable: boolean;
+}
 
-export function checkLocks(syntax: Syntax, ops: RedisOp[], text: string): Finding[] {
-  const placed = ops.map((op) => place(syntax, op));
+const key = (op: OpFact) => short(op.keyText ?? '');
+
+export const RULES: Rule[] = [
+  {
+    code: 'LOCK001',
+    on: 'acquire',
+    fixable: true,
+    check: (op, facts) =>
+      !op.hasExpiry && op.laterExpire && facts.isLockAcquire(op)
+        ? { key: key(op), multi: op.inMulti ? 'yes' : '' }
+        : undefined,
+    message: ({ key, multi }) =>
+      multi
+        ? `SETNX then EXPIRE on ${key} inside MULTI/pipeline: EXPIRE runs even when SETNX failed, so every contender extends the holder's lease. Take the lock and its lease in one command: SET key token NX PX ttl.`
+        : `SETNX and EXPIRE on ${key} are two commands: if the process dies between them, the lock never expires and nobody can take it again. Take the lock and its lease in one command: SET key token NX PX ttl.`,
+  },
+  {
+    code: 'LOCK002',
+    on: 'acquire',
+    fixable: true,
+    check: (op, facts) => (!op.hasExpiry && !op.laterExpire && facts.isLockAcquire(op) ? { key: key(op) } : undefined),
+    message: ({ key }) =>
+      `Lock ${key} is taken with NX but no expiry: if the holder crashes or hangs, the lock stays forever. Set the lease in the same command: SET key token NX PX ttl.`,
+  },
+  {
+    code: 'LOCK003',
+    on: 'del',
+    fixable: true,
+    check: (op, facts) =>
+      !op.watched && !lock004(op, facts) && facts.paired(op, 'acquire').some((a) => facts.isLockAcquire(a))
+        ? { key: key(op) }
+        : undefined,
+    message: ({ key }) =>
+      `DEL ${key} releases the lock without checking who holds it: if this holder's lease expired, it deletes the next holder's lock. Release with compare-and-delete (the pack's release script).`,
+  },
+  {
+    code: 'LOCK004',
+    on: 'del',
+    fixable: true,
+    check: (op, facts) => (lock004(op, facts) ? { key: key(op) } : undefined),
+    message: ({ key }) =>
+      `GET, compare, then DEL of ${key} is not atomic: the lease can expire between the GET and the DEL, and the DEL then removes the next holder's lock. Compare and delete in one Lua script (the pack's release).`,
+  },
+  {
+    code: 'LOCK005',
+    on: 'getset',
+    fixable: true,
+    check: (op, facts) =>
+      facts.paired(op, 'acquire').length || facts.timestampValue(op) ? { key: key(op) } : undefined,
+    message: ({ key }) =>
+      `GETSET takeover of ${key}: timestamp locks depend on synchronised clocks, and a client that loses the takeover race still overwrites the winner's expiry. Let Redis expire the lock: SET key token NX PX ttl.`,
+  },
+  {
+    code: 'LOCK005',
+    on: 'acquire',
+    fixable: true,
+    // The timestamp algorithm without GETSET (SETNX, GET, compare with the clock, DEL): reported on the SETNX.
+    check: (op, facts) =>
+      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampValue(op) && !facts.paired(op, 'getset').length
+        ? { key: key(op), value: short(op.value!.text) }
+        : undefined,
+    message: ({ key, value }) =>
+      `Lock ${key} holds a timestamp (${value}) instead of expiring: its release depends on every client's clock, and two clients that find it stale both delete it and both take it. Let Redis expire the lock: SET key token NX PX ttl.`,
+  },
+  {
+    code: 'LOCK006',
+    on: 'acquire',
+    fixable: true,
+    check: (op, facts) => {
+      const constant = facts.isLockAcquire(op) ? facts.constantValue(op) : undefined;
+      return constant ? { key: key(op), value: short(op.value!.text), constant } : undefined;
+    },
+    message: ({ key, value, constant }) =>
+      constant === 'process'
+        ? `Lock ${key} holds ${value}, made once per process: every acquisition in this process writes the same value, so a release or extend cannot tell this holder from another thread or a later run. Make a new token per acquisition.`
+        : `Lock ${key} holds the constant ${value}: the value does not say who owns the lock, so no release can check it is still yours. Store a unique token per holder (host:pid:random).`,
+  },
+  {
+    code: 'LOCK009',
+    on: 'expire',
+    fixable: false,
+    check: (op, facts) => lock009(op, facts),
+    message: renewalMessage,
+  },
+  {
+    code: 'LOCK009',
+    on: 'extend',
+    fixable: false,
+    check: (op, facts) => lock009(op, facts),
+    message: renewalMessage,
+  },
+  {
+    code: 'LOCK010',
+    on: 'acquire',
+    fixable: false,
+    check: (op, facts) =>
+      op.retry && facts.isLockAcquire(op)
+        ? {
+            key: key(op),
+            sleep: op.retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${op.retry.sleepMs} ms`,
+          }
+        : undefined,
+    message: ({ key, sleep }) =>
+      `The retry loop around the acquire of ${key} ${sleep} between tries: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
+  },
+];
+
+function lock004(op: OpFact, facts: DocumentFacts): boolean {
+  if (op.watched || op.guard === undefined) return false;
+  return facts.paired(op, 'acquire').length > 0 || facts.lockish(op) || OWNER_NAME.test(op.guard);
+}
+
+function lock009(op: OpFact, facts: DocumentFacts): Record<string, string> | undefined {
+  if (!op.replyIgnored || !op.renewal) return undefined;
+  if (op.kind === 'expire') {
+    if (!facts.lockish(op) || facts.notALock(op)) return undefined;
+    // Right after the acquire in the same function, an EXPIRE is the lease itself (LOCK001), not a renewal.
+    if (
+      facts.ops.some(
+        (other) =>
+          other.kind === 'acquire' && other.fn === op.fn && other.keyShapes.some((s) => op.keyShapes.includes(s)),
+      )
+    )
+      return undefined;
+  }
+  return { key: op.keyText ? key(op) : 'the lock' };
+}
+
+function renewalMessage({ key }: Record<string, string>): string {
+  return `The renewal of ${key} ignores its reply: when the lease already expired (or another holder took the lock), the renewal fails and this holder keeps working as if it still held the lock. Check the reply and stop the work when it says the lock is gone.`;
+}
+
+/** Every finding of the rules over a document's facts, in document order. */
+export function checkFacts(facts: DocumentFacts): Finding[] {
   const findings: Finding[] = [];
-  const sameKey = (a: Placed, b: Placed) => a.op.keyText !== undefined && a.op.keyText === b.op.keyText;
-  const inFunction = (a: Placed, kind: RedisOp['kind']) =>
-    placed.filter((b) => b.op.kind === kind && b.fn.id === a.fn.id && sameKey(a, b));
-  const inClass = (a: Placed, kind: RedisOp['kind']) =>
-    placed.filter((b) => b.op.kind === kind && sameKey(a, b) && (b.fn.id === a.fn.id || (!!a.cls && a.cls === b.cls)));
-  const lockOps = (lock: Placed) =>
-    placed.filter((p) => p.fn.id === lock.fn.id && sameKey(p, lock) && p.op.kind !== 'multi').map((p) => p.op);
-  const fixFor = (lock: Placed, acquire: RedisOp | undefined) =>
-    planFix(syntax, lockOps(lock), acquire, acquire && boundName(syntax, acquire.call.node), text);
-
-  for (const lock of placed) {
-    const { op } = lock;
-    if (op.kind !== 'acquire') continue;
-    const key = short(op.key!.text);
-    const fix = fixFor(lock, op);
-    if (!op.hasExpiry) {
-      const laterExpire = inFunction(lock, 'expire').find(
-        (expire) => expire.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
-      );
-      if (laterExpire) {
-        const inMulti = placed.some(
-          (p) =>
-            p.op.kind === 'multi' &&
-            p.fn.id === lock.fn.id &&
-            p.op.call.nameNode.startIndex < op.call.nameNode.startIndex,
-        );
-        findings.push({
-          code: 'LOCK001',
-          message: inMulti
-            ? `SETNX then EXPIRE on ${key} inside MULTI/pipeline: EXPIRE runs even when SETNX failed, so every contender extends the holder's lease. Take the lock and its lease in one command: SET key token NX PX ttl.`
-            : `SETNX and EXPIRE on ${key} are two commands: if the process dies between them, the lock never expires and nobody can take it again. Take the lock and its lease in one command: SET key token NX PX ttl.`,
-          ...span(op),
-          fix,
-        });
-      } else {
-        findings.push({
-          code: 'LOCK002',
-          message: `Lock ${key} is taken with NX but no expiry: if the holder crashes or hangs, the lock stays forever. Set the lease in the same command: SET key token NX PX ttl.`,
-          ...span(op),
-          fix,
-        });
-      }
-    }
-    if (op.constantValue) {
+  for (const op of facts.ops) {
+    const seen = new Set<RuleCode>();
+    for (const rule of RULES) {
+      if (rule.on !== op.kind || seen.has(rule.code)) continue;
+      const details = rule.check(op, facts);
+      if (!details) continue;
+      seen.add(rule.code);
       findings.push({
-        code: 'LOCK006',
-        message: `Lock ${key} holds the constant ${short(op.value!.text)}: the value does not say who owns the lock, so no release can check it is still yours. Store a unique token per holder (host:pid:random).`,
-        ...span(op),
-        fix,
+        code: rule.code,
+        message: rule.message(details),
+        start: op.start,
+        end: op.end,
+        ...(rule.fixable && op.fix && { fix: op.fix }),
       });
     }
   }
-
-  for (const release of placed) {
-    const { op } = release;
-    if (op.kind === 'del') {
-      const key = short(op.key!.text);
-      const gets = inFunction(release, 'get');
-      const acquires = inClass(release, 'acquire');
-      const fix = fixFor(release, acquires.find((a) => a.fn.id === release.fn.id)?.op);
-      const test = gets.length ? guardingTest(syntax, release, gets) : undefined;
-      const isLock = () =>
-        acquires.length > 0 || LOCK_NAME.test(resolve(syntax, op.key!).text) || OWNER_NAME.test(test!.text);
-      if (test && isLock()) {
-        findings.push({
-          code: 'LOCK004',
-          message: `GET, compare, then DEL of ${key} is not atomic: the lease can expire between the GET and the DEL, and the DEL then removes the next holder's lock. Compare and delete in one Lua script (the pack's release).`,
-          ...span(op),
-          fix,
-        });
-      } else if (acquires.length) {
-        findings.push({
-          code: 'LOCK003',
-          message: `DEL ${key} releases the lock without checking who holds it: if this holder's lease expired, it deletes the next holder's lock. Release with compare-and-delete (the pack's release script).`,
-          ...span(op),
-          fix,
-        });
-      }
-    }
-    if (op.kind === 'getset' && (inClass(release, 'acquire').length || isClockReading(op.value))) {
-      findings.push({
-        code: 'LOCK005',
-        message: `GETSET takeover of ${short(op.key!.text)}: timestamp locks depend on synchronised clocks, and a client that loses the takeover race still overwrites the winner's expiry. Let Redis expire the lock: SET key token NX PX ttl.`,
-        ...span(op),
-        fix: fixFor(release, inFunction(release, 'acquire')[0]?.op),
-      });
-    }
-  }
-  return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
+  return findings;
 }

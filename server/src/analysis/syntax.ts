@@ -1,7 +1,7 @@
 // What the rules need to know about each grammar: how a method call looks, which nodes are
 // functions, classes, blocks, conditions and string literals. Everything else is shared.
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { Grammar } from './parsers';
+import { grammarOf, type Grammar } from '../languages';
 
 export interface Arg {
   /** The argument as written (with a keyword/named prefix if any). */
@@ -30,12 +30,16 @@ export interface Syntax {
   blocks: ReadonlySet<string>;
   /** Nodes with a `condition` field whose other parts run only when it holds. */
   conditionals: ReadonlySet<string>;
+  /** Loops: an acquire inside one may be a retry loop (LOCK010). */
+  loops: ReadonlySet<string>;
+  /** Nodes whose named children are declarations (class bodies, namespaces): units are found inside them. */
+  containers: ReadonlySet<string>;
   /** Go: methods of one receiver type form the "class". */
   classOf?(fn: Node): string | undefined;
 }
 
 const named = (node: Node | null): Node[] =>
-  node ? node.namedChildren.filter((child): child is Node => !!child && child.type !== 'comment') : [];
+  node ? node.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment')) : [];
 
 /** Arguments that are plain expressions (JS, Java, Go). */
 const plainArgs = (list: Node | null): Arg[] => named(list).map((value) => ({ node: value, value }));
@@ -96,6 +100,15 @@ function javascript(grammar: Grammar): Syntax {
     classes: JS_CLASSES,
     blocks: JS_BLOCKS,
     conditionals: JS_CONDITIONALS,
+    loops: set('while_statement', 'do_statement', 'for_statement', 'for_in_statement'),
+    containers: set(
+      'program',
+      'export_statement',
+      'class_body',
+      'class_declaration',
+      'class',
+      'abstract_class_declaration',
+    ),
   };
 }
 
@@ -106,6 +119,8 @@ const python: Syntax = {
   classes: set('class_definition'),
   blocks: set('module', 'block'),
   conditionals: set('if_statement', 'elif_clause', 'conditional_expression', 'while_statement'),
+  loops: set('while_statement', 'for_statement'),
+  containers: set('module', 'class_definition', 'decorated_definition', 'block'),
 };
 
 const java: Syntax = {
@@ -125,6 +140,18 @@ const java: Syntax = {
   classes: set('class_declaration', 'enum_declaration', 'record_declaration'),
   blocks: set('program', 'block', 'switch_block_statement_group'),
   conditionals: set('if_statement', 'ternary_expression', 'while_statement'),
+  loops: set('while_statement', 'do_statement', 'for_statement', 'enhanced_for_statement'),
+  containers: set(
+    'program',
+    'class_declaration',
+    'enum_declaration',
+    'record_declaration',
+    'interface_declaration',
+    'class_body',
+    'enum_body',
+    'interface_body',
+    'enum_body_declarations',
+  ),
 };
 
 const go: Syntax = {
@@ -134,6 +161,8 @@ const go: Syntax = {
   classes: set(),
   blocks: set('source_file', 'statement_list', 'block', 'expression_case', 'default_case'),
   conditionals: set('if_statement', 'for_statement'),
+  loops: set('for_statement'),
+  containers: set('source_file'),
   classOf(fn) {
     if (fn.type !== 'method_declaration') return undefined;
     const receiver = fn.childForFieldName('receiver');
@@ -168,6 +197,15 @@ const php: Syntax = {
   classes: set('class_declaration', 'trait_declaration'),
   blocks: set('program', 'compound_statement', 'case_statement', 'default_statement', 'colon_block'),
   conditionals: set('if_statement', 'else_if_clause', 'conditional_expression', 'while_statement'),
+  loops: set('while_statement', 'do_statement', 'for_statement', 'foreach_statement'),
+  containers: set(
+    'program',
+    'class_declaration',
+    'trait_declaration',
+    'declaration_list',
+    'namespace_definition',
+    'compound_statement',
+  ),
 };
 
 const csharp: Syntax = {
@@ -188,6 +226,16 @@ const csharp: Syntax = {
   classes: set('class_declaration', 'struct_declaration', 'record_declaration'),
   blocks: set('compilation_unit', 'block', 'switch_section', 'global_statement'),
   conditionals: set('if_statement', 'conditional_expression', 'while_statement'),
+  loops: set('while_statement', 'do_statement', 'for_statement', 'foreach_statement'),
+  containers: set(
+    'compilation_unit',
+    'namespace_declaration',
+    'file_scoped_namespace_declaration',
+    'declaration_list',
+    'class_declaration',
+    'struct_declaration',
+    'record_declaration',
+  ),
 };
 
 const ruby: Syntax = {
@@ -209,23 +257,26 @@ const ruby: Syntax = {
   classes: set('class', 'module', 'singleton_class'),
   blocks: set('program', 'body_statement', 'then', 'else', 'do', 'block_body', 'begin', 'ensure', 'do_block', 'block'),
   conditionals: set('if', 'elsif', 'unless', 'if_modifier', 'unless_modifier', 'conditional', 'while'),
+  loops: set('while', 'until', 'while_modifier', 'until_modifier', 'for'),
+  containers: set('program', 'class', 'module', 'singleton_class', 'body_statement'),
 };
 
-const SYNTAX: Record<string, Syntax> = {
+const SYNTAX: Record<Exclude<Grammar, 'lua'>, Syntax> = {
   javascript: javascript('javascript'),
-  javascriptreact: javascript('javascript'),
   typescript: javascript('typescript'),
-  typescriptreact: javascript('tsx'),
+  tsx: javascript('tsx'),
   python,
   java,
   go,
   php,
-  csharp,
+  'c-sharp': csharp,
   ruby,
 };
 
+/** The host-language syntax of a language id; Lua files have their own checks (lua.ts). */
 export function syntaxFor(languageId: string): Syntax | undefined {
-  return SYNTAX[languageId];
+  const grammar = grammarOf(languageId);
+  return grammar && grammar !== 'lua' ? SYNTAX[grammar] : undefined;
 }
 
 /** Unwraps `await x`, `(x)` and similar wrappers. */
@@ -244,11 +295,13 @@ const STRING = /string|char/;
 const NUMBER =
   /^(number|integer|float|decimal_integer_literal|int_literal|integer_literal|real_literal|float_literal|decimal_floating_point_literal)$/;
 const BOOLEAN = /^(true|false|boolean|boolean_literal|simple_symbol|null_literal|nil|none)$/;
+/** Boxed constants: `Boolean.TRUE`, `Boolean.FALSE`. */
+const CONSTANT_OBJECT = /^Boolean\.(?:TRUE|FALSE)$/;
 
 /** A constant literal: a string without interpolation, a number or a boolean. */
 export function isConstant(node: Node): boolean {
   const value = unwrap(node);
-  if (NUMBER.test(value.type) || BOOLEAN.test(value.type)) return true;
+  if (NUMBER.test(value.type) || BOOLEAN.test(value.type) || CONSTANT_OBJECT.test(value.text)) return true;
   if (!STRING.test(value.type)) return false;
   return !value.descendantsOfType(INTERPOLATION_TYPES).length;
 }

@@ -1,0 +1,101 @@
+// Names a unit declares that the rules look up: module constants, static and class fields, fields
+// a constructor sets, and helpers that return a clock reading (LOCK005, LOCK006).
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { UnitContext } from './facts';
+import { lastName } from './keys';
+import { isConstant, unwrap } from './syntax';
+import { CLOCK_CALL, declaredValue, GENERATED, NULLISH } from './values';
+
+/** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
+export interface Declaration {
+  name: string;
+  /** A literal, whatever the name. */
+  literal: boolean;
+  /** A clock reading, or a function that returns one. */
+  clock: boolean;
+  /** Generated (uuid, random): once per process when `perProcess`. */
+  generated: boolean;
+  /** Module level, static or class attribute: one value for every acquisition in the process. */
+  perProcess: boolean;
+}
+
+const CONSTRUCTOR = /^(__init__|initialize|constructor|__construct|init)$/;
+const DECLARATION_TYPES: ReadonlySet<string> = new Set([
+  'variable_declarator',
+  'assignment',
+  'assignment_expression',
+  'short_var_declaration',
+  'var_spec',
+  'const_spec',
+  'const_element',
+  'property_element',
+  'public_field_definition',
+  'field_definition',
+  'property_declaration',
+]);
+
+/** `node` and its named descendants down to `depth` levels. */
+function shallow(node: Node, depth: number): Node[] {
+  const out = [node];
+  if (depth > 0) for (const child of node.namedChildren) if (child) out.push(...shallow(child, depth - 1));
+  return out;
+}
+
+/** Names declared in a unit outside functions, and fields a constructor sets. */
+export function readDeclarations(unit: Node, context: UnitContext): Declaration[] {
+  const { syntax } = context;
+  const out: Declaration[] = [];
+  const isFunction =
+    syntax.functions.has(unit.type) ||
+    /decorated_definition|method_declaration|function_declaration|method$/.test(unit.type);
+  const unitName =
+    unit.childForFieldName('name')?.text ??
+    unit.namedChildren.find((c) => c && syntax.functions.has(c.type))?.childForFieldName('name')?.text;
+  if (isFunction) {
+    // A helper that returns a clock reading (`getExpireTime()`): its name stands for a timestamp.
+    if (unitName && CLOCK_CALL.test(unit.text) && /\breturn\b|=>|^\s*def\b/.test(unit.text) && unit.text.length < 2000)
+      out.push({ name: unitName, literal: false, clock: true, generated: false, perProcess: false });
+    const constructor =
+      (unitName && CONSTRUCTOR.test(unitName)) ||
+      /constructor_declaration/.test(unit.type) ||
+      (unitName === context.className && !!unitName);
+    if (!constructor) return out;
+  }
+  // Outside functions a declaration is the unit or a child of it (C#: a grandchild); a constructor's fields are anywhere in it.
+  const nodes = isFunction ? unit.descendantsOfType([...DECLARATION_TYPES]) : shallow(unit, 2);
+  for (const node of nodes) {
+    if (!node || !DECLARATION_TYPES.has(node.type)) continue;
+    const target =
+      node.childForFieldName('name') ??
+      node.childForFieldName('left') ??
+      node.childForFieldName('property') ??
+      node.namedChild(0);
+    let value = declaredValue(node) ?? node.childForFieldName('default_value');
+    if (!value && /const_element|property_element/.test(node.type)) value = node.namedChild(node.namedChildCount - 1);
+    if (!target || !value || value.id === target.id) continue;
+    if (value.type === 'expression_list') value = value.namedChild(0) ?? value;
+    const rawName = target.type === 'expression_list' ? (target.namedChild(0)?.text ?? '') : target.text;
+    if (isFunction && !/^(this\.|self\.|@|\$this->)/.test(rawName)) continue;
+    const name = lastName(rawName);
+    if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
+    // Members are units of their own: the unit's text is the whole declaration, modifiers included.
+    const declaration = unit.text;
+    const perProcess =
+      !isFunction &&
+      (context.moduleLevel ||
+        /\bstatic\b|\bconst\b|\bfinal static\b/.test(declaration.slice(0, 200)) ||
+        syntax.grammar === 'python' ||
+        (syntax.grammar === 'ruby' && /^[A-Z]/.test(name)));
+    const unwrapped = unwrap(value);
+    const declared: Declaration = {
+      name,
+      literal: isConstant(unwrapped) && !NULLISH.test(unwrapped.text),
+      clock: CLOCK_CALL.test(unwrapped.text),
+      generated: GENERATED.test(unwrapped.text),
+      perProcess,
+    };
+    // Only names that can make a value constant or a timestamp matter to the rules.
+    if (declared.literal || declared.clock || (declared.generated && perProcess)) out.push(declared);
+  }
+  return out;
+}

@@ -1,0 +1,29 @@
+// The units of a syntax tree: the pieces whose facts are read (and kept) one at a time. Members
+// of classes, namespaces and modules, down to (not into) functions: an outermost function is one
+// unit, a field or a top-level statement another.
+import type { Node } from '@vscode/tree-sitter-wasm';
+import type { Syntax } from './syntax';
+
+export interface Unit {
+  node: Node;
+  className?: string;
+  moduleLevel: boolean;
+}
+
+export function listUnits(syntax: Syntax, root: Node): Unit[] {
+  const units: Unit[] = [];
+  const visit = (container: Node, className: string | undefined, moduleLevel: boolean) => {
+    for (const child of container.namedChildren) {
+      if (!child || child.type.includes('comment')) continue;
+      if (syntax.classes.has(child.type)) {
+        visit(child, child.childForFieldName('name')?.text ?? className, false);
+      } else if (syntax.containers.has(child.type) && !syntax.functions.has(child.type)) {
+        visit(child, className, moduleLevel);
+      } else {
+        units.push({ node: child, className, moduleLevel });
+      }
+    }
+  };
+  visit(root, undefined, true);
+  return units;
+}

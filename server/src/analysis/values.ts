@@ -1,0 +1,45 @@
+// What a value expression is, as far as locks care: a clock reading, a generated token, a
+// literal, or a conversion of another value (`String(x)`, `x.toString()`).
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { lastName } from './keys';
+import { unwrap } from './syntax';
+
+export const CLOCK_CALL =
+  /currentTimeMillis|nanoTime|\btime\.time\b|\btime\(\)|Date\.now|new Date\b|getTime\(\)|\btime\.Now\b|Time\.now|DateTime\.(?:Utc)?Now|DateTimeOffset\.(?:Utc)?Now|microtime|\bInstant\.now|LocalDateTime\.now|\bos\.time|\bnow\(\)\.timestamp|datetime\.(?:utc)?now|\.Unix(?:Milli|Nano)?\(\)|\bUnixNano\b|Carbon::now|\bDate\.now|ToUnixTime(?:Milliseconds|Seconds)|Process\.clock_gettime/;
+/** Names that hold an expiry time when nothing else says what they hold. */
+export const CLOCK_NAME =
+  /^(?:expires?|expires?_?at|expir(?:y|ation)(?:_?time)?|deadline|valid_?until|lock_?until|timestamp|expire_?time|lock_?time(?:out_?at)?)$/i;
+export const GENERATED =
+  /uuid|guid|random|rand\(|\brand\b|nanoid|token_hex|token_urlsafe|urandom|ObjectId|SecureRandom|uniqid|ulid/i;
+export const NULLISH = /^(null|nil|none|undefined)$/i;
+/** The value of a declaration or assignment node (C#'s declarator keeps it as its last child, without a field). */
+export function declaredValue(node: Node): Node | null {
+  const value = node.childForFieldName('value') ?? node.childForFieldName('right');
+  if (value) return value;
+  return node.type === 'variable_declarator' && node.namedChildCount > 1
+    ? node.namedChild(node.namedChildCount - 1)
+    : null;
+}
+
+const CONVERSION =
+  /^(String|str|string|Number|int|float|toString|valueOf|Itoa|FormatInt|Sprint|strval|to_s|to_i|ToString|encode|Convert\.ToString|Long\.toString|String\.valueOf|Integer\.toString|strconv\.Itoa|strconv\.FormatInt|fmt\.Sprint)$/;
+
+/** `String(x)`, `str(x)`, `x.toString()`, `String.valueOf(x)`: the value converted, not a new one. */
+export function unconverted(node: Node): Node {
+  if (!/call|invocation/.test(node.type)) return node;
+  const callee =
+    node.childForFieldName('function') ?? node.childForFieldName('name') ?? node.childForFieldName('method');
+  const args = (node.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c);
+  const calleeText = callee?.text ?? '';
+  const receiver =
+    node.childForFieldName('object') ??
+    node.childForFieldName('receiver') ??
+    callee?.childForFieldName('object') ??
+    callee?.childForFieldName('operand') ??
+    callee?.childForFieldName('expression');
+  // x.toString('hex'), x.to_s, x.encode(): the receiver is the value.
+  if (receiver && /^(toString|to_s|ToString|encode)$/.test(lastName(calleeText))) return unwrap(receiver);
+  if (args.length === 1 && (CONVERSION.test(calleeText) || CONVERSION.test(lastName(calleeText))))
+    return unwrap(args[0]);
+  return node;
+}
