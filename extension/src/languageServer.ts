@@ -20,6 +20,8 @@ export function startLanguageServer(
     outputChannel: log,
     // The server pulls redisLocksmith.lint per document and re-checks when it changes.
     synchronize: { configurationSection: 'redisLocksmith.lint' },
+    // Run after a lock fix is applied: the walkthrough's lint step completes.
+    initializationOptions: { fixAppliedCommand: 'locksmith.lintFixApplied' },
   };
   const client = new LanguageClient('redisLocksmith', 'Redis Locksmith', serverOptions, clientOptions);
   client.start().catch((error: unknown) => log.error(`the language server did not start: ${String(error)}`));

@@ -8,6 +8,7 @@ export const RULE_CODES = [
   'LOCK005',
   'LOCK006',
   'LOCK007',
+  'LOCK008',
   'LOCK009',
   'LOCK010',
 ] as const;
@@ -21,6 +22,7 @@ export const RULE_TITLES: Record<RuleCode, string> = {
   LOCK005: 'Timestamp value and GETSET takeover',
   LOCK006: 'Constant lock value: no owner identity',
   LOCK007: 'Lua script touches keys not passed in KEYS',
+  LOCK008: 'Lock helper outdated: the script pack changed',
   LOCK009: 'Lease renewal whose reply is ignored',
   LOCK010: 'Retry loop that polls without sleeping',
 };

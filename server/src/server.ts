@@ -3,7 +3,8 @@
 // TextDocuments) because each edit also goes to the document's tree-sitter tree. Only the most
 // recently opened or edited documents keep a tree (a keystroke reparses incrementally); the others
 // drop theirs after each check and keep only their unit facts, so a large workspace costs little.
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CodeActionKind,
   createConnection,
@@ -13,12 +14,14 @@ import {
   type CodeAction,
   type Diagnostic,
   type Range,
+  type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
 import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
-import { fixClient, readManifests, renderFix } from './quickFix';
+import { lockFix, outdatedHelper, type LockFix } from './lockFix';
+import { fixClient, readManifests } from './quickFix';
 import { ruleDocs } from './readme';
 import { readSettings } from './settings';
 
@@ -34,6 +37,8 @@ interface OpenDocument {
   analysis: AnalyzedDocument;
   /** Findings of `analyzedVersion`. */
   findings: Finding[];
+  /** A lock helper's text as the installed pack renders it, when this document is an outdated one (LOCK008). */
+  helperUpdate?: string;
   analyzedVersion: number;
   timer?: NodeJS.Timeout;
 }
@@ -48,6 +53,10 @@ let canConfigure = false;
 /** Settings pushed with didChangeConfiguration, for editors without workspace/configuration. */
 let pushedSettings: LintSettings = DEFAULT_LINT_SETTINGS;
 let workspaceRoots: string[] = [];
+/** The client can create files in a WorkspaceEdit: the quick fix may add the lock helper. */
+let canCreateFiles = false;
+/** A client command to run after a lock fix was applied (the extension's walkthrough step), if the client has one. */
+let fixAppliedCommand: string | undefined;
 const settingsCache = new Map<string, Promise<LintSettings>>();
 
 const SEVERITY: Record<string, DiagnosticSeverity> = {
@@ -95,10 +104,14 @@ async function check(uri: string): Promise<void> {
   const settings = await settingsFor(uri);
   const enabled =
     settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
-  const findings = enabled ? await open.analysis.analyze(open.text.getText()) : [];
+  const text = open.text.getText();
+  const findings = enabled ? await open.analysis.analyze(text) : [];
   if (!recentlyEdited.includes(uri)) open.analysis.dropTree();
   // A newer edit arrived while this ran: its own check publishes.
   if (documents.get(uri) !== open || open.text.version !== version) return;
+  const outdated = enabled && text.includes('@locksmith-helper') ? outdatedHelper(text, pack) : undefined;
+  open.helperUpdate = outdated?.update;
+  if (outdated) findings.unshift(outdated);
   open.findings = findings;
   open.analyzedVersion = version;
   const diagnostics = findings
@@ -124,6 +137,10 @@ function recheckAll(): void {
 
 connection.onInitialize((params) => {
   canConfigure = !!params.capabilities.workspace?.configuration;
+  const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
+  canCreateFiles = !!workspaceEdit?.documentChanges && !!workspaceEdit.resourceOperations?.includes('create');
+  const options = params.initializationOptions as { fixAppliedCommand?: unknown } | undefined;
+  fixAppliedCommand = typeof options?.fixAppliedCommand === 'string' ? options.fixAppliedCommand : undefined;
   workspaceRoots = (params.workspaceFolders ?? [])
     .filter((folder) => folder.uri.startsWith('file:'))
     .map((folder) => fileURLToPath(folder.uri));
@@ -234,30 +251,46 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
   const source = open.text.getText();
   const file = textDocument.uri.startsWith('file:') ? fileURLToPath(textDocument.uri) : undefined;
   const root = file && workspaceRoots.find((folder) => file.startsWith(folder));
-  const client = fixClient(open.text.languageId, source, file ? readManifests(file, root) : []);
+  const manifests = file ? readManifests(file, root) : [];
+  const client = fixClient(open.text.languageId, source, manifests);
   const actions: CodeAction[] = [];
   const fixed = new Set<string>();
   for (const finding of findings) {
     const diagnostic = context.diagnostics.find((d) => d.code === finding.code && d.source === SOURCE);
+    if (finding.code === 'LOCK008' && open.helperUpdate !== undefined) {
+      actions.push({
+        title: 'Update lock helper from the installed pack',
+        kind: CodeActionKind.QuickFix,
+        isPreferred: true,
+        ...(diagnostic && { diagnostics: [diagnostic] }),
+        edit: {
+          changes: {
+            [textDocument.uri]: [{ range: rangeOf(open.text, 0, source.length), newText: open.helperUpdate }],
+          },
+        },
+      });
+    }
     if (client && finding.fix) {
       const id = `${finding.fix.start}:${finding.fix.end}`;
       if (!fixed.has(id)) {
         fixed.add(id);
+        const fix = lockFix({
+          client,
+          plan: finding.fix,
+          pack,
+          text: source,
+          // A client that cannot create files gets the inline lock, which needs no helper file.
+          ...(canCreateFiles && file && root && { file, root }),
+          manifests,
+          readFile: (path) => openText(path) ?? readIfExists(path),
+        });
         actions.push({
-          title: `Replace with Locksmith's vetted lock (${client.library})`,
+          title: fix.title,
           kind: CodeActionKind.QuickFix,
           isPreferred: true,
           ...(diagnostic && { diagnostics: [diagnostic] }),
-          edit: {
-            changes: {
-              [textDocument.uri]: [
-                {
-                  range: rangeOf(open.text, finding.fix.start, finding.fix.end),
-                  newText: renderFix(client, finding.fix, pack),
-                },
-              ],
-            },
-          },
+          edit: toWorkspaceEdit(fix, open),
+          ...(fixAppliedCommand && { command: { title: 'Lock fix applied', command: fixAppliedCommand } }),
         });
       }
     }
@@ -270,6 +303,46 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
   }
   return actions;
 });
+
+/** The text of an open document at `path`, which may be newer than the file on disk. */
+function openText(path: string): string | undefined {
+  return documents.get(pathToFileURL(path).href)?.text.getText();
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lock fix as an LSP edit: a new helper file first, then the document's edits. */
+function toWorkspaceEdit(fix: LockFix, open: OpenDocument): WorkspaceEdit {
+  const uri = open.text.uri;
+  const documentEdits = (edits: { start: number; end: number; text: string }[]) =>
+    edits.map((edit) => ({ range: rangeOf(open.text, edit.start, edit.end), newText: edit.text }));
+  const created = fix.changes.flatMap((change) => ('create' in change ? [change] : []));
+  const own = fix.changes.flatMap((change) => ('edits' in change ? change.edits : []));
+  if (!created.length) return { changes: { [uri]: documentEdits(own) } };
+  return {
+    documentChanges: [
+      ...created.flatMap((change) => {
+        const target = pathToFileURL(change.path).href;
+        return [
+          { kind: 'create' as const, uri: target, options: { overwrite: false, ignoreIfExists: false } },
+          {
+            textDocument: { uri: target, version: null },
+            edits: [
+              { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: change.create },
+            ],
+          },
+        ];
+      }),
+      { textDocument: { uri, version: open.text.version }, edits: documentEdits(own) },
+    ],
+  };
+}
 
 connection.onExecuteCommand(async ({ command, arguments: args }) => {
   const code = args?.[0] as RuleCode;

@@ -21,6 +21,9 @@ export interface FixPlan {
   receiver?: string;
 }
 
+/** Statements that leave the block: return, raise, throw, continue, break. */
+const EXITS = /^(return|raise|throw|continue|break)(_statement|_expression)?$/;
+
 /** Clauses whose code does not run while holding the lock: else, catch, rescue. */
 const NOT_GUARDED = /else|catch|except|rescue|alternative/;
 
@@ -81,7 +84,10 @@ export function planFix(
       return;
     }
     for (const inner of innerBlocks(syntax, statement)) {
-      for (const child of inner.namedChildren) if (child && !child.type.includes('comment')) collect(child);
+      const children = inner.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
+      // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
+      if (children.length && children.every((child) => EXITS.test(child.type))) continue;
+      for (const child of children) collect(child);
     }
   };
   for (const statement of statements.slice(statements.indexOf(first), statements.indexOf(last) + 1)) collect(statement);

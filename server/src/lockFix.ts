@@ -1,0 +1,123 @@
+// The "Replace with Locksmith's lock helper" fix as file changes, for the language server and the
+// lint CLI alike: the unsafe acquire/release becomes a call of the project's lock helper (the
+// user's key, lease, client and guarded statements kept), the helper's import goes at the top of
+// the file, and the helper module is created when the project has none. Outside a project (an
+// unsaved file), the self-contained inline lock. And LOCK008: a helper whose embedded pack is
+// not the installed one, with its update. No LSP types here.
+import { posix, relative, resolve } from 'node:path';
+import type { Pack } from '../../pack/pack';
+import { renderCallSite } from '../../snippets/callsite';
+import type { ClientInfo } from '../../snippets/clients';
+import { checkHelperFile, renderHelper } from '../../snippets/helper';
+import { planImports } from '../../snippets/imports';
+import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
+import type { JsFlavor } from '../../snippets/template';
+import type { Finding } from './analysis';
+import type { FixPlan } from './analysis/fix';
+import { renderFix } from './quickFix';
+
+export interface TextChange {
+  /** UTF-16 offsets into the file as it is. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A change to one file: edits of an existing file, or the whole text of a new one. */
+export type FileChange = { path: string; edits: TextChange[] } | { path: string; create: string };
+
+export interface LockFix {
+  title: string;
+  changes: FileChange[];
+}
+
+export interface FixInput {
+  client: ClientInfo;
+  plan: FixPlan;
+  pack: Pack;
+  /** The file's text as it is now. */
+  text: string;
+  /** Absolute path of the file and of its workspace root; both absent for an unsaved file. */
+  file?: string;
+  root?: string;
+  /** Manifests of the project, paths relative to `root`. */
+  manifests: readonly ProjectFile[];
+  /** A file's text, or undefined when it does not exist (absolute path). */
+  readFile(path: string): string | undefined;
+}
+
+/** A plain client reference (`r`, `this.redis`, `$this->redis`, `@redis`), not a pipeline or transaction. */
+const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
+const TRANSACTION = /pipe|multi|tx|trans|batch/i;
+
+export function lockFix(input: FixInput): LockFix {
+  const { client, plan, pack, text, file, root } = input;
+  const inline = (): LockFix => ({
+    title: `Replace with Locksmith's vetted lock (${client.library})`,
+    changes: [{ path: file ?? '', edits: [{ start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }] }],
+  });
+  if (!file || !root) return inline();
+  const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
+  const proposals = proposeHelperPlacements(client.id, project);
+  // The helper the project has, at one of its usual places; else the first of them, created.
+  let helper: { helperImport: string; flavor?: JsFlavor } | undefined;
+  let created: FileChange | undefined;
+  for (const placement of proposals) {
+    const existing = input.readFile(resolve(root, placement.path));
+    if (existing !== undefined && checkHelperFile(existing, pack)?.header.client === client.id) {
+      helper = helperImportFor(client.id, { path: placement.path, text: existing }, project);
+      break;
+    }
+  }
+  if (!helper) {
+    // A file of the user's own at a usual place is never overwritten: the next free place, or inline.
+    const placement = proposals.find((each) => input.readFile(resolve(root, each.path)) === undefined);
+    if (!placement) return inline();
+    helper = { helperImport: placement.helperImport, flavor: placement.flavor };
+    created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
+  }
+  const receiver =
+    plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
+      ? plan.receiver
+      : undefined;
+  const call = renderCallSite(
+    client.id,
+    'guard',
+    {
+      key: plan.key,
+      ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
+      ...(plan.body !== undefined && { body: plan.body }),
+      ...(receiver && { client: receiver }),
+    },
+    helper,
+  );
+  const code = call.code.replace(/\n$/, '').replace(/\n(?=.)/g, `\n${plan.indent}`);
+  const edits: TextChange[] = [{ start: plan.start, end: plan.end, text: code }];
+  const imports = planImports(client, text, call.imports);
+  if (imports && imports.offset <= plan.start)
+    edits.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  const helperPath = created
+    ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
+    : undefined;
+  return {
+    title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}`,
+    changes: [...(created ? [created] : []), { path: file, edits }],
+  };
+}
+
+/** LOCK008: a lock helper whose embedded pack differs from the installed pack's, on its header lines. */
+export function outdatedHelper(text: string, pack: Pack): (Finding & { update: string }) | undefined {
+  const check = checkHelperFile(text, pack);
+  if (!check?.outdated) return undefined;
+  const lines = text.split('\n');
+  const start = lines.slice(0, check.header.firstLine).reduce((sum, line) => sum + line.length + 1, 0);
+  const end = lines.slice(0, check.header.lastLine + 1).reduce((sum, line) => sum + line.length + 1, 0) - 1;
+  const edited = check.edited ? ' It was also edited by hand: updating replaces those edits.' : '';
+  return {
+    code: 'LOCK008',
+    message: `This lock helper is outdated: ${check.reasons.join('; ')}. Update it from the installed pack (the quick fix rewrites the file).${edited}`,
+    start,
+    end,
+    update: renderHelper(check.header.client, pack, check.header.options).text,
+  };
+}
