@@ -26,7 +26,7 @@ const VARIANTS: Variant[] = [
     name: 'pack (EVALSHA)',
     commands: ['evalsha'],
     makePair(redis) {
-      const locks = new LockScripts(redis);
+      const locks = new LockScripts(redis, PACK);
       return async (key) => {
         const owner = token();
         if ((await locks.acquire(key, owner, TTL)) === 0) throw new Error(`${key} not acquired`);

@@ -44,8 +44,8 @@ test('acquire, extend and release with hash-tagged lock and fence keys on every 
     const fence = `fence:{${tag}}`;
     const direct = master.client();
     try {
-      assert.equal(await locks.acquire(lock, 'owner-1', 10_000, fence), 1);
-      assert.equal(await locks.acquire(lock, 'owner-2', 10_000, fence), 0);
+      assert.equal(await locks.acquire(lock, 'owner-1', 10_000, { fence }), 1);
+      assert.equal(await locks.acquire(lock, 'owner-2', 10_000, { fence }), 0);
       // The keys live on the master that owns the tag's slot, and replicate to its replica.
       assert.equal(await direct.get(lock), 'owner-1');
       assert.equal(await direct.get(fence), '1');
@@ -55,7 +55,7 @@ test('acquire, extend and release with hash-tagged lock and fence keys on every 
       assert.ok((await direct.pttl(lock)) > 10_000);
       assert.equal(await locks.release(lock, 'owner-2'), false);
       assert.equal(await locks.release(lock, 'owner-1'), true);
-      assert.equal(await locks.acquire(lock, 'owner-2', 10_000, fence), 2);
+      assert.equal(await locks.acquire(lock, 'owner-2', 10_000, { fence }), 2);
       assert.equal(await locks.release(lock, 'owner-2'), true);
     } finally {
       direct.disconnect();
@@ -66,8 +66,8 @@ test('acquire, extend and release with hash-tagged lock and fence keys on every 
 test('a lock and fence pair in different slots fails with CROSSSLOT and writes nothing', async () => {
   const lock = 'lock:{order:a}';
   const fence = 'fence:{order:b}';
-  assert.notEqual(await client.cluster('KEYSLOT', lock), await client.cluster('KEYSLOT', fence));
-  await assert.rejects(locks.acquire(lock, 'owner-1', 10_000, fence), /CROSSSLOT/);
+  assert.notEqual(await client.cluster('KEYSLOT', lock), await client.cluster('KEYSLOT', { fence }));
+  await assert.rejects(locks.acquire(lock, 'owner-1', 10_000, { fence }), /CROSSSLOT/);
   assert.equal(await client.exists(lock), 0);
   assert.equal(await client.exists(fence), 0);
 });

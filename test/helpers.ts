@@ -1,8 +1,12 @@
-// Shared test plumbing: one throwaway Redis per test file, stopped after it whatever happens.
+// Shared test plumbing: one throwaway Redis per test file (or per describe block), stopped after it whatever happens.
 import { after, before } from 'node:test';
 import type Redis from 'ioredis';
-import { LockScripts } from '../pack/runtime';
+import { loadPack } from '../pack/pack';
+import { LockScripts, type LockScriptsOptions } from '../pack/runtime';
 import { startRedis, type RedisServer, type StartOptions } from './harness/redis';
+
+/** The pack, read once for every test file. */
+export const pack = loadPack();
 
 export interface RedisFixture {
   server: RedisServer;
@@ -10,17 +14,21 @@ export interface RedisFixture {
   locks: LockScripts;
 }
 
-/** Starts a Redis before the file's tests and stops it after them; read the fields inside tests. */
-export function useRedis(options: StartOptions = {}): RedisFixture {
+/**
+ * Starts a Redis (or with `server: 'valkey'` a Valkey) before the enclosing file's or describe
+ * block's tests and stops it after them; read the fields inside tests.
+ */
+export function useRedis(options: StartOptions = {}, scripts: LockScriptsOptions = {}): RedisFixture {
   const fixture = {} as RedisFixture;
   before(async () => {
     // DEBUG DIGEST lets tests prove that a call wrote nothing, TTLs included.
     const args = ['--enable-debug-command', 'local', ...(options.args ?? [])];
     fixture.server = await startRedis({ ...options, args });
     fixture.redis = fixture.server.client();
-    fixture.locks = new LockScripts(fixture.redis);
+    fixture.locks = new LockScripts(fixture.redis, pack, scripts);
   });
   after(async () => {
+    fixture.locks?.close();
     fixture.redis?.disconnect();
     await fixture.server?.stop();
   });
