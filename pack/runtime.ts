@@ -109,15 +109,7 @@ export class LockScripts {
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
     if (queue === undefined && (await this.nativeSupport()).delifeq) {
-      const native = await this.native(lock, async (node) => {
-        const [[error, deleted]] = (await node
-          .pipeline()
-          .call('DELIFEQ', lock, token)
-          .call('SPUBLISH', wakeChannel(lock), '')
-          .exec())!;
-        if (error) throw error;
-        return deleted === 1;
-      });
+      const native = await this.native(lock, (node) => this.nativeRelease(node, lock, token));
       if (native !== undefined) return native;
     }
     const waiters = queue ?? waitersKey(lock);
@@ -157,14 +149,14 @@ export class LockScripts {
     const deadline = performance.now() + waitMs;
     const channel = wakeChannel(lock);
     let waiter: Waiter | undefined = this.wakeups.isLive(channel)
-      ? await this.wakeups.join(channel, token)
+      ? await this.wakeups.join(channel, token, this.retryMs)
       : undefined;
     try {
       let outcome = await attempt();
       while (!outcome.held) {
         const left = deadline - performance.now();
         if (!waiter && left > 0) {
-          waiter = await this.wakeups.join(channel, token);
+          waiter = await this.wakeups.join(channel, token, this.retryMs);
         } else {
           if (left <= 0) {
             await giveUp?.().catch(() => undefined);
@@ -204,6 +196,30 @@ export class LockScripts {
       return 0;
     });
     return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
+  }
+
+  /**
+   * DELIFEQ, then the wake-up release.lua would send: to the first queued waiter when the queue
+   * exists (asked in the same round trip), else the empty payload. The wake-up goes out after the
+   * reply, unawaited: it is never needed for correctness, only for speed.
+   */
+  private async nativeRelease(node: Redis, lock: RedisString, token: RedisString): Promise<boolean> {
+    const channel = wakeChannel(lock);
+    const queue = waitersKey(lock);
+    const pipeline = node.pipeline().call('DELIFEQ', lock, token);
+    const [[error, deleted], [, queued] = [null, 0]] = (await (queue === undefined
+      ? pipeline.call('SPUBLISH', channel, '')
+      : pipeline.exists(queue)
+    ).exec())!;
+    if (error) throw error;
+    if (deleted === 1 && queue !== undefined) {
+      const wake = async () => {
+        const [first] = queued === 1 ? await node.zpopmin(queue) : [];
+        await node.call('SPUBLISH', channel, first ?? '');
+      };
+      wake().catch(() => undefined);
+    }
+    return deleted === 1;
   }
 
   private nativeSupport(): Promise<NativeSupport> {

@@ -71,8 +71,11 @@ export class Wakeups {
     return this.channels.get(idOf(channel))?.live ?? false;
   }
 
-  /** Joins `channel` as the waiter with `token`; resolves once the subscription is confirmed or has failed. */
-  async join(channel: RedisName, token: RedisName): Promise<Waiter> {
+  /**
+   * Joins `channel` as the waiter with `token`; resolves once the subscription is confirmed or has
+   * failed, or after `patienceMs` (a stalled subscriber must not stall the waiter: its timer covers).
+   */
+  async join(channel: RedisName, token: RedisName, patienceMs: number): Promise<Waiter> {
     const id = idOf(channel);
     let entry = this.channels.get(id);
     if (!entry) {
@@ -87,7 +90,9 @@ export class Wakeups {
     clearTimeout(entry.linger);
     const waiter = new LocalWaiter(Buffer.from(token));
     entry.waiters.push(waiter);
-    await entry.subscribed;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([entry.subscribed, new Promise((resolve) => (timer = setTimeout(resolve, patienceMs)))]);
+    clearTimeout(timer);
     const joined = entry;
     return {
       wait: (ms, signal) => waiter.wait(ms, signal),
