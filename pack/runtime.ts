@@ -4,7 +4,15 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
 import { keySlot, waitersKey, wakeChannel } from './layout';
-import { commonSupport, describePath, detectNative, isNativeMiss, NO_NATIVE, type NativePath, type NativeSupport } from './native';
+import {
+  commonSupport,
+  describePath,
+  detectNative,
+  isNativeMiss,
+  NO_NATIVE,
+  type NativePath,
+  type NativeSupport,
+} from './native';
 import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
 import { Wakeups, type Waiter } from './wakeups';
 
@@ -45,7 +53,7 @@ export interface Attempt<T> {
   retryInMs?: number;
 }
 
-// Releases remember, per lock and token, the waiter queue the acquire saw non-empty (bounded).
+// Releases remember, per lock and token, the waiter queue of a lock taken by waiting (bounded).
 const MAX_REMEMBERED = 10_000;
 
 export class LockScripts {
@@ -55,6 +63,8 @@ export class LockScripts {
   readonly retryMs: number;
   private readonly wakeups: Wakeups;
   private support?: Promise<NativeSupport>;
+  /** `support` once settled: the hot path reads it without awaiting. */
+  private supported?: NativeSupport;
   private readonly queued = new Map<string, RedisString>();
 
   constructor(
@@ -93,8 +103,8 @@ export class LockScripts {
     const attempt = async (): Promise<Attempt<number>> => {
       const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
       const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
-      const [result, pttl, waiting] = (await this.run('acquire_queued', keys, [token, ttlMs, queueMs])) as number[];
-      if (result !== 0 && waiting > 0) this.remember(lock, token, queue);
+      const [result, pttl] = (await this.run('acquire_queued', keys, [token, ttlMs, queueMs])) as number[];
+      if (result !== 0) this.remember(lock, token, queue);
       return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
     };
     const leaveQueue = () => this.redis.zrem(queue, token).then(() => undefined);
@@ -103,13 +113,20 @@ export class LockScripts {
 
   /**
    * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
-   * DELIFEQ where the server has it; release.lua with the waiter queue when this client's acquire
-   * saw others queued, so exactly the first of them is woken.
+   * A lock taken by waiting, or one this client has waiters on, is contended: release.lua with the
+   * waiter queue, which wakes exactly the first waiter. Otherwise DELIFEQ alone where every
+   * master has it (no wake-up: a third command per lock would cost ~30 % of a client-bound
+   * acquire/release loop, see bench/lock-ops.ts; waiters that queued meanwhile wake by their
+   * retry bound or the lease's end), else release.lua.
    */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
-    if (queue === undefined && (await this.nativeSupport()).delifeq) {
-      const native = await this.native(lock, (node) => this.nativeRelease(node, lock, token));
+    if (
+      queue === undefined &&
+      !this.wakeups.isLive(wakeChannel(lock)) &&
+      (this.supported ?? (await this.nativeSupport())).delifeq
+    ) {
+      const native = await this.native(lock, async (node) => (await node.call('DELIFEQ', lock, token)) === 1);
       if (native !== undefined) return native;
     }
     const waiters = queue ?? waitersKey(lock);
@@ -118,7 +135,7 @@ export class LockScripts {
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
   async extend(lock: RedisString, token: RedisString, ttlMs: number): Promise<boolean> {
-    if ((await this.nativeSupport()).setIfeq) {
+    if ((this.supported ?? (await this.nativeSupport())).setIfeq) {
       const native = await this.native(
         lock,
         async (node) => (await node.call('SET', lock, token, 'PX', ttlMs, 'IFEQ', token)) === 'OK',
@@ -182,7 +199,7 @@ export class LockScripts {
   }
 
   private async tryAcquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString) {
-    if (fence !== undefined || !(await this.nativeSupport()).setNxGet) {
+    if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
       return (await this.run('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs])) as number;
     }
     const native = await this.native(lock, async (node) => {
@@ -198,33 +215,12 @@ export class LockScripts {
     return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
   }
 
-  /**
-   * DELIFEQ, then the wake-up release.lua would send: to the first queued waiter when the queue
-   * exists (asked in the same round trip), else the empty payload. The wake-up goes out after the
-   * reply, unawaited: it is never needed for correctness, only for speed.
-   */
-  private async nativeRelease(node: Redis, lock: RedisString, token: RedisString): Promise<boolean> {
-    const channel = wakeChannel(lock);
-    const queue = waitersKey(lock);
-    const pipeline = node.pipeline().call('DELIFEQ', lock, token);
-    const [[error, deleted], [, queued] = [null, 0]] = (await (queue === undefined
-      ? pipeline.call('SPUBLISH', channel, '')
-      : pipeline.exists(queue)
-    ).exec())!;
-    if (error) throw error;
-    if (deleted === 1 && queue !== undefined) {
-      const wake = async () => {
-        const [first] = queued === 1 ? await node.zpopmin(queue) : [];
-        await node.call('SPUBLISH', channel, first ?? '');
-      };
-      wake().catch(() => undefined);
-    }
-    return deleted === 1;
-  }
-
-  private nativeSupport(): Promise<NativeSupport> {
-    if (this.options.native === 'lua') return Promise.resolve(NO_NATIVE);
-    this.support ??= Promise.all(this.masters().map(detectNative)).then(commonSupport, () => NO_NATIVE);
+  private nativeSupport(): NativeSupport | Promise<NativeSupport> {
+    if (this.options.native === 'lua') return NO_NATIVE;
+    if (this.supported) return this.supported;
+    this.support ??= Promise.all(this.masters().map(detectNative))
+      .then(commonSupport, () => NO_NATIVE)
+      .then((support) => (this.supported = support));
     return this.support;
   }
 
@@ -236,7 +232,7 @@ export class LockScripts {
       return await call(node);
     } catch (error) {
       if (!isNativeMiss(error)) throw error;
-      this.support = undefined;
+      this.support = this.supported = undefined;
       return undefined;
     }
   }
@@ -254,6 +250,7 @@ export class LockScripts {
   }
 
   private forget(lock: RedisString, token: RedisString): RedisString | undefined {
+    if (this.queued.size === 0) return undefined;
     const id = rememberId(lock, token);
     const queue = this.queued.get(id);
     this.queued.delete(id);

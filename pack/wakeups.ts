@@ -68,6 +68,7 @@ export class Wakeups {
 
   /** True when `channel` is subscribed and confirmed: a waiter joining now misses no wake-up. */
   isLive(channel: RedisName): boolean {
+    if (this.channels.size === 0) return false;
     return this.channels.get(idOf(channel))?.live ?? false;
   }
 

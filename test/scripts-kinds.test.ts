@@ -43,7 +43,8 @@ function kindsContract(server: ServerKind): void {
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     const flat = await fx.redis.zrange(key, 0, -1, 'WITHSCORES');
     const out: Record<string, number> = {};
-    for (let i = 0; i < flat.length; i += 2) out[flat[i]] = flat[i + 1] === 'inf' ? Infinity : Number(flat[i + 1]) - now;
+    for (let i = 0; i < flat.length; i += 2)
+      out[flat[i]] = flat[i + 1] === 'inf' ? Infinity : Number(flat[i + 1]) - now;
     return out;
   }
 

@@ -90,7 +90,10 @@ function queueContract(server: ServerKind): void {
       test(`bad arguments write nothing: ${label}`, async () => {
         await queued('owner-1');
         await queued('owner-2');
-        await rejectsAndWritesNothing(() => fx.locks.run('acquire_queued', ['lock:a', '{lock:a}:waiters'], args), message);
+        await rejectsAndWritesNothing(
+          () => fx.locks.run('acquire_queued', ['lock:a', '{lock:a}:waiters'], args),
+          message,
+        );
       });
     }
 

@@ -134,7 +134,9 @@ function sourceVersion(): string {
     .map((match) => match.slice(1))
     .sort((a, b) => compareVersions(b, a));
   if (versions.length === 0) {
-    throw new Error(`Valkey ${MIN_MAJOR}.x is not built yet and apt knows no valkey >= ${MIN_MAJOR} source package; ${SETUP_HINT}`);
+    throw new Error(
+      `Valkey ${MIN_MAJOR}.x is not built yet and apt knows no valkey >= ${MIN_MAJOR} source package; ${SETUP_HINT}`,
+    );
   }
   return versions[0].join('.');
 }
