@@ -40,10 +40,10 @@ interface Counter {
 /** Counts the commands a client sends from now on. */
 function counted(client: Redis, counter: Counter): Redis {
   const send = client.sendCommand.bind(client);
-  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+  client.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
     counter.sent++;
     return send(...args);
-  }) as Redis['sendCommand'];
+  };
   return client;
 }
 

@@ -35,12 +35,12 @@ export async function detectNative(node: Redis): Promise<NativeSupport> {
     const [delifeq, spublish, setDocs] = await Promise.all([
       node.call('COMMAND', 'INFO', 'DELIFEQ') as Promise<unknown[]>,
       node.call('COMMAND', 'INFO', 'SPUBLISH') as Promise<unknown[]>,
-      node.call('COMMAND', 'DOCS', 'SET') as Promise<unknown>,
+      node.call('COMMAND', 'DOCS', 'SET'),
     ]);
     return {
-      delifeq: delifeq[0] != null,
+      delifeq: delifeq[0] !== null && delifeq[0] !== undefined,
       setIfeq: JSON.stringify(setDocs).includes('"IFEQ"'),
-      setNxGet: spublish[0] != null,
+      setNxGet: spublish[0] !== null && spublish[0] !== undefined,
     };
   } catch {
     return NO_NATIVE;

@@ -33,7 +33,8 @@ class LocalWaiter {
       };
       const onAbort = () => {
         finish(false);
-        reject(signal!.reason);
+        const reason: unknown = signal!.reason;
+        reject(reason instanceof Error ? reason : new Error(String(reason)));
       };
       const timer = setTimeout(() => finish(false), Math.max(0, ms));
       signal?.addEventListener('abort', onAbort, { once: true });
