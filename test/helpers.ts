@@ -1,5 +1,6 @@
 // Shared test plumbing: one throwaway Redis per test file (or per describe block), stopped after it whatever happens.
-import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type LockScriptsOptions } from '../pack/runtime';
@@ -38,6 +39,42 @@ export function useRedis(options: StartOptions = {}, scripts: LockScriptsOptions
 /** A digest of the whole dataset, values and expiry times included. */
 export async function digest(redis: Redis): Promise<string> {
   return (await redis.call('DEBUG', 'DIGEST')) as string;
+}
+
+/** Asserts the call fails with `pattern` and the dataset is byte-for-byte unchanged. */
+export async function rejectsAndWritesNothing(
+  redis: Redis,
+  call: () => Promise<unknown>,
+  pattern: RegExp,
+): Promise<void> {
+  const before = await digest(redis);
+  await assert.rejects(call, pattern);
+  assert.equal(await digest(redis), before);
+}
+
+/** Asserts the call answers 0 (or false) and the dataset is byte-for-byte unchanged. */
+export async function zeroAndWritesNothing(redis: Redis, call: () => Promise<unknown>): Promise<void> {
+  const before = await digest(redis);
+  assert.equal(Number(await call()), 0);
+  assert.equal(await digest(redis), before);
+}
+
+/**
+ * Flushes the fixture's server before each test, and records the wake-ups published on `channel`
+ * (as `channel=payload`) by an SSUBSCRIBE client of its own.
+ */
+export function recordWakeups(fixture: RedisFixture, channel: string): { messages: string[]; subscriber: () => Redis } {
+  const recorded = { messages: [] as string[], subscriber: () => client };
+  let client: Redis;
+  beforeEach(async () => {
+    await fixture.redis.flushall();
+    recorded.messages.length = 0;
+    client = fixture.server.client();
+    client.on('smessage', (name: string, message: string) => recorded.messages.push(`${name}=${message}`));
+    await client.ssubscribe(channel);
+  });
+  afterEach(() => client.disconnect());
+  return recorded;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

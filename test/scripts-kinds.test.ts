@@ -1,41 +1,18 @@
 // Every branch of the reentrant, read-write and semaphore scripts, what they leave in Redis, their
 // wake-ups and their bad arguments (nothing written), on Redis 7.0 and Valkey 9.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
-import type Redis from 'ioredis';
+import { describe, test } from 'node:test';
 import { sortedSetKind } from '../pack/layout';
 import type { ScriptName } from '../pack/pack';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
-import { digest, sleep, useRedis, waitFor } from './helpers';
+import { sleep, useRedis, waitFor, recordWakeups, rejectsAndWritesNothing, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => kindsContract(server));
 
 function kindsContract(server: ServerKind): void {
   const fx = useRedis({ server });
   const TTL = 10_000;
-  let subscriber: Redis;
-  let messages: string[];
-
-  beforeEach(async () => {
-    await fx.redis.flushall();
-    messages = [];
-    subscriber = fx.server.client();
-    subscriber.on('smessage', (channel: string, message: string) => messages.push(`${channel}=${message}`));
-    await subscriber.ssubscribe('lock:a');
-  });
-  afterEach(() => subscriber.disconnect());
-
-  async function rejectsAndWritesNothing(call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-    const before = await digest(fx.redis);
-    await assert.rejects(call, pattern);
-    assert.equal(await digest(fx.redis), before);
-  }
-
-  async function zeroAndNothingWritten(call: () => Promise<unknown>): Promise<void> {
-    const before = await digest(fx.redis);
-    assert.equal(Number(await call()), 0);
-    assert.equal(await digest(fx.redis), before);
-  }
+  const { messages } = recordWakeups(fx, 'lock:a');
 
   /** Lease ends (server ms) relative to the server's clock, by member. */
   async function leases(key: string): Promise<Record<string, number>> {
@@ -69,11 +46,11 @@ function kindsContract(server: ServerKind): void {
 
     test('another owner: 0 for take, release and extend, nothing written', async () => {
       await fx.locks.reentrant.acquire('lock:a', 'owner-1', TTL);
-      await zeroAndNothingWritten(() => fx.locks.reentrant.acquire('lock:a', 'owner-2', TTL));
-      await zeroAndNothingWritten(() => fx.locks.reentrant.release('lock:a', 'owner-2'));
-      await zeroAndNothingWritten(() => fx.locks.reentrant.extend('lock:a', 'owner-2', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.reentrant.acquire('lock:a', 'owner-2', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.reentrant.release('lock:a', 'owner-2'));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.reentrant.extend('lock:a', 'owner-2', TTL));
       await fx.redis.del('lock:a');
-      await zeroAndNothingWritten(() => fx.locks.reentrant.extend('lock:a', 'owner-1', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.reentrant.extend('lock:a', 'owner-1', TTL));
     });
 
     test('extend sets the lease, counts unchanged', async () => {
@@ -88,6 +65,7 @@ function kindsContract(server: ServerKind): void {
       await fx.redis.hset('lock:a', 'owner-1', 'x');
       for (const name of ['reentrant_acquire', 'reentrant_release'] as const) {
         await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run(name, ['lock:a'], name === 'reentrant_release' ? ['owner-1'] : ['owner-1', TTL]),
           new RegExp(`ERR ${name}: the hold count of this token is not a positive integer`),
         );
@@ -106,7 +84,7 @@ function kindsContract(server: ServerKind): void {
       assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, 3000]), 0);
       held = await leases('lock:a');
       assert.ok(near(held['wait:w1'], 3000), 'the writer registered its intent');
-      await zeroAndNothingWritten(() => fx.locks.rw.read('lock:a', 'r3', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.rw.read('lock:a', 'r3', TTL));
       assert.equal(await fx.locks.rw.read('lock:a', 'r1', TTL), true, 'a reader already in renews');
 
       assert.equal(await fx.locks.rw.release('lock:a', 'r1'), true);
@@ -118,7 +96,7 @@ function kindsContract(server: ServerKind): void {
       assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, 3000]), 1);
       assert.deepEqual(Object.keys(await leases('lock:a')), ['write:w1']);
       assert.equal(sortedSetKind(await fx.redis.zrange('lock:a', 0, -1)), 'rw');
-      await zeroAndNothingWritten(() => fx.locks.rw.read('lock:a', 'r1', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.rw.read('lock:a', 'r1', TTL));
       assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w2', TTL, 3000]), 0);
       assert.equal(await fx.locks.rw.release('lock:a', 'w1'), true);
       await waitFor('the second wake-up', () => messages.length === 2);
@@ -133,8 +111,8 @@ function kindsContract(server: ServerKind): void {
       assert.equal(await fx.locks.rw.extend('lock:a', 'w1', 60_000), true);
       assert.ok(near((await leases('lock:a'))['write:w1'], 60_000));
       assert.ok(near(await fx.redis.pttl('lock:a'), 60_000));
-      await zeroAndNothingWritten(() => fx.locks.rw.extend('lock:a', 'r9', TTL));
-      await zeroAndNothingWritten(() => fx.locks.rw.release('lock:a', 'r9'));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.rw.extend('lock:a', 'r9', TTL));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.rw.release('lock:a', 'r9'));
       await fx.locks.rw.release('lock:a', 'w1');
       await fx.locks.rw.read('lock:a', 'r1', 2000);
       assert.equal(await fx.locks.rw.extend('lock:a', 'r1', TTL), true);
@@ -154,7 +132,7 @@ function kindsContract(server: ServerKind): void {
     test('N permits, each its own lease, the limit kept as limit:N scored +inf', async () => {
       assert.equal(await fx.locks.semaphore.acquire('lock:a', 'h1', TTL, 2), true);
       assert.equal(await fx.locks.semaphore.acquire('lock:a', 'h2', 2000, 2), true);
-      await zeroAndNothingWritten(() => fx.locks.semaphore.acquire('lock:a', 'h3', TTL, 2));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.semaphore.acquire('lock:a', 'h3', TTL, 2));
       const held = await leases('lock:a');
       assert.equal(held['limit:2'], Infinity);
       assert.ok(near(held['hold:h1'], TTL) && near(held['hold:h2'], 2000), JSON.stringify(held));
@@ -167,7 +145,7 @@ function kindsContract(server: ServerKind): void {
       await waitFor('the wake-up', () => messages.length === 1);
       assert.deepEqual(messages, ['lock:a=']);
       assert.equal(await fx.locks.semaphore.acquire('lock:a', 'h3', TTL, 2), true);
-      await zeroAndNothingWritten(() => fx.locks.semaphore.release('lock:a', 'h1'));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.semaphore.release('lock:a', 'h1'));
       await fx.locks.semaphore.release('lock:a', 'h2');
       await fx.locks.semaphore.release('lock:a', 'h3');
       assert.equal(await fx.redis.exists('lock:a'), 0, 'the last permit back deletes it, limit included');
@@ -176,6 +154,7 @@ function kindsContract(server: ServerKind): void {
     test('permits that differ from the limit held: ERR naming both, nothing written; free again, any N', async () => {
       await fx.locks.semaphore.acquire('lock:a', 'h1', TTL, 2);
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.semaphore.acquire('lock:a', 'h2', TTL, 3),
         /ERR semaphore_acquire: ARGV\[3\] permits is 3 but the semaphore holds limit:2/,
       );
@@ -214,6 +193,7 @@ function kindsContract(server: ServerKind): void {
         test(`${name}: ttl_ms ${ttl}`, async () => {
           await seed(name);
           await rejectsAndWritesNothing(
+            fx.redis,
             () => fx.locks.run(name, ['lock:a'], ['owner-1', ttl, ...rest]),
             new RegExp(`^ReplyError: ERR ${name}: ARGV\\[2\\] ttl_ms must be a positive integer of milliseconds`),
           );
@@ -235,11 +215,17 @@ function kindsContract(server: ServerKind): void {
       test(`${name}: empty token, missing token, wrong number of keys`, async () => {
         await seed(name);
         await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run(name, ['lock:a'], ['', TTL, 3]),
           new RegExp(`ERR ${name}: ARGV\\[1\\] token must be a non-empty string`),
         );
-        await rejectsAndWritesNothing(() => fx.locks.run(name, ['lock:a'], []), new RegExp(`ERR ${name}: ARGV\\[1\\]`));
         await rejectsAndWritesNothing(
+          fx.redis,
+          () => fx.locks.run(name, ['lock:a'], []),
+          new RegExp(`ERR ${name}: ARGV\\[1\\]`),
+        );
+        await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run(name, ['lock:a', 'lock:b'], ['owner-1', TTL, 3]),
           new RegExp(`ERR ${name} takes exactly 1 key`),
         );
@@ -249,6 +235,7 @@ function kindsContract(server: ServerKind): void {
       test(`write_acquire: wait_ms '${wait}'`, async () => {
         await seed('write_acquire');
         await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, wait]),
           /ERR write_acquire: ARGV\[3\] wait_ms must be a positive integer of milliseconds/,
         );
@@ -258,6 +245,7 @@ function kindsContract(server: ServerKind): void {
       test(`semaphore_acquire: permits '${permits}'`, async () => {
         await seed('semaphore_acquire');
         await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run('semaphore_acquire', ['lock:a'], ['h2', TTL, permits]),
           /ERR semaphore_acquire: ARGV\[3\] permits must be a positive integer/,
         );
@@ -278,7 +266,7 @@ function kindsContract(server: ServerKind): void {
         ['semaphore_release', ['o']],
         ['semaphore_extend', ['o', TTL]],
       ] as const) {
-        await rejectsAndWritesNothing(() => fx.locks.run(name, ['lock:a'], [...args]), /WRONGTYPE/);
+        await rejectsAndWritesNothing(fx.redis, () => fx.locks.run(name, ['lock:a'], [...args]), /WRONGTYPE/);
       }
       assert.equal(await fx.redis.type('lock:a'), 'string');
     });

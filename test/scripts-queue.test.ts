@@ -1,10 +1,9 @@
 // acquire_queued and the wake-ups of release: every branch, the signals seen by a real SSUBSCRIBE
 // client, and bad arguments writing nothing, on Redis 7.0 and Valkey 9.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
-import type Redis from 'ioredis';
+import { describe, test } from 'node:test';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
-import { digest, useRedis, waitFor } from './helpers';
+import { useRedis, waitFor, recordWakeups, rejectsAndWritesNothing, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => queueContract(server));
 
@@ -12,26 +11,10 @@ function queueContract(server: ServerKind): void {
   const fx = useRedis({ server }, { native: 'lua' });
   const TTL = 10_000;
   const QUEUE_MS = 30_000;
-  let subscriber: Redis;
-  let messages: string[];
-
-  beforeEach(async () => {
-    await fx.redis.flushall();
-    messages = [];
-    subscriber = fx.server.client();
-    subscriber.on('smessage', (channel: string, message: string) => messages.push(`${channel}=${message}`));
-    await subscriber.ssubscribe('lock:a');
-  });
-  afterEach(() => subscriber.disconnect());
+  const { messages, subscriber } = recordWakeups(fx, 'lock:a');
 
   const queued = (token: string, keys = ['lock:a', '{lock:a}:waiters'], ttl: string | number = TTL) =>
     fx.locks.run('acquire_queued', keys, [token, ttl, QUEUE_MS]) as Promise<number[]>;
-
-  async function rejectsAndWritesNothing(call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-    const before = await digest(fx.redis);
-    await assert.rejects(call, pattern);
-    assert.equal(await digest(fx.redis), before);
-  }
 
   describe('acquire_queued', () => {
     test('free: takes it like acquire, reply {1, 0, 0}', async () => {
@@ -91,6 +74,7 @@ function queueContract(server: ServerKind): void {
         await queued('owner-1');
         await queued('owner-2');
         await rejectsAndWritesNothing(
+          fx.redis,
           () => fx.locks.run('acquire_queued', ['lock:a', '{lock:a}:waiters'], args),
           message,
         );
@@ -99,17 +83,19 @@ function queueContract(server: ServerKind): void {
 
     test('wrong number of keys, wrong types: an error and nothing written', async () => {
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('acquire_queued', ['lock:a'], ['t', TTL, QUEUE_MS]),
         /ERR acquire_queued takes 2 or 3 keys/,
       );
       await fx.redis.set('{lock:a}:waiters', 'x');
-      await rejectsAndWritesNothing(() => queued('owner-1'), /WRONGTYPE/);
+      await rejectsAndWritesNothing(fx.redis, () => queued('owner-1'), /WRONGTYPE/);
       await fx.redis.del('{lock:a}:waiters');
       await fx.redis.hset('lock:a', 'f', '1');
-      await rejectsAndWritesNothing(() => queued('owner-1'), /WRONGTYPE/);
+      await rejectsAndWritesNothing(fx.redis, () => queued('owner-1'), /WRONGTYPE/);
       await fx.redis.del('lock:a');
       await fx.redis.set('fence:a', 'abc');
       await rejectsAndWritesNothing(
+        fx.redis,
         () => queued('owner-1', ['lock:a', '{lock:a}:waiters', 'fence:a']),
         /ERR acquire_queued: fence key must hold a non-negative integer/,
       );
@@ -145,9 +131,7 @@ function queueContract(server: ServerKind): void {
     test('not held: 0, no wake-up, the queue untouched', async () => {
       await queued('owner-1');
       await queued('owner-2');
-      const before = await digest(fx.redis);
-      assert.equal(await fx.locks.run('release', ['lock:a', '{lock:a}:waiters'], ['owner-9']), 0);
-      assert.equal(await digest(fx.redis), before);
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('release', ['lock:a', '{lock:a}:waiters'], ['owner-9']));
       // A later signal proves the subscriber was listening when the refused release ran.
       await fx.redis.spublish('lock:a', 'probe');
       await waitFor('the probe', () => messages.length === 1);
@@ -158,13 +142,14 @@ function queueContract(server: ServerKind): void {
       await fx.locks.acquire('lock:a', 'owner-1', TTL);
       await fx.redis.set('{lock:a}:waiters', 'x');
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('release', ['lock:a', '{lock:a}:waiters'], ['owner-1']),
         /WRONGTYPE/,
       );
     });
 
     test('nobody subscribed: the release still answers 1 (the signal reaches no one, and costs one SPUBLISH)', async () => {
-      await subscriber.sunsubscribe('lock:a');
+      await subscriber().sunsubscribe('lock:a');
       await fx.locks.acquire('lock:a', 'owner-1', TTL);
       assert.equal(await fx.locks.run('release', ['lock:a'], ['owner-1']), 1);
     });

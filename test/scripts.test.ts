@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
-import { digest, sleep, useRedis } from './helpers';
+import { rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => contract(server));
 
@@ -14,19 +14,6 @@ function contract(server: ServerKind): void {
   beforeEach(async () => {
     await fx.redis.flushall();
   });
-
-  /** Asserts the call fails with `pattern` and the dataset is byte-for-byte unchanged. */
-  async function rejectsAndWritesNothing(call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-    const before = await digest(fx.redis);
-    await assert.rejects(call, pattern);
-    assert.equal(await digest(fx.redis), before);
-  }
-
-  async function answersZeroAndWritesNothing(call: () => Promise<unknown>): Promise<void> {
-    const before = await digest(fx.redis);
-    assert.equal(Number(await call()), 0);
-    assert.equal(await digest(fx.redis), before);
-  }
 
   async function assertTtlNear(key: string, ttl: number): Promise<void> {
     const pttl = await fx.redis.pttl(key);
@@ -67,14 +54,15 @@ function contract(server: ServerKind): void {
 
     test('held by another token: 0 and nothing changes, fence included', async () => {
       await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' });
-      await answersZeroAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-2', 60_000));
-      await answersZeroAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-2', 60_000, { fence: 'fence:a' }));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.acquire('lock:a', 'owner-2', 60_000));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.acquire('lock:a', 'owner-2', 60_000, { fence: 'fence:a' }));
       assert.equal(await fx.redis.get('lock:a'), 'owner-1');
     });
 
     test('a fence key that is not an integer: ERR naming it, nothing written', async () => {
       await fx.redis.set('fence:a', 'abc');
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }),
         /^ReplyError: ERR acquire: fence key/,
       );
@@ -84,6 +72,7 @@ function contract(server: ServerKind): void {
     test('a fence key of another type: an error, nothing written', async () => {
       await fx.redis.hset('fence:a', 'n', '1');
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }),
         /WRONGTYPE/,
       );
@@ -92,10 +81,12 @@ function contract(server: ServerKind): void {
 
     test('wrong number of keys: ERR', async () => {
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('acquire', [], ['t', TTL]),
         /^ReplyError: ERR acquire takes 1 or 2 keys/,
       );
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('acquire', ['lock:a', 'fence:a', 'x'], ['t', TTL]),
         /^ReplyError: ERR acquire takes 1 or 2 keys/,
       );
@@ -111,16 +102,17 @@ function contract(server: ServerKind): void {
 
     test('held by another token: 0, nothing changes', async () => {
       await fx.locks.acquire('lock:a', 'owner-1', TTL);
-      await answersZeroAndWritesNothing(() => fx.locks.run('release', ['lock:a'], ['owner-2']));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('release', ['lock:a'], ['owner-2']));
       assert.equal(await fx.redis.get('lock:a'), 'owner-1');
     });
 
     test('no lock: 0, nothing created', async () => {
-      await answersZeroAndWritesNothing(() => fx.locks.run('release', ['lock:a'], ['owner-1']));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('release', ['lock:a'], ['owner-1']));
     });
 
     test('wrong number of keys: ERR', async () => {
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('release', ['lock:a', 'lock:b', 'lock:c'], ['t']),
         /^ReplyError: ERR release takes 1 or 2 keys/,
       );
@@ -138,16 +130,17 @@ function contract(server: ServerKind): void {
 
     test('held by another token: 0, nothing changes', async () => {
       await fx.locks.acquire('lock:a', 'owner-1', TTL);
-      await answersZeroAndWritesNothing(() => fx.locks.run('extend', ['lock:a'], ['owner-2', 60_000]));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('extend', ['lock:a'], ['owner-2', 60_000]));
     });
 
     test('no lock: 0 and the key is never created', async () => {
-      await answersZeroAndWritesNothing(() => fx.locks.run('extend', ['lock:a'], ['owner-1', 60_000]));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('extend', ['lock:a'], ['owner-1', 60_000]));
       assert.equal(await fx.redis.exists('lock:a'), 0);
     });
 
     test('wrong number of keys: ERR', async () => {
       await rejectsAndWritesNothing(
+        fx.redis,
         () => fx.locks.run('extend', [], ['t', TTL]),
         /^ReplyError: ERR extend takes exactly 1 key/,
       );
@@ -173,6 +166,7 @@ function contract(server: ServerKind): void {
           // Held by the same token, so a write would have been a refresh: prove there is none.
           await fx.locks.acquire('lock:a', 'owner-1', TTL);
           await rejectsAndWritesNothing(
+            fx.redis,
             () => fx.locks.run(script, ['lock:a'], ['owner-1', ...ttl]),
             new RegExp(`^ReplyError: ERR ${script}: ARGV\\[2\\] ttl_ms must be a positive integer`),
           );
@@ -188,6 +182,7 @@ function contract(server: ServerKind): void {
           await fx.locks.acquire('lock:a', 'owner-1', TTL);
           const args = token.length === 0 ? [] : script === 'release' ? [...token] : [...token, TTL];
           await rejectsAndWritesNothing(
+            fx.redis,
             () => fx.locks.run(script, ['lock:a'], args),
             new RegExp(`^ReplyError: ERR ${script}: ARGV\\[1\\] token must be a non-empty string`),
           );
@@ -213,7 +208,7 @@ function contract(server: ServerKind): void {
           ['release', ['owner-1']],
           ['extend', ['owner-1', TTL]],
         ] as const) {
-          await rejectsAndWritesNothing(() => fx.locks.run(script, ['lock:a'], [...args]), /WRONGTYPE/);
+          await rejectsAndWritesNothing(fx.redis, () => fx.locks.run(script, ['lock:a'], [...args]), /WRONGTYPE/);
         }
         assert.equal(await fx.redis.type('lock:a'), type);
       });
