@@ -1,6 +1,6 @@
 // The native path: servers that have compare-and-delete and compare-and-set as commands (Valkey 9:
 // DELIFEQ; Valkey 8.1+: SET ... IFEQ) release and extend a plain lock without Lua, at a fraction
-// of the server time. Detected per connection, per master in a Cluster, from COMMAND INFO / DOCS.
+// of the server time. Detected per connection, per master in a Cluster, from INFO server.
 import type { Redis } from 'ioredis';
 
 export interface NativeSupport {
@@ -29,18 +29,27 @@ export function describePath(support: NativeSupport): NativePath {
   };
 }
 
-/** Asks one server which of the native commands it has; a server that cannot answer has none. */
+/**
+ * Which of the native commands one server has, from INFO server: Valkey 9.0+ has DELIFEQ, 8.1+
+ * SET IFEQ; Redis and Valkey 7.0+ take NX with GET. INFO rather than COMMAND INFO / COMMAND DOCS:
+ * least-privilege ACL users (README's ACL rules) may run INFO but not COMMAND, and a denied
+ * COMMAND would land in the server's ACL LOG on every connect. A command a server turns out not
+ * to have (renamed, or not allowed to this user) is given up at its first use (isNativeMiss).
+ * A server that cannot answer has none.
+ */
 export async function detectNative(node: Redis): Promise<NativeSupport> {
   try {
-    const [delifeq, spublish, setDocs] = await Promise.all([
-      node.call('COMMAND', 'INFO', 'DELIFEQ') as Promise<unknown[]>,
-      node.call('COMMAND', 'INFO', 'SPUBLISH') as Promise<unknown[]>,
-      node.call('COMMAND', 'DOCS', 'SET'),
-    ]);
+    const info = await node.info('server');
+    const version = (field: string) => {
+      const match = new RegExp(`^${field}:(\\d+)\\.(\\d+)`, 'm').exec(info);
+      return match ? Number(match[1]) * 100 + Number(match[2]) : undefined;
+    };
+    const valkey = version('valkey_version');
+    const redis = version('redis_version') ?? 0;
     return {
-      delifeq: delifeq[0] !== null && delifeq[0] !== undefined,
-      setIfeq: JSON.stringify(setDocs).includes('"IFEQ"'),
-      setNxGet: spublish[0] !== null && spublish[0] !== undefined,
+      delifeq: valkey !== undefined && valkey >= 900,
+      setIfeq: valkey !== undefined && valkey >= 801,
+      setNxGet: valkey !== undefined || redis >= 700,
     };
   } catch {
     return NO_NATIVE;
@@ -56,7 +65,14 @@ export function commonSupport(perNode: NativeSupport[]): NativeSupport {
   };
 }
 
-/** Errors after which the native command is given up for the scripts: a node without it, or a moved slot. */
-export function isNativeMiss(error: unknown): boolean {
-  return error instanceof Error && /^(ERR unknown command|ERR syntax error|MOVED|ASK|CLUSTERDOWN)/.test(error.message);
+/**
+ * Errors after which the scripts run instead: `'never'` when this client may not use the command
+ * at all (unknown to the server, a syntax it lacks, an ACL that denies it), `'now'` for a moved
+ * slot or a cluster in flux; undefined for any other error, which is the caller's.
+ */
+export function nativeMiss(error: unknown): 'never' | 'now' | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (/^(ERR unknown command|ERR syntax error|NOPERM)/.test(error.message)) return 'never';
+  if (/^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN)/.test(error.message)) return 'now';
+  return undefined;
 }

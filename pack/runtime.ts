@@ -8,7 +8,7 @@ import {
   commonSupport,
   describePath,
   detectNative,
-  isNativeMiss,
+  nativeMiss,
   NO_NATIVE,
   type NativePath,
   type NativeSupport,
@@ -113,24 +113,24 @@ export class LockScripts {
 
   /**
    * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
-   * A lock taken by waiting, or one this client has waiters on, is contended: release.lua with the
-   * waiter queue, which wakes exactly the first waiter. Otherwise DELIFEQ alone where every
-   * master has it (no wake-up: a third command per lock would cost ~30 % of a client-bound
-   * acquire/release loop, see bench/lock-ops.ts; waiters that queued meanwhile wake by their
-   * retry bound or the lease's end), else release.lua.
+   * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
+   * waiter off it and wakes exactly that one. Otherwise DELIFEQ + SPUBLISH (the empty payload)
+   * in one round trip where every master has DELIFEQ, else release.lua with the lock key alone,
+   * which wakes the same way.
    */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
-    if (
-      queue === undefined &&
-      !this.wakeups.isLive(wakeChannel(lock)) &&
-      (this.supported ?? (await this.nativeSupport())).delifeq
-    ) {
-      const native = await this.native(lock, async (node) => (await node.call('DELIFEQ', lock, token)) === 1);
+    if (queue === undefined && (this.supported ?? (await this.nativeSupport())).delifeq) {
+      const native = await this.native(lock, async (node) => {
+        const deleted = node.call('DELIFEQ', lock, token);
+        // Sent with DELIFEQ, not after its reply: one round trip. Waking nobody costs one SPUBLISH.
+        const woken = node.call('SPUBLISH', wakeChannel(lock), '').catch(() => undefined);
+        const [result] = await Promise.all([deleted, woken]);
+        return result === 1;
+      });
       if (native !== undefined) return native;
     }
-    const waiters = queue ?? waitersKey(lock);
-    return (await this.run('release', waiters === undefined ? [lock] : [lock, waiters], [token])) === 1;
+    return (await this.run('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
@@ -224,15 +224,18 @@ export class LockScripts {
     return this.support;
   }
 
-  /** Runs `call` on the master that owns `lock`; undefined (and detection again later) when it lacks the command. */
+  /** Runs `call` on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
   private async native<T>(lock: RedisString, call: (node: Redis) => Promise<T>): Promise<T | undefined> {
     const node = this.masterFor(lock);
     if (!node) return undefined;
     try {
       return await call(node);
     } catch (error) {
-      if (!isNativeMiss(error)) throw error;
-      this.support = this.supported = undefined;
+      const miss = nativeMiss(error);
+      if (miss === undefined) throw error;
+      // 'never': the scripts from now on (one denial in the ACL LOG, not one per call).
+      if (miss === 'never') this.supported = NO_NATIVE;
+      else this.support = this.supported = undefined;
       return undefined;
     }
   }

@@ -37,7 +37,9 @@ function waiting(server: ServerKind): void {
   });
 
   test('queued waiters are woken one by one, first come first served', async () => {
-    await fx.locks.acquire('lock:q', 'holder', LONG);
+    // A holder that took the lock by waiting releases with the queue, so it wakes the first in line.
+    // (One that took it without waiting wakes one waiter per client: whoever retries first wins.)
+    await fx.locks.acquire('lock:q', 'holder', LONG, { waitMs: LONG });
     const order: string[] = [];
     const waiters = ['w1', 'w2', 'w3'].map(async (token) => {
       const client = fx.server.client();
