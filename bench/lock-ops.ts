@@ -1,6 +1,6 @@
 // Acquire+release pairs per second, each worker on its own key, against one throwaway server per
 // kind (Debian's Redis 7.0, Valkey 9): (a) the pack as LockScripts runs it (the native path where
-// the server has it: SET NX GET, DELIFEQ + the wake-up check), (a') the pack's Lua scripts only
+// the server has it: SET NX GET, then DELIFEQ + SPUBLISH in one round trip), (a') the pack's Lua scripts only
 // (EVALSHA), (b) raw SET NX PX + DEL (the unsafe floor), (c) npm redlock on the same single
 // instance. Prints a table per server; not a test.
 //   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32] [--servers redis,valkey]

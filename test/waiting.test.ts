@@ -41,6 +41,7 @@ function waiting(server: ServerKind): void {
     // (One that took it without waiting wakes one waiter per client: whoever retries first wins.)
     await fx.locks.acquire('lock:q', 'holder', LONG, { waitMs: LONG });
     const order: string[] = [];
+    const attemptsBefore = await commandCalls(fx.redis, 'evalsha');
     const waiters = ['w1', 'w2', 'w3'].map(async (token) => {
       const client = fx.server.client();
       const other = new LockScripts(client, pack, { retryMs: LONG });
@@ -55,9 +56,12 @@ function waiting(server: ServerKind): void {
       }
     });
     for (const token of ['w1', 'w2', 'w3']) await untilQueued('lock:q', token);
-    // Each waiter attempts once more after its SSUBSCRIBE is confirmed; a release before that would let it barge.
-    await waitFor('three subscribers', async () => (await shardSubscribers('lock:q')) === 3);
-    await sleep(100);
+    // Each waiter attempts once more after its SSUBSCRIBE is confirmed (a release before that
+    // would let it barge): 2 attempts each, then they sleep until woken.
+    await waitFor(
+      'both attempts of every waiter',
+      async () => (await commandCalls(fx.redis, 'evalsha')) - attemptsBefore >= 6,
+    );
     await fx.locks.release('lock:q', 'holder');
     await Promise.all(waiters);
     assert.deepEqual(order, ['w1', 'w2', 'w3']);
