@@ -2,7 +2,8 @@
 // kind (Debian's Redis 7.0, Valkey 9): (a) the pack as LockScripts runs it (the native path where
 // the server has it: SET NX GET, then DELIFEQ + SPUBLISH in one round trip), (a') the pack's Lua scripts only
 // (EVALSHA), (b) raw SET NX PX + DEL (the unsafe floor), (c) npm redlock on the same single
-// instance. Prints a table per server; not a test.
+// instance; on Valkey also (n) SET NX GET + DELIFEQ without the wake-up, which is what the wake-up
+// costs. Prints a table per server; not a test.
 //   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32] [--servers redis,valkey]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,8 @@ const TTL = 10_000;
 
 interface Variant {
   name: string;
+  /** Runs only on this kind of server. */
+  only?: ServerKind;
   /** Returns one acquire+release on `key`; throws if the lock was not taken. */
   makePair(redis: Redis): (key: string) => Promise<void>;
 }
@@ -44,6 +47,18 @@ const VARIANTS: Variant[] = [
       return async (key) => {
         if ((await redis.set(key, token(), 'PX', TTL, 'NX')) !== 'OK') throw new Error(`${key} not acquired`);
         await redis.del(key);
+      };
+    },
+  },
+  {
+    // Not a pack variant: the native commands without the wake-up, to show what the wake-up costs.
+    name: 'NX GET + DELIFEQ',
+    only: 'valkey',
+    makePair(redis) {
+      return async (key) => {
+        const owner = token();
+        if ((await redis.call('SET', key, owner, 'NX', 'PX', TTL, 'GET')) !== null) throw new Error(`${key} held`);
+        if ((await redis.call('DELIFEQ', key, owner)) !== 1) throw new Error(`${key} not released`);
       };
     },
   },
@@ -141,13 +156,22 @@ async function benchServer(kind: ServerKind, seconds: number, rounds: number, le
       `\n${kind} ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell`,
     );
     console.log(`(a) runs acquire with ${path.acquire}, release with ${path.release}`);
-    const header = ['conc', ...VARIANTS.map((v) => v.name), '(a)/(b)', "(a')/(b)", '(a)/(c)'];
+    const variants = VARIANTS.filter((variant) => !variant.only || variant.only === kind);
+    const native = variants.some((variant) => variant.only);
+    const header = [
+      'conc',
+      ...variants.map((v) => v.name),
+      '(a)/(b)',
+      "(a')/(b)",
+      ...(native ? ['(n)/(b)'] : []),
+      '(a)/(c)',
+    ];
     const rows: string[][] = [];
     const detail: string[] = [];
     let targetsMet = true;
     for (const concurrency of levels) {
       const rigs: Rig[] = [];
-      for (const variant of VARIANTS) rigs.push(await rig(server, variant, concurrency));
+      for (const variant of variants) rigs.push(await rig(server, variant, concurrency));
       // Short slices, interleaved in rotating order, so drift on a shared machine hits all alike.
       for (let round = 0; round < rounds; round++) {
         for (let k = 0; k < rigs.length; k++) await slice(rigs[(k + round) % rigs.length], seconds);
@@ -158,16 +182,18 @@ async function benchServer(kind: ServerKind, seconds: number, rounds: number, le
         clientCpuUsPerPair: r.cpuMicros / r.pairsDone,
         serverUsPerPair: r.serverMicros / r.pairsDone,
       }));
-      const [pack, lua, raw, redlock] = cells.map((c) => c.pairsPerSecond);
+      const rate = (name: string) => cells[variants.findIndex((v) => v.name === name)].pairsPerSecond;
+      const [pack, lua, raw, redlock] = ['pack', 'pack (Lua only)', 'SET NX PX + DEL', 'redlock'].map(rate);
       targetsMet &&= pack >= (kind === 'valkey' ? 0.95 : 0.9) * raw && pack > redlock;
       rows.push([
         String(concurrency),
         ...cells.map((c) => c.pairsPerSecond.toFixed(0)),
         (pack / raw).toFixed(2),
         (lua / raw).toFixed(2),
+        ...(native ? [(rate('NX GET + DELIFEQ') / raw).toFixed(2)] : []),
         (pack / redlock).toFixed(2),
       ]);
-      for (const [i, variant] of VARIANTS.entries()) {
+      for (const [i, variant] of variants.entries()) {
         detail.push(
           `conc ${String(concurrency).padStart(2)}  ${variant.name.padEnd(16)} client CPU ${cells[i].clientCpuUsPerPair.toFixed(1).padStart(6)} us/pair   server ${cells[i].serverUsPerPair.toFixed(1).padStart(5)} us/pair`,
         );

@@ -55,6 +55,8 @@ export interface Attempt<T> {
 
 // Releases remember, per lock and token, the waiter queue of a lock taken by waiting (bounded).
 const MAX_REMEMBERED = 10_000;
+/** How long a native release skips the wake-up after one that reached nobody. */
+const QUIET_MS = 100;
 
 export class LockScripts {
   readonly reentrant = new ReentrantLocks(this);
@@ -66,6 +68,8 @@ export class LockScripts {
   /** `support` once settled: the hot path reads it without awaiting. */
   private supported?: NativeSupport;
   private readonly queued = new Map<string, RedisString>();
+  /** Locks whose last wake-up after a native release reached nobody, until when to skip the next. */
+  private readonly quietUntil = new Map<string, number>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -114,19 +118,20 @@ export class LockScripts {
   /**
    * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
    * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
-   * waiter off it and wakes exactly that one. Otherwise DELIFEQ + SPUBLISH (the empty payload)
-   * in one round trip where every master has DELIFEQ, else release.lua with the lock key alone,
-   * which wakes the same way.
+   * waiter off it and wakes exactly that one. Otherwise, where every master has DELIFEQ, DELIFEQ
+   * and in the same round trip SPUBLISH (the empty payload), unless the last wake-up this client
+   * sent for the lock, less than QUIET_MS ago, reached nobody: then DELIFEQ alone, as the extra
+   * command is a third of an uncontended acquire/release pair's cost (bench/lock-ops.ts), and a
+   * waiter that arrived meanwhile is late by at most its retry bound. Else release.lua with the
+   * lock key alone, which wakes with the empty payload from inside the script.
    */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
     if (queue === undefined && (this.supported ?? (await this.nativeSupport())).delifeq) {
       const native = await this.native(lock, async (node) => {
         const deleted = node.call('DELIFEQ', lock, token);
-        // Sent with DELIFEQ, not after its reply: one round trip. Waking nobody costs one SPUBLISH.
-        const woken = node.call('SPUBLISH', wakeChannel(lock), '').catch(() => undefined);
-        const [result] = await Promise.all([deleted, woken]);
-        return result === 1;
+        this.wakeAfterNativeRelease(node, lock);
+        return (await deleted) === 1;
       });
       if (native !== undefined) return native;
     }
@@ -213,6 +218,21 @@ export class LockScripts {
       return 0;
     });
     return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
+  }
+
+  /** SPUBLISH after a native release, sent with it; remembers a wake-up that reached nobody. */
+  private wakeAfterNativeRelease(node: Redis, lock: RedisString): void {
+    const id = typeof lock === 'string' ? lock : `\0${lock.toString('hex')}`;
+    const now = performance.now();
+    if ((this.quietUntil.get(id) ?? 0) > now) return;
+    node.call('SPUBLISH', wakeChannel(lock), '').then(
+      (receivers) => {
+        if (receivers !== 0) return void this.quietUntil.delete(id);
+        if (this.quietUntil.size >= MAX_REMEMBERED) this.quietUntil.clear();
+        this.quietUntil.set(id, now + QUIET_MS);
+      },
+      () => undefined,
+    );
   }
 
   private nativeSupport(): NativeSupport | Promise<NativeSupport> {

@@ -101,7 +101,7 @@ function onCluster(server: ServerKind): void {
     const waiterLocks = new LockScripts(waiterClient, pack, { retryMs: LONG });
     try {
       for (const tag of (await tagPerMaster()).values()) {
-        for (const lock of [`lock:{${tag}}`, `lock:${tag}:untagged`]) {
+        for (const lock of [`wait:{${tag}}`, `wait:${tag}:untagged`]) {
           assert.equal(await locks.acquire(lock, 'holder', LONG), 1);
           const started = performance.now();
           const waiting = waiterLocks.acquire(lock, 'waiter', LONG, { waitMs: LONG });

@@ -42,7 +42,7 @@ function waiting(server: ServerKind): void {
     await fx.locks.acquire('lock:q', 'holder', LONG, { waitMs: LONG });
     const order: string[] = [];
     const attemptsBefore = await commandCalls(fx.redis, 'evalsha');
-    const waiters = ['w1', 'w2', 'w3'].map(async (token) => {
+    const wait = async (token: string) => {
       const client = fx.server.client();
       const other = new LockScripts(client, pack, { retryMs: LONG });
       try {
@@ -54,8 +54,13 @@ function waiting(server: ServerKind): void {
         other.close();
         client.disconnect();
       }
-    });
-    for (const token of ['w1', 'w2', 'w3']) await untilQueued('lock:q', token);
+    };
+    // They arrive in this order: each starts once the one before is in the queue.
+    const waiters: Promise<void>[] = [];
+    for (const token of ['w1', 'w2', 'w3']) {
+      waiters.push(wait(token));
+      await untilQueued('lock:q', token);
+    }
     // Each waiter attempts once more after its SSUBSCRIBE is confirmed (a release before that
     // would let it barge): 2 attempts each, then they sleep until woken.
     await waitFor(
@@ -167,6 +172,43 @@ function waiting(server: ServerKind): void {
       await fx.locks.acquire('lock:n', 'owner', LONG);
       await fx.locks.release('lock:n', 'owner');
       assert.equal((await commandCalls(fx.redis, 'delifeq')) - before, native ? 1 : 0);
+    });
+
+    test('a release that woke nobody: the next native release within 100 ms skips SPUBLISH; later ones send it', async () => {
+      const spublish = () => commandCalls(fx.redis, 'spublish');
+      const pair = async () => {
+        await fx.locks.acquire('lock:quiet', 'owner', LONG);
+        await fx.locks.release('lock:quiet', 'owner');
+        await sleep(20); // the SPUBLISH reply is handled after release() returns
+      };
+      const before = await spublish();
+      await pair();
+      await pair();
+      // Redis 7.0: release.lua publishes from inside the script every time.
+      assert.equal((await spublish()) - before, native ? 1 : 2);
+      await sleep(120);
+      await pair();
+      assert.equal((await spublish()) - before, native ? 2 : 3);
+    });
+
+    test('a waiter that arrives in that quiet window is late by at most its retry bound', async () => {
+      const RETRY = 300;
+      const client = fx.server.client();
+      const waiterLocks = new LockScripts(client, pack, { retryMs: RETRY });
+      try {
+        await fx.locks.acquire('lock:late', 'first', LONG);
+        await fx.locks.release('lock:late', 'first'); // wakes nobody
+        await fx.locks.acquire('lock:late', 'holder', LONG);
+        const waiting = waiterLocks.acquire('lock:late', 'waiter', LONG, { waitMs: LONG });
+        await untilQueued('lock:late', 'waiter');
+        await fx.locks.release('lock:late', 'holder');
+        const released = performance.now();
+        assert.equal(await waiting, 1);
+        assert.ok(performance.now() - released <= RETRY + 250, 'within the retry bound');
+      } finally {
+        waiterLocks.close();
+        client.disconnect();
+      }
     });
 
     test('replies are those of the scripts, branch by branch', async () => {
