@@ -95,13 +95,14 @@ export class LockScripts {
   async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
     const { fence, waitMs = 0, signal } = options;
     signal?.throwIfAborted();
-    const queue = waitMs > 0 ? waitersKey(lock) : undefined;
+    if (waitMs <= 0) return this.tryAcquire(lock, token, ttlMs, fence);
+    const queue = waitersKey(lock);
     if (!queue) {
       const once = async (): Promise<Attempt<number>> => {
         const result = await this.tryAcquire(lock, token, ttlMs, fence);
         return { result, held: result !== 0 };
       };
-      return waitMs > 0 ? this.waitFor(lock, token, options, once) : (await once()).result;
+      return this.waitFor(lock, token, options, once);
     }
     const deadline = performance.now() + waitMs;
     const attempt = async (): Promise<Attempt<number>> => {
