@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startRedis } from '../test/harness/redis';
 import { atExit } from '../test/vscode/atExit';
@@ -164,7 +165,7 @@ async function startScenario(): Promise<{ connectionUrl: string; crash: Crash }>
   // opens live. The polling path has its own tests and bench.
   const server = await startRedis({ args: ['--notify-keyspace-events', 'K$gxh'] });
   const redis = server.client();
-  await new LockScripts(redis).load();
+  await new LockScripts(redis, loadPack()).load();
   await seedKeys(redis);
   startRedissonWatchdog(redis);
   const crash = await startWorkers(server.url);

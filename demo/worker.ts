@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import Redis from 'ioredis';
+import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { WORKER_PLANS, type DemoLock, type HoldingMessage, type WorkerName, type WorkerPlan } from './scenario';
 
@@ -28,11 +29,11 @@ async function hold(
 
 async function work(url: string, name: WorkerName): Promise<never> {
   const plan: WorkerPlan = WORKER_PLANS[name];
-  const locks = new LockScripts(new Redis(url));
+  const locks = new LockScripts(new Redis(url), loadPack());
   const token = `${hostname()}:${process.pid}:${randomBytes(8).toString('hex')}`;
   for (;;) {
     const lock = plan.locks[Math.floor(Math.random() * plan.locks.length)];
-    if ((await locks.acquire(lock.key, token, plan.ttlMs, lock.fence)) !== 0) {
+    if ((await locks.acquire(lock.key, token, plan.ttlMs, { fence: lock.fence })) !== 0) {
       process.send?.({ holding: lock.key } satisfies HoldingMessage);
       const holdMs = plan.holdMs === 'until killed' ? Infinity : between(plan.holdMs);
       if (await hold(locks, lock, token, plan, holdMs)) await locks.release(lock.key, token);

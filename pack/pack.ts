@@ -5,11 +5,29 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export const SCRIPT_NAMES = ['acquire', 'release', 'extend'] as const;
+export const SCRIPT_NAMES = [
+  'acquire',
+  'release',
+  'extend',
+  'acquire_queued',
+  'reentrant_acquire',
+  'reentrant_release',
+  'reentrant_extend',
+  'read_acquire',
+  'write_acquire',
+  'rw_release',
+  'rw_extend',
+  'semaphore_acquire',
+  'semaphore_release',
+  'semaphore_extend',
+] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits. */
-export const ARG_FORMATS = ['token', 'ms'] as const;
+/**
+ * `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits.
+ * `count`: a positive integer in decimal digits, at most 9 of them.
+ */
+export const ARG_FORMATS = ['token', 'ms', 'count'] as const;
 export type ArgFormat = (typeof ARG_FORMATS)[number];
 
 export interface KeySpec {
@@ -34,6 +52,13 @@ export interface ErrorSpec {
   meaning: string;
 }
 
+/** A wake-up the script publishes (SPUBLISH) on the channel named by one of its keys. */
+export interface SignalSpec {
+  /** The key (from `keys`) whose name is the channel. */
+  key: string;
+  meaning: string;
+}
+
 export interface ScriptDescriptor {
   name: string;
   summary: string;
@@ -46,6 +71,7 @@ export interface ScriptDescriptor {
   args: ArgSpec[];
   replies: ReplySpec[];
   errors: ErrorSpec[];
+  signals: SignalSpec[];
 }
 
 export type Pack = Record<ScriptName, ScriptDescriptor>;
@@ -69,6 +95,7 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
     args: [],
     replies: [],
     errors: [],
+    signals: [],
   };
   const lines = source.split('\n');
   for (let i = 0; i < lines.length && lines[i].startsWith('--'); i++) {
@@ -106,6 +133,12 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         break;
       case 'error':
         descriptor.errors.push({ prefix: first, meaning: afterFirst });
+        break;
+      case 'signal':
+        if (!descriptor.keys.some((key) => key.name === first)) {
+          throw new PackError(`${where}: @signal names key '${first}', which no @key above declares`);
+        }
+        descriptor.signals.push({ key: first, meaning: afterFirst });
         break;
       default:
         throw new PackError(`${where}: unknown header tag @${name}`);

@@ -2,35 +2,283 @@
 // a restart or a failover) EVAL, which runs the script and caches it on that very node.
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import type { Cluster, Redis } from 'ioredis';
-import { loadPack, SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
+import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
+import { keySlot, waitersKey, wakeChannel } from './layout';
+import {
+  commonSupport,
+  describePath,
+  detectNative,
+  nativeMiss,
+  NO_NATIVE,
+  type NativePath,
+  type NativeSupport,
+} from './native';
+import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
+import { Wakeups, type Waiter } from './wakeups';
 
 export type RedisClient = Redis | Cluster;
 /** Keys and tokens are binary-safe: pass a Buffer for bytes that are not UTF-8. */
 export type RedisString = string | Buffer;
 
+export interface LockScriptsOptions {
+  /**
+   * Longest sleep of a waiting acquire between attempts, jittered down to half of it: the bound
+   * on how late a waiter that missed its wake-up (or a lease that ended unreleased) is. Default 500.
+   */
+  retryMs?: number;
+  /** How long a lock's channel stays subscribed after its last local waiter. Default 1000. */
+  lingerMs?: number;
+  /** The shared subscriber connection. Default: `redis.duplicate()` (a Cluster: with shardedSubscribers). */
+  subscriber?: () => RedisClient;
+  /** 'auto' (default): the native commands where every master has them; 'lua': always the scripts. */
+  native?: 'auto' | 'lua';
+}
+
+export interface WaitOptions {
+  /** Wait up to this long for the lock (ms); 0 or absent: one attempt. */
+  waitMs?: number;
+  /** Cancels the wait: the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface AcquireOptions extends WaitOptions {
+  /** Fencing counter key (same hash slot as the lock): acquire replies the fencing token. */
+  fence?: RedisString;
+}
+
+/** One attempt of a waiting acquire: its result, whether it holds, and when the holder's lease ends. */
+export interface Attempt<T> {
+  result: T;
+  held: boolean;
+  retryInMs?: number;
+}
+
+// Releases remember, per lock and token, the waiter queue of a lock taken by waiting (bounded).
+const MAX_REMEMBERED = 10_000;
+/** How long a native release skips the wake-up after one that reached nobody. */
+const QUIET_MS = 100;
+
 export class LockScripts {
+  readonly reentrant = new ReentrantLocks(this);
+  readonly rw = new ReadWriteLocks(this);
+  readonly semaphore = new Semaphores(this);
+  readonly retryMs: number;
+  private readonly wakeups: Wakeups;
+  private support?: Promise<NativeSupport>;
+  /** `support` once settled: the hot path reads it without awaiting. */
+  private supported?: NativeSupport;
+  private readonly queued = new Map<string, RedisString>();
+  /** Locks whose last wake-up after a native release reached nobody, until when to skip the next. */
+  private readonly quietUntil = new Map<string, number>();
+
   constructor(
     private readonly redis: RedisClient,
-    readonly pack: Pack = loadPack(),
-  ) {}
+    readonly pack: Pack,
+    private readonly options: LockScriptsOptions = {},
+  ) {
+    this.retryMs = options.retryMs ?? 500;
+    const subscriber =
+      options.subscriber ??
+      (() =>
+        redis.isCluster
+          ? (redis as Cluster).duplicate([], { shardedSubscribers: true })
+          : (redis as Redis).duplicate({ lazyConnect: false }));
+    this.wakeups = new Wakeups(subscriber, options.lingerMs ?? 1000);
+  }
 
   /**
    * Takes `lock` for `token` with a lease of `ttlMs`, or refreshes it when `token` holds it.
-   * Returns 0 when another owner holds it; otherwise 1, or with `fence` the fencing token.
+   * Returns 0 when another owner holds it (after `waitMs`, when given); otherwise 1, or with
+   * `fence` the fencing token. With `waitMs` it queues (acquire_queued) and sleeps until the
+   * release wakes it or the holder's lease ends, retrying at least every `retryMs`.
    */
-  async acquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString): Promise<number> {
-    const keys = fence === undefined ? [lock] : [lock, fence];
-    return (await this.run('acquire', keys, [token, ttlMs])) as number;
+  async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
+    const { fence, waitMs = 0, signal } = options;
+    signal?.throwIfAborted();
+    if (waitMs <= 0) return this.tryAcquire(lock, token, ttlMs, fence);
+    const queue = waitersKey(lock);
+    if (!queue) {
+      const once = async (): Promise<Attempt<number>> => {
+        const result = await this.tryAcquire(lock, token, ttlMs, fence);
+        return { result, held: result !== 0 };
+      };
+      return this.waitFor(lock, token, options, once);
+    }
+    const deadline = performance.now() + waitMs;
+    const attempt = async (): Promise<Attempt<number>> => {
+      const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
+      const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
+      const [result, pttl] = (await this.run('acquire_queued', keys, [token, ttlMs, queueMs])) as number[];
+      if (result !== 0) this.remember(lock, token, queue);
+      return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
+    };
+    const leaveQueue = () => this.redis.zrem(queue, token).then(() => undefined);
+    return this.waitFor(lock, token, options, attempt, leaveQueue);
   }
 
-  /** Compare-and-delete. True when `token` held `lock` and it is now deleted. */
+  /**
+   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
+   * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
+   * waiter off it and wakes exactly that one. Otherwise, where every master has DELIFEQ, DELIFEQ
+   * and in the same round trip SPUBLISH (the empty payload), unless the last wake-up this client
+   * sent for the lock, less than QUIET_MS ago, reached nobody: then DELIFEQ alone, as the extra
+   * command is a third of an uncontended acquire/release pair's cost (bench/lock-ops.ts), and a
+   * waiter that arrived meanwhile is late by at most its retry bound. Else release.lua with the
+   * lock key alone, which wakes with the empty payload from inside the script.
+   */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
-    return (await this.run('release', [lock], [token])) === 1;
+    const queue = this.forget(lock, token);
+    if (queue === undefined && (this.supported ?? (await this.nativeSupport())).delifeq) {
+      const native = await this.native(lock, async (node) => {
+        const deleted = node.call('DELIFEQ', lock, token);
+        this.wakeAfterNativeRelease(node, lock);
+        return (await deleted) === 1;
+      });
+      if (native !== undefined) return native;
+    }
+    return (await this.run('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
   async extend(lock: RedisString, token: RedisString, ttlMs: number): Promise<boolean> {
+    if ((this.supported ?? (await this.nativeSupport())).setIfeq) {
+      const native = await this.native(
+        lock,
+        async (node) => (await node.call('SET', lock, token, 'PX', ttlMs, 'IFEQ', token)) === 'OK',
+      );
+      if (native !== undefined) return native;
+    }
     return (await this.run('extend', [lock], [token, ttlMs])) === 1;
+  }
+
+  /** Which command each plain-lock operation uses on this connection (every master, in a Cluster). */
+  async path(): Promise<NativePath> {
+    return describePath(await this.nativeSupport());
+  }
+
+  /**
+   * The waiting loop every kind shares: attempt; on failure join the lock's channel (and attempt
+   * again, as a wake-up may have gone out before the subscription); then sleep until woken, the
+   * holder's lease ends or the jittered retry bound passes, and attempt again, until `waitMs`.
+   */
+  async waitFor<T>(
+    lock: RedisString,
+    token: RedisString,
+    { waitMs = 0, signal }: WaitOptions,
+    attempt: () => Promise<Attempt<T>>,
+    giveUp?: () => Promise<void>,
+  ): Promise<T> {
+    signal?.throwIfAborted();
+    const deadline = performance.now() + waitMs;
+    const channel = wakeChannel(lock);
+    let waiter: Waiter | undefined = this.wakeups.isLive(channel)
+      ? await this.wakeups.join(channel, token, this.retryMs)
+      : undefined;
+    try {
+      let outcome = await attempt();
+      while (!outcome.held) {
+        const left = deadline - performance.now();
+        if (!waiter && left > 0) {
+          waiter = await this.wakeups.join(channel, token, this.retryMs);
+        } else {
+          if (left <= 0) {
+            await giveUp?.().catch(() => undefined);
+            return outcome.result;
+          }
+          const jittered = this.retryMs * (0.5 + Math.random() / 2);
+          await waiter!.wait(Math.min(left, jittered, outcome.retryInMs ?? Infinity), signal);
+        }
+        outcome = await attempt();
+      }
+      return outcome.result;
+    } catch (error) {
+      if (signal?.aborted) await giveUp?.().catch(() => undefined);
+      throw error;
+    } finally {
+      waiter?.leave();
+    }
+  }
+
+  /** Stops the shared subscriber connection (the client itself is the caller's). */
+  close(): void {
+    this.wakeups.close();
+  }
+
+  private async tryAcquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString) {
+    if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
+      return (await this.run('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs])) as number;
+    }
+    const native = await this.native(lock, async (node) => {
+      // A free lock is taken by SET NX; the same owner again refreshes it by compare-and-extend.
+      for (let round = 0; round < 2; round++) {
+        const holder = await node.callBuffer('SET', lock, token, 'NX', 'PX', ttlMs, 'GET');
+        if (holder === null) return 1;
+        if (!Buffer.from(token).equals(holder as Buffer)) return 0;
+        if (await this.extend(lock, token, ttlMs)) return 1;
+      }
+      return 0;
+    });
+    return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
+  }
+
+  /** SPUBLISH after a native release, sent with it; remembers a wake-up that reached nobody. */
+  private wakeAfterNativeRelease(node: Redis, lock: RedisString): void {
+    const id = typeof lock === 'string' ? lock : `\0${lock.toString('hex')}`;
+    const now = performance.now();
+    if ((this.quietUntil.get(id) ?? 0) > now) return;
+    node.call('SPUBLISH', wakeChannel(lock), '').then(
+      (receivers) => {
+        if (receivers !== 0) return void this.quietUntil.delete(id);
+        if (this.quietUntil.size >= MAX_REMEMBERED) this.quietUntil.clear();
+        this.quietUntil.set(id, now + QUIET_MS);
+      },
+      () => undefined,
+    );
+  }
+
+  private nativeSupport(): NativeSupport | Promise<NativeSupport> {
+    if (this.options.native === 'lua') return NO_NATIVE;
+    if (this.supported) return this.supported;
+    this.support ??= Promise.all(this.masters().map(detectNative))
+      .then(commonSupport, () => NO_NATIVE)
+      .then((support) => (this.supported = support));
+    return this.support;
+  }
+
+  /** Runs `call` on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
+  private async native<T>(lock: RedisString, call: (node: Redis) => Promise<T>): Promise<T | undefined> {
+    const node = this.masterFor(lock);
+    if (!node) return undefined;
+    try {
+      return await call(node);
+    } catch (error) {
+      const miss = nativeMiss(error);
+      if (miss === undefined) throw error;
+      // 'never': the scripts from now on (one denial in the ACL LOG, not one per call).
+      if (miss === 'never') this.supported = NO_NATIVE;
+      else this.support = this.supported = undefined;
+      return undefined;
+    }
+  }
+
+  private masterFor(lock: RedisString): Redis | undefined {
+    if (!this.redis.isCluster) return this.redis as Redis;
+    const cluster = this.redis as Cluster;
+    const owner = cluster.slots[keySlot(lock)]?.[0];
+    return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === owner);
+  }
+
+  private remember(lock: RedisString, token: RedisString, queue: RedisString): void {
+    if (this.queued.size >= MAX_REMEMBERED) this.queued.clear();
+    this.queued.set(rememberId(lock, token), queue);
+  }
+
+  private forget(lock: RedisString, token: RedisString): RedisString | undefined {
+    if (this.queued.size === 0) return undefined;
+    const id = rememberId(lock, token);
+    const queue = this.queued.get(id);
+    this.queued.delete(id);
+    return queue;
   }
 
   async run(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<unknown> {
@@ -97,4 +345,8 @@ export class LockScripts {
   private masters(): Redis[] {
     return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
   }
+}
+
+function rememberId(lock: RedisString, token: RedisString): string {
+  return `${Buffer.from(lock).toString('base64')} ${Buffer.from(token).toString('base64')}`;
 }

@@ -17,7 +17,7 @@ import { useRedis } from './helpers';
 const BROWSE_ACL =
   'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists';
 const MANAGE_ACL =
-  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists +evalsha +eval +script|load +del +pexpire';
+  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists +evalsha +eval +script|load +del +pexpire +spublish &*';
 
 const PASSWORD = 'acl-test-secret';
 // A database other than 0, so that the connection's SELECT is exercised too.

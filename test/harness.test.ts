@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
-import { findRedisServer, startRedis } from './harness/redis';
+import { findRedisServer, serverBinaries, startRedis } from './harness/redis';
+import { valkeyCacheRoot } from './harness/valkey';
 import { sleep } from './helpers';
 
 describe('findRedisServer', () => {
@@ -47,6 +48,25 @@ test('a server on a free loopback port other than 6379, no persistence, own temp
   }
   assert.equal(existsSync(server.dir), false);
   assert.equal(isAlive(server.pid!), false);
+});
+
+test("Valkey 9, built once from Debian's source into the cache, with DELIFEQ and SET IFEQ", async () => {
+  const { server: binary, cli } = await serverBinaries('valkey');
+  assert.match(binary, new RegExp(`^${valkeyCacheRoot()}/valkey-9\\.\\d+\\.\\d+/bin/valkey-server$`));
+  assert.ok(existsSync(cli));
+  const server = await startRedis({ server: 'valkey' });
+  const redis = server.client();
+  try {
+    assert.equal(server.kind, 'valkey');
+    assert.match(await redis.info('server'), /valkey_version:9\./);
+    assert.notEqual(((await redis.call('COMMAND', 'INFO', 'DELIFEQ')) as unknown[])[0], null);
+    await redis.set('k', 'v');
+    assert.equal(await redis.call('SET', 'k', 'v', 'PX', 1000, 'IFEQ', 'v'), 'OK');
+    assert.equal(await redis.call('DELIFEQ', 'k', 'v'), 1);
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
 });
 
 for (const mode of ['fail', 'exit'] as const) {

@@ -1,8 +1,13 @@
-// Shared test plumbing: one throwaway Redis per test file, stopped after it whatever happens.
-import { after, before } from 'node:test';
+// Shared test plumbing: one throwaway Redis per test file (or per describe block), stopped after it whatever happens.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import type Redis from 'ioredis';
-import { LockScripts } from '../pack/runtime';
+import { loadPack } from '../pack/pack';
+import { LockScripts, type LockScriptsOptions } from '../pack/runtime';
 import { startRedis, type RedisServer, type StartOptions } from './harness/redis';
+
+/** The pack, read once for every test file. */
+export const pack = loadPack();
 
 export interface RedisFixture {
   server: RedisServer;
@@ -10,17 +15,21 @@ export interface RedisFixture {
   locks: LockScripts;
 }
 
-/** Starts a Redis before the file's tests and stops it after them; read the fields inside tests. */
-export function useRedis(options: StartOptions = {}): RedisFixture {
+/**
+ * Starts a Redis (or with `server: 'valkey'` a Valkey) before the enclosing file's or describe
+ * block's tests and stops it after them; read the fields inside tests.
+ */
+export function useRedis(options: StartOptions = {}, scripts: LockScriptsOptions = {}): RedisFixture {
   const fixture = {} as RedisFixture;
   before(async () => {
     // DEBUG DIGEST lets tests prove that a call wrote nothing, TTLs included.
     const args = ['--enable-debug-command', 'local', ...(options.args ?? [])];
     fixture.server = await startRedis({ ...options, args });
     fixture.redis = fixture.server.client();
-    fixture.locks = new LockScripts(fixture.redis);
+    fixture.locks = new LockScripts(fixture.redis, pack, scripts);
   });
   after(async () => {
+    fixture.locks?.close();
     fixture.redis?.disconnect();
     await fixture.server?.stop();
   });
@@ -30,6 +39,42 @@ export function useRedis(options: StartOptions = {}): RedisFixture {
 /** A digest of the whole dataset, values and expiry times included. */
 export async function digest(redis: Redis): Promise<string> {
   return (await redis.call('DEBUG', 'DIGEST')) as string;
+}
+
+/** Asserts the call fails with `pattern` and the dataset is byte-for-byte unchanged. */
+export async function rejectsAndWritesNothing(
+  redis: Redis,
+  call: () => Promise<unknown>,
+  pattern: RegExp,
+): Promise<void> {
+  const before = await digest(redis);
+  await assert.rejects(call, pattern);
+  assert.equal(await digest(redis), before);
+}
+
+/** Asserts the call answers 0 (or false) and the dataset is byte-for-byte unchanged. */
+export async function zeroAndWritesNothing(redis: Redis, call: () => Promise<unknown>): Promise<void> {
+  const before = await digest(redis);
+  assert.equal(Number(await call()), 0);
+  assert.equal(await digest(redis), before);
+}
+
+/**
+ * Flushes the fixture's server before each test, and records the wake-ups published on `channel`
+ * (as `channel=payload`) by an SSUBSCRIBE client of its own.
+ */
+export function recordWakeups(fixture: RedisFixture, channel: string): { messages: string[]; subscriber: () => Redis } {
+  const recorded = { messages: [] as string[], subscriber: () => client };
+  let client: Redis;
+  beforeEach(async () => {
+    await fixture.redis.flushall();
+    recorded.messages.length = 0;
+    client = fixture.server.client();
+    client.on('smessage', (name: string, message: string) => recorded.messages.push(`${name}=${message}`));
+    await client.ssubscribe(channel);
+  });
+  afterEach(() => client.disconnect());
+  return recorded;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

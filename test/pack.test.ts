@@ -29,13 +29,25 @@ describe('loadPack', () => {
       keys: ['lock:required', 'fence:optional'],
       args: ['token:token', 'ttl_ms:ms'],
     });
-    assert.deepEqual(shape('release'), { keys: ['lock:required'], args: ['token:token'] });
+    assert.deepEqual(shape('release'), { keys: ['lock:required', 'waiters:optional'], args: ['token:token'] });
+    assert.deepEqual(shape('acquire_queued'), {
+      keys: ['lock:required', 'waiters:required', 'fence:optional'],
+      args: ['token:token', 'ttl_ms:ms', 'queue_ms:ms'],
+    });
+    assert.deepEqual(shape('write_acquire'), {
+      keys: ['lock:required'],
+      args: ['token:token', 'ttl_ms:ms', 'wait_ms:ms'],
+    });
+    assert.deepEqual(shape('semaphore_acquire'), {
+      keys: ['semaphore:required'],
+      args: ['token:token', 'ttl_ms:ms', 'permits:count'],
+    });
     assert.deepEqual(shape('extend'), { keys: ['lock:required'], args: ['token:token', 'ttl_ms:ms'] });
   });
 
   test('every script documents reply 0 as "not held", and its errors', () => {
     for (const name of SCRIPT_NAMES) {
-      const zero = pack[name].replies.find((reply) => reply.value === '0');
+      const zero = pack[name].replies.find((reply) => reply.value === '0' || reply.value.startsWith('{0,'));
       assert.ok(zero, `${name} documents reply 0`);
       assert.ok(
         pack[name].errors.some((error) => error.prefix === 'ERR'),
@@ -45,6 +57,15 @@ describe('loadPack', () => {
       for (const spec of [...pack[name].keys, ...pack[name].args, ...pack[name].replies]) {
         assert.ok(spec.meaning.length > 5, `${name}: every entry has a meaning`);
       }
+    }
+  });
+
+  test('every script that frees a lock, and only those, declares its wake-up on the lock key', () => {
+    const signalling = SCRIPT_NAMES.filter((name) => pack[name].signals.length > 0);
+    assert.deepEqual(signalling, ['release', 'reentrant_release', 'rw_release', 'semaphore_release']);
+    for (const name of signalling) {
+      assert.equal(pack[name].signals[0].key, pack[name].keys[0].name);
+      assert.match(pack[name].source, /redis\.pcall\('SPUBLISH', (lock|semaphore), /);
     }
   });
 
@@ -72,7 +93,12 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'arg format',
       header(...good, '-- @arg ttl float x'),
-      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms/,
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count/,
+    ],
+    [
+      'signal on no key',
+      header(...good, '-- @signal queue x'),
+      /demo\.lua:4: @signal names key 'queue', which no @key/,
     ],
     ['not a tag', header(...good, '-- just a comment'), /demo\.lua:4: header line must read '-- @tag value'/],
     ['name mismatch', header('-- @script other', ...good.slice(1)), /@script is 'other' but the file is demo\.lua/],
@@ -105,6 +131,12 @@ describe('parseScript rejects malformed headers with file and line', () => {
     assert.deepEqual(script.keys, [{ name: 'lock', required: true, meaning: 'The lock key.' }]);
     assert.deepEqual(script.args, [{ name: 'token', format: 'token', meaning: 'The owner.' }]);
     assert.deepEqual(script.replies, [{ value: '0', meaning: 'Not held.' }]);
+    const signalled = parseScript(
+      '/pack/demo.lua',
+      header(...good, '-- @arg n count Permits.', '-- @reply 0 Not held.', '-- @signal lock Wakes.'),
+    );
+    assert.deepEqual(signalled.signals, [{ key: 'lock', meaning: 'Wakes.' }]);
+    assert.deepEqual(signalled.args, [{ name: 'n', format: 'count', meaning: 'Permits.' }]);
   });
 });
 
@@ -115,7 +147,7 @@ test('luacheck runs clean on the pack', () => {
   });
   assert.ok(!result.error, 'luacheck is not on PATH; install it with: sudo apt-get install -y lua-check');
   assert.equal(result.status, 0, result.stdout + result.stderr);
-  assert.match(result.stdout, /Total: 0 warnings \/ 0 errors in 3 files/);
+  assert.match(result.stdout, new RegExp(`Total: 0 warnings / 0 errors in ${SCRIPT_NAMES.length} files`));
 });
 
 test('the Lua text lives only in scripts-lua/', () => {

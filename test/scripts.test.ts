@@ -1,274 +1,282 @@
-// Every branch of the pack's contract, against a real redis-server.
+// Every branch of the plain lock's contract (acquire, release, extend), against a real Redis 7.0 and Valkey 9.
+// The runtime runs the Lua scripts here (native: 'lua'); test/native.test.ts holds the native path to them.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { digest, sleep, useRedis } from './helpers';
+import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 
-const fx = useRedis();
-const TTL = 10_000;
+for (const server of SERVER_KINDS) describe(server, () => contract(server));
 
-beforeEach(async () => {
-  await fx.redis.flushall();
-});
+function contract(server: ServerKind): void {
+  const fx = useRedis({ server }, { native: 'lua' });
+  const TTL = 10_000;
 
-/** Asserts the call fails with `pattern` and the dataset is byte-for-byte unchanged. */
-async function rejectsAndWritesNothing(call: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  const before = await digest(fx.redis);
-  await assert.rejects(call, pattern);
-  assert.equal(await digest(fx.redis), before);
-}
-
-async function answersZeroAndWritesNothing(call: () => Promise<unknown>): Promise<void> {
-  const before = await digest(fx.redis);
-  assert.equal(Number(await call()), 0);
-  assert.equal(await digest(fx.redis), before);
-}
-
-async function assertTtlNear(key: string, ttl: number): Promise<void> {
-  const pttl = await fx.redis.pttl(key);
-  assert.ok(pttl > ttl - 1000 && pttl <= ttl, `PTTL ${pttl} should be close to ${ttl}`);
-}
-
-describe('acquire', () => {
-  test('takes a free lock: SET token PX ttl, reply 1', async () => {
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL), 1);
-    assert.equal(await fx.redis.get('lock:a'), 'owner-1');
-    await assertTtlNear('lock:a', TTL);
+  beforeEach(async () => {
+    await fx.redis.flushall();
   });
 
-  test('with a fence key: INCRs it and replies the fencing token', async () => {
-    await fx.redis.set('fence:a', '41');
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'), 42);
-    assert.equal(await fx.redis.get('fence:a'), '42');
-    assert.equal(await fx.redis.get('lock:a'), 'owner-1');
-  });
-
-  test('a missing fence key starts at 1', async () => {
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'), 1);
-  });
-
-  test('same token again: resets the TTL to ttl and replies 1', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', 2000);
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-1', 60_000), 1);
-    await assertTtlNear('lock:a', 60_000);
-    assert.equal(await fx.redis.get('lock:a'), 'owner-1');
-  });
-
-  test('same token again with a fence: current fencing token, not incremented', async () => {
-    const first = await fx.locks.acquire('lock:a', 'owner-1', 2000, 'fence:a');
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-1', 60_000, 'fence:a'), first);
-    assert.equal(await fx.redis.get('fence:a'), String(first));
-    await assertTtlNear('lock:a', 60_000);
-  });
-
-  test('held by another token: 0 and nothing changes, fence included', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a');
-    await answersZeroAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-2', 60_000));
-    await answersZeroAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-2', 60_000, 'fence:a'));
-    assert.equal(await fx.redis.get('lock:a'), 'owner-1');
-  });
-
-  test('a fence key that is not an integer: ERR naming it, nothing written', async () => {
-    await fx.redis.set('fence:a', 'abc');
-    await rejectsAndWritesNothing(
-      () => fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'),
-      /^ReplyError: ERR acquire: fence key/,
-    );
-    assert.equal(await fx.redis.exists('lock:a'), 0);
-  });
-
-  test('a fence key of another type: an error, nothing written', async () => {
-    await fx.redis.hset('fence:a', 'n', '1');
-    await rejectsAndWritesNothing(() => fx.locks.acquire('lock:a', 'owner-1', TTL, 'fence:a'), /WRONGTYPE/);
-    assert.equal(await fx.redis.exists('lock:a'), 0);
-  });
-
-  test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(
-      () => fx.locks.run('acquire', [], ['t', TTL]),
-      /^ReplyError: ERR acquire takes 1 or 2 keys/,
-    );
-    await rejectsAndWritesNothing(
-      () => fx.locks.run('acquire', ['lock:a', 'fence:a', 'x'], ['t', TTL]),
-      /^ReplyError: ERR acquire takes 1 or 2 keys/,
-    );
-  });
-});
-
-describe('release', () => {
-  test('held by the token: deletes it, reply 1', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', TTL);
-    assert.equal(await fx.locks.release('lock:a', 'owner-1'), true);
-    assert.equal(await fx.redis.exists('lock:a'), 0);
-  });
-
-  test('held by another token: 0, nothing changes', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', TTL);
-    await answersZeroAndWritesNothing(() => fx.locks.run('release', ['lock:a'], ['owner-2']));
-    assert.equal(await fx.redis.get('lock:a'), 'owner-1');
-  });
-
-  test('no lock: 0, nothing created', async () => {
-    await answersZeroAndWritesNothing(() => fx.locks.run('release', ['lock:a'], ['owner-1']));
-  });
-
-  test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(
-      () => fx.locks.run('release', ['lock:a', 'lock:b'], ['t']),
-      /^ReplyError: ERR release takes exactly 1 key/,
-    );
-  });
-});
-
-describe('extend', () => {
-  test('held by the token: TTL is now ttl (set, not added), reply 1', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', 60_000);
-    assert.equal(await fx.locks.extend('lock:a', 'owner-1', 5000), true);
-    await assertTtlNear('lock:a', 5000);
-    assert.equal(await fx.locks.extend('lock:a', 'owner-1', 90_000), true);
-    await assertTtlNear('lock:a', 90_000);
-  });
-
-  test('held by another token: 0, nothing changes', async () => {
-    await fx.locks.acquire('lock:a', 'owner-1', TTL);
-    await answersZeroAndWritesNothing(() => fx.locks.run('extend', ['lock:a'], ['owner-2', 60_000]));
-  });
-
-  test('no lock: 0 and the key is never created', async () => {
-    await answersZeroAndWritesNothing(() => fx.locks.run('extend', ['lock:a'], ['owner-1', 60_000]));
-    assert.equal(await fx.redis.exists('lock:a'), 0);
-  });
-
-  test('wrong number of keys: ERR', async () => {
-    await rejectsAndWritesNothing(
-      () => fx.locks.run('extend', [], ['t', TTL]),
-      /^ReplyError: ERR extend takes exactly 1 key/,
-    );
-  });
-});
-
-describe('bad arguments get an ERR naming the argument and write nothing', () => {
-  const badTtls: [string, (string | number)[]][] = [
-    ['0', ['0']],
-    ['-5', ['-5']],
-    ['abc', ['abc']],
-    ['1.5', ['1.5']],
-    ['empty', ['']],
-    ['missing', []],
-    ['exponent', ['1e3']],
-    ['padded', [' 500']],
-    ['leading zero', ['0500']],
-    ['16 digits', ['1000000000000000']],
-  ];
-  for (const script of ['acquire', 'extend'] as const) {
-    for (const [label, ttl] of badTtls) {
-      test(`${script}: ttl_ms ${label}`, async () => {
-        // Held by the same token, so a write would have been a refresh: prove there is none.
-        await fx.locks.acquire('lock:a', 'owner-1', TTL);
-        await rejectsAndWritesNothing(
-          () => fx.locks.run(script, ['lock:a'], ['owner-1', ...ttl]),
-          new RegExp(`^ReplyError: ERR ${script}: ARGV\\[2\\] ttl_ms must be a positive integer`),
-        );
-      });
-    }
+  async function assertTtlNear(key: string, ttl: number): Promise<void> {
+    const pttl = await fx.redis.pttl(key);
+    assert.ok(pttl > ttl - 1000 && pttl <= ttl, `PTTL ${pttl} should be close to ${ttl}`);
   }
-  for (const script of ['acquire', 'release', 'extend'] as const) {
-    for (const [label, token] of [
+
+  describe('acquire', () => {
+    test('takes a free lock: SET token PX ttl, reply 1', async () => {
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL), 1);
+      assert.equal(await fx.redis.get('lock:a'), 'owner-1');
+      await assertTtlNear('lock:a', TTL);
+    });
+
+    test('with a fence key: INCRs it and replies the fencing token', async () => {
+      await fx.redis.set('fence:a', '41');
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }), 42);
+      assert.equal(await fx.redis.get('fence:a'), '42');
+      assert.equal(await fx.redis.get('lock:a'), 'owner-1');
+    });
+
+    test('a missing fence key starts at 1', async () => {
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }), 1);
+    });
+
+    test('same token again: resets the TTL to ttl and replies 1', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', 2000);
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', 60_000), 1);
+      await assertTtlNear('lock:a', 60_000);
+      assert.equal(await fx.redis.get('lock:a'), 'owner-1');
+    });
+
+    test('same token again with a fence: current fencing token, not incremented', async () => {
+      const first = await fx.locks.acquire('lock:a', 'owner-1', 2000, { fence: 'fence:a' });
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', 60_000, { fence: 'fence:a' }), first);
+      assert.equal(await fx.redis.get('fence:a'), String(first));
+      await assertTtlNear('lock:a', 60_000);
+    });
+
+    test('held by another token: 0 and nothing changes, fence included', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' });
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.acquire('lock:a', 'owner-2', 60_000));
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.acquire('lock:a', 'owner-2', 60_000, { fence: 'fence:a' }));
+      assert.equal(await fx.redis.get('lock:a'), 'owner-1');
+    });
+
+    test('a fence key that is not an integer: ERR naming it, nothing written', async () => {
+      await fx.redis.set('fence:a', 'abc');
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }),
+        /^ReplyError: ERR acquire: fence key/,
+      );
+      assert.equal(await fx.redis.exists('lock:a'), 0);
+    });
+
+    test('a fence key of another type: an error, nothing written', async () => {
+      await fx.redis.hset('fence:a', 'n', '1');
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }),
+        /WRONGTYPE/,
+      );
+      assert.equal(await fx.redis.exists('lock:a'), 0);
+    });
+
+    test('wrong number of keys: ERR', async () => {
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.run('acquire', [], ['t', TTL]),
+        /^ReplyError: ERR acquire takes 1 or 2 keys/,
+      );
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.run('acquire', ['lock:a', 'fence:a', 'x'], ['t', TTL]),
+        /^ReplyError: ERR acquire takes 1 or 2 keys/,
+      );
+    });
+  });
+
+  describe('release', () => {
+    test('held by the token: deletes it, reply 1', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', TTL);
+      assert.equal(await fx.locks.release('lock:a', 'owner-1'), true);
+      assert.equal(await fx.redis.exists('lock:a'), 0);
+    });
+
+    test('held by another token: 0, nothing changes', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', TTL);
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('release', ['lock:a'], ['owner-2']));
+      assert.equal(await fx.redis.get('lock:a'), 'owner-1');
+    });
+
+    test('no lock: 0, nothing created', async () => {
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('release', ['lock:a'], ['owner-1']));
+    });
+
+    test('wrong number of keys: ERR', async () => {
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.run('release', ['lock:a', 'lock:b', 'lock:c'], ['t']),
+        /^ReplyError: ERR release takes 1 or 2 keys/,
+      );
+    });
+  });
+
+  describe('extend', () => {
+    test('held by the token: TTL is now ttl (set, not added), reply 1', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', 60_000);
+      assert.equal(await fx.locks.extend('lock:a', 'owner-1', 5000), true);
+      await assertTtlNear('lock:a', 5000);
+      assert.equal(await fx.locks.extend('lock:a', 'owner-1', 90_000), true);
+      await assertTtlNear('lock:a', 90_000);
+    });
+
+    test('held by another token: 0, nothing changes', async () => {
+      await fx.locks.acquire('lock:a', 'owner-1', TTL);
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('extend', ['lock:a'], ['owner-2', 60_000]));
+    });
+
+    test('no lock: 0 and the key is never created', async () => {
+      await zeroAndWritesNothing(fx.redis, () => fx.locks.run('extend', ['lock:a'], ['owner-1', 60_000]));
+      assert.equal(await fx.redis.exists('lock:a'), 0);
+    });
+
+    test('wrong number of keys: ERR', async () => {
+      await rejectsAndWritesNothing(
+        fx.redis,
+        () => fx.locks.run('extend', [], ['t', TTL]),
+        /^ReplyError: ERR extend takes exactly 1 key/,
+      );
+    });
+  });
+
+  describe('bad arguments get an ERR naming the argument and write nothing', () => {
+    const badTtls: [string, (string | number)[]][] = [
+      ['0', ['0']],
+      ['-5', ['-5']],
+      ['abc', ['abc']],
+      ['1.5', ['1.5']],
       ['empty', ['']],
       ['missing', []],
-    ] as const) {
-      test(`${script}: token ${label}`, async () => {
-        await fx.locks.acquire('lock:a', 'owner-1', TTL);
-        const args = token.length === 0 ? [] : script === 'release' ? [...token] : [...token, TTL];
-        await rejectsAndWritesNothing(
-          () => fx.locks.run(script, ['lock:a'], args),
-          new RegExp(`^ReplyError: ERR ${script}: ARGV\\[1\\] token must be a non-empty string`),
-        );
+      ['exponent', ['1e3']],
+      ['padded', [' 500']],
+      ['leading zero', ['0500']],
+      ['16 digits', ['1000000000000000']],
+    ];
+    for (const script of ['acquire', 'extend'] as const) {
+      for (const [label, ttl] of badTtls) {
+        test(`${script}: ttl_ms ${label}`, async () => {
+          // Held by the same token, so a write would have been a refresh: prove there is none.
+          await fx.locks.acquire('lock:a', 'owner-1', TTL);
+          await rejectsAndWritesNothing(
+            fx.redis,
+            () => fx.locks.run(script, ['lock:a'], ['owner-1', ...ttl]),
+            new RegExp(`^ReplyError: ERR ${script}: ARGV\\[2\\] ttl_ms must be a positive integer`),
+          );
+        });
+      }
+    }
+    for (const script of ['acquire', 'release', 'extend'] as const) {
+      for (const [label, token] of [
+        ['empty', ['']],
+        ['missing', []],
+      ] as const) {
+        test(`${script}: token ${label}`, async () => {
+          await fx.locks.acquire('lock:a', 'owner-1', TTL);
+          const args = token.length === 0 ? [] : script === 'release' ? [...token] : [...token, TTL];
+          await rejectsAndWritesNothing(
+            fx.redis,
+            () => fx.locks.run(script, ['lock:a'], args),
+            new RegExp(`^ReplyError: ERR ${script}: ARGV\\[1\\] token must be a non-empty string`),
+          );
+        });
+      }
+    }
+  });
+
+  describe('a key of another type under KEYS[1] gets an error or 0 and stays untouched', () => {
+    const seeds: Record<string, () => Promise<unknown>> = {
+      hash: () => fx.redis.hset('lock:a', 'holder', '1'),
+      list: () => fx.redis.rpush('lock:a', 'x'),
+      set: () => fx.redis.sadd('lock:a', 'x'),
+      zset: () => fx.redis.zadd('lock:a', 1, 'x'),
+      stream: () => fx.redis.xadd('lock:a', '*', 'f', 'v'),
+    };
+    for (const [type, seed] of Object.entries(seeds)) {
+      test(type, async () => {
+        await seed();
+        await fx.redis.pexpire('lock:a', 60_000);
+        for (const [script, args] of [
+          ['acquire', ['owner-1', TTL]],
+          ['release', ['owner-1']],
+          ['extend', ['owner-1', TTL]],
+        ] as const) {
+          await rejectsAndWritesNothing(fx.redis, () => fx.locks.run(script, ['lock:a'], [...args]), /WRONGTYPE/);
+        }
+        assert.equal(await fx.redis.type('lock:a'), type);
       });
     }
-  }
-});
+  });
 
-describe('a key of another type under KEYS[1] gets an error or 0 and stays untouched', () => {
-  const seeds: Record<string, () => Promise<unknown>> = {
-    hash: () => fx.redis.hset('lock:a', 'holder', '1'),
-    list: () => fx.redis.rpush('lock:a', 'x'),
-    set: () => fx.redis.sadd('lock:a', 'x'),
-    zset: () => fx.redis.zadd('lock:a', 1, 'x'),
-    stream: () => fx.redis.xadd('lock:a', '*', 'f', 'v'),
-  };
-  for (const [type, seed] of Object.entries(seeds)) {
-    test(type, async () => {
-      await seed();
-      await fx.redis.pexpire('lock:a', 60_000);
-      for (const [script, args] of [
-        ['acquire', ['owner-1', TTL]],
-        ['release', ['owner-1']],
-        ['extend', ['owner-1', TTL]],
-      ] as const) {
-        await rejectsAndWritesNothing(() => fx.locks.run(script, ['lock:a'], [...args]), /WRONGTYPE/);
-      }
-      assert.equal(await fx.redis.type('lock:a'), type);
+  describe('binary-safe and large values', () => {
+    test('a token with invalid UTF-8 bytes and NULs', async () => {
+      const token = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3]);
+      const other = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc4]);
+      assert.equal(await fx.locks.acquire('lock:bin', token, TTL), 1);
+      assert.deepEqual(await fx.redis.getBuffer('lock:bin'), token);
+      assert.equal(await fx.locks.acquire('lock:bin', other, TTL), 0);
+      assert.equal(await fx.locks.release('lock:bin', other), false);
+      assert.equal(await fx.locks.extend('lock:bin', token, 2 * TTL), true);
+      assert.equal(await fx.locks.release('lock:bin', token), true);
     });
-  }
-});
 
-describe('binary-safe and large values', () => {
-  test('a token with invalid UTF-8 bytes and NULs', async () => {
-    const token = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3]);
-    const other = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc4]);
-    assert.equal(await fx.locks.acquire('lock:bin', token, TTL), 1);
-    assert.deepEqual(await fx.redis.getBuffer('lock:bin'), token);
-    assert.equal(await fx.locks.acquire('lock:bin', other, TTL), 0);
-    assert.equal(await fx.locks.release('lock:bin', other), false);
-    assert.equal(await fx.locks.extend('lock:bin', token, 2 * TTL), true);
-    assert.equal(await fx.locks.release('lock:bin', token), true);
+    test('a binary key name', async () => {
+      const key = Buffer.from([0x6c, 0x6f, 0x63, 0x6b, 0x3a, 0xff, 0x00]);
+      assert.equal(await fx.locks.acquire(key, 'owner-1', TTL), 1);
+      assert.equal(await fx.locks.release(key, 'owner-1'), true);
+      assert.equal(await fx.redis.exists(key), 0);
+    });
+
+    test('a 1 MiB token', async () => {
+      const token = 'x'.repeat(1024 * 1024);
+      assert.equal(await fx.locks.acquire('lock:big', token, TTL), 1);
+      assert.equal(await fx.locks.release('lock:big', `${token}y`), false);
+      assert.equal(await fx.locks.release('lock:big', token), true);
+    });
+
+    test('the largest accepted lease (15 digits)', async () => {
+      assert.equal(await fx.locks.acquire('lock:long', 'owner-1', 999_999_999_999_999), 1);
+      assert.ok((await fx.redis.pttl('lock:long')) > 999_999_999_000_000);
+    });
   });
 
-  test('a binary key name', async () => {
-    const key = Buffer.from([0x6c, 0x6f, 0x63, 0x6b, 0x3a, 0xff, 0x00]);
-    assert.equal(await fx.locks.acquire(key, 'owner-1', TTL), 1);
-    assert.equal(await fx.locks.release(key, 'owner-1'), true);
-    assert.equal(await fx.redis.exists(key), 0);
-  });
+  describe('expiry and fencing', () => {
+    test('a holder that never releases is replaced after its TTL', async () => {
+      assert.equal(await fx.locks.acquire('lock:a', 'crashed-owner', 150), 1);
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-2', TTL), 0);
+      await sleep(200);
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-2', TTL), 1);
+      assert.equal(await fx.redis.get('lock:a'), 'owner-2');
+      assert.equal(
+        await fx.locks.release('lock:a', 'crashed-owner'),
+        false,
+        'the old owner cannot release the new lock',
+      );
+    });
 
-  test('a 1 MiB token', async () => {
-    const token = 'x'.repeat(1024 * 1024);
-    assert.equal(await fx.locks.acquire('lock:big', token, TTL), 1);
-    assert.equal(await fx.locks.release('lock:big', `${token}y`), false);
-    assert.equal(await fx.locks.release('lock:big', token), true);
-  });
-
-  test('the largest accepted lease (15 digits)', async () => {
-    assert.equal(await fx.locks.acquire('lock:long', 'owner-1', 999_999_999_999_999), 1);
-    assert.ok((await fx.redis.pttl('lock:long')) > 999_999_999_000_000);
-  });
-});
-
-describe('expiry and fencing', () => {
-  test('a holder that never releases is replaced after its TTL', async () => {
-    assert.equal(await fx.locks.acquire('lock:a', 'crashed-owner', 150), 1);
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-2', TTL), 0);
-    await sleep(200);
-    assert.equal(await fx.locks.acquire('lock:a', 'owner-2', TTL), 1);
-    assert.equal(await fx.redis.get('lock:a'), 'owner-2');
-    assert.equal(await fx.locks.release('lock:a', 'crashed-owner'), false, 'the old owner cannot release the new lock');
-  });
-
-  test('fencing tokens strictly increase across holders and stay put for a same-owner re-acquire', async () => {
-    const tokens: number[] = [];
-    for (let holder = 0; holder < 5; holder++) {
-      const owner = `owner-${holder}`;
-      const token = await fx.locks.acquire('lock:f', owner, TTL, 'fence:f');
-      assert.equal(await fx.locks.acquire('lock:f', owner, TTL, 'fence:f'), token);
-      tokens.push(token);
-      if (holder % 2 === 0) {
-        assert.equal(await fx.locks.release('lock:f', owner), true);
-      } else {
-        // Let it expire instead: the next holder still gets a larger token.
-        await fx.redis.pexpire('lock:f', 1);
-        await sleep(5);
+    test('fencing tokens strictly increase across holders and stay put for a same-owner re-acquire', async () => {
+      const tokens: number[] = [];
+      for (let holder = 0; holder < 5; holder++) {
+        const owner = `owner-${holder}`;
+        const token = await fx.locks.acquire('lock:f', owner, TTL, { fence: 'fence:f' });
+        assert.equal(await fx.locks.acquire('lock:f', owner, TTL, { fence: 'fence:f' }), token);
+        tokens.push(token);
+        if (holder % 2 === 0) {
+          assert.equal(await fx.locks.release('lock:f', owner), true);
+        } else {
+          // Let it expire instead: the next holder still gets a larger token.
+          await fx.redis.pexpire('lock:f', 1);
+          await sleep(5);
+        }
       }
-    }
-    assert.deepEqual(tokens, [1, 2, 3, 4, 5]);
+      assert.deepEqual(tokens, [1, 2, 3, 4, 5]);
+    });
   });
-});
+}

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { ensureValkey } from './valkey';
 
 const HOST = '127.0.0.1';
 const INSTALL_HINT = 'sudo apt-get install -y redis-server redis-tools';
@@ -97,7 +98,25 @@ export function track(child: ChildProcess, dir: string): void {
   }
 }
 
+/** Which server a test runs on: Debian's Redis 7.0, or Valkey 9 built from Debian unstable's source. */
+export const SERVER_KINDS = ['redis', 'valkey'] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+/** The server and cli binaries of `kind`. */
+export async function serverBinaries(kind: ServerKind): Promise<{ server: string; cli: string }> {
+  if (kind === 'valkey') {
+    const bin = await ensureValkey();
+    return { server: join(bin, 'valkey-server'), cli: join(bin, 'valkey-cli') };
+  }
+  const server = findRedisServer();
+  const cli = which('redis-cli', process.env.PATH ?? '');
+  if (!cli) throw new Error(`redis-cli is not on PATH; install it with: ${INSTALL_HINT}`);
+  return { server, cli };
+}
+
 export interface StartOptions {
+  /** 'redis' (default) or 'valkey'. */
+  server?: ServerKind;
   /** requirepass; clients from `client()` use it. */
   password?: string;
   /** Extra redis-server arguments, e.g. ['--cluster-enabled', 'yes']. */
@@ -116,11 +135,14 @@ export class RedisServer {
     readonly port: number,
     readonly dir: string,
     private readonly options: StartOptions,
+    private readonly binary: string,
   ) {}
 
   static async start(options: StartOptions = {}, busPort = false): Promise<RedisServer> {
+    const binary = (await serverBinaries(options.server ?? 'redis')).server;
     for (let attempt = 1; ; attempt++) {
-      const server = new RedisServer(await freePort(busPort), mkdtempSync(join(tmpdir(), 'locksmith-redis-')), options);
+      const dir = mkdtempSync(join(tmpdir(), 'locksmith-redis-'));
+      const server = new RedisServer(await freePort(busPort), dir, options, binary);
       try {
         await server.spawn();
         return server;
@@ -133,6 +155,10 @@ export class RedisServer {
   }
 
   readonly host = HOST;
+
+  get kind(): ServerKind {
+    return this.options.server ?? 'redis';
+  }
 
   get url(): string {
     const auth = this.options.password ? `:${encodeURIComponent(this.options.password)}@` : '';
@@ -202,7 +228,7 @@ export class RedisServer {
       ...(this.options.password ? ['--requirepass', this.options.password] : []),
       ...(this.options.args ?? []),
     ];
-    const child = spawn(findRedisServer(), args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.binary, args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     track(child, this.dir);
     return new Promise((resolve, reject) => {
@@ -245,6 +271,8 @@ export function startRedis(options: StartOptions = {}): Promise<RedisServer> {
 export interface ClusterOptions {
   /** Replicas per master (0 or 1). */
   replicas?: number;
+  /** 'redis' (default) or 'valkey'. */
+  server?: ServerKind;
 }
 
 export class RedisCluster {
@@ -253,7 +281,7 @@ export class RedisCluster {
     readonly replicas: RedisServer[],
   ) {}
 
-  static async start({ replicas = 0 }: ClusterOptions = {}): Promise<RedisCluster> {
+  static async start({ replicas = 0, server = 'redis' }: ClusterOptions = {}): Promise<RedisCluster> {
     const args = [
       '--cluster-enabled',
       'yes',
@@ -266,15 +294,13 @@ export class RedisCluster {
       '0',
     ];
     const count = 3 * (1 + replicas);
-    const nodes = await Promise.all(Array.from({ length: count }, () => RedisServer.start({ args }, true)));
+    const { cli } = await serverBinaries(server);
+    const nodes = await Promise.all(Array.from({ length: count }, () => RedisServer.start({ args, server }, true)));
     try {
       // redis-cli assigns the first three nodes as masters and the rest as their replicas.
-      findRedisServer();
-      const redisCli = which('redis-cli', process.env.PATH ?? '');
-      if (!redisCli) throw new Error(`redis-cli is not on PATH; install it with: ${INSTALL_HINT}`);
       const addresses = nodes.map((node) => `${HOST}:${node.port}`);
       execFileSync(
-        redisCli,
+        cli,
         ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
         {
           stdio: 'pipe',

@@ -1,0 +1,339 @@
+// Handing one lock over between N contenders (1, 8, 32), each holding it 2 ms and then working
+// 5 ms outside before wanting it again, on Redis 7.0 and Valkey 9:
+//   (a) the pack's waiting acquire, woken on release (acquire_queued + release.lua's SPUBLISH)
+//   (b) the pack polled with today's snippet back-off: 10 ms x 2^attempt, capped at 500, x (0.5..1.5)
+//   (c) npm redlock, defaults but retryCount -1 (retry every 200 +/- 100 ms until it has it)
+//   (d) redis-py's Lock with its defaults (sleep 0.1 s), one Python process per contender
+// Per variant: acquisitions/s, wait from wanting to holding (p50/p99), lock idle % (time the lock
+// was free while someone waited), commands per acquisition (sent by the clients, and all that
+// INFO commandstats counts, the commands scripts run included), fairness (max/min per contender).
+//   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,b,c,d]
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
+import Redlock from 'redlock';
+import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../test/harness/redis';
+
+const PACK = loadPack();
+const HOLD_MS = 2;
+const WORK_MS = 5;
+const TTL = 10_000;
+const KEY = 'bench:handoff';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
+
+/** One acquisition: wanted at, held at, released at (epoch ms). */
+type Acquisition = [number, number, number];
+
+interface Result {
+  perContender: Acquisition[][];
+  sent: number;
+}
+
+interface Counter {
+  sent: number;
+}
+
+/** Counts the commands a client sends from now on. */
+function counted(client: Redis, counter: Counter): Redis {
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
+    counter.sent++;
+    return send(...args);
+  };
+  return client;
+}
+
+interface NodeContender {
+  acquire(token: string): Promise<void>;
+  release(token: string): Promise<void>;
+  close(): void;
+}
+
+type Variant = 'a' | 'b' | 'c' | 'd';
+const NAMES: Record<Variant, string> = {
+  a: '(a) pack, woken on release',
+  b: '(b) pack, snippet back-off',
+  c: '(c) redlock, retryCount -1',
+  d: '(d) redis-py Lock defaults',
+};
+
+function nodeContender(variant: Exclude<Variant, 'd'>, server: RedisServer, counter: Counter): NodeContender {
+  const client = counted(server.client(), counter);
+  if (variant === 'c') {
+    const redlock = new Redlock([client], { retryCount: -1 });
+    let lock: Awaited<ReturnType<Redlock['acquire']>> | undefined;
+    return {
+      acquire: async () => void (lock = await redlock.acquire([KEY], TTL)),
+      release: async () => void (await lock!.release()),
+      close: () => client.disconnect(),
+    };
+  }
+  const locks = new LockScripts(client, PACK, {
+    native: variant === 'b' ? 'lua' : 'auto',
+    subscriber: () => counted(client.duplicate(), counter),
+  });
+  return {
+    acquire:
+      variant === 'a'
+        ? async (token) => {
+            if ((await locks.acquire(KEY, token, TTL, { waitMs: 60_000 })) === 0) throw new Error('not acquired');
+          }
+        : async (token) => {
+            // Exactly the ioredis snippet's loop.
+            for (let attempt = 0; (await locks.acquire(KEY, token, TTL)) === 0; attempt++) {
+              await sleep(Math.min(10 * 2 ** attempt, 500) * (0.5 + Math.random()));
+            }
+          },
+    release: async (token) => {
+      if (!(await locks.release(KEY, token))) throw new Error('lease lost');
+    },
+    close: () => {
+      locks.close();
+      client.disconnect();
+    },
+  };
+}
+
+/** Runs N Node contenders; `begin` (after the warm-up) resets the server's stats and says when the clock starts. */
+async function runNode(
+  variant: Exclude<Variant, 'd'>,
+  server: RedisServer,
+  n: number,
+  seconds: number,
+  begin: () => Promise<number>,
+): Promise<Result & { startAt: number }> {
+  const counter: Counter = { sent: 0 };
+  const contenders = Array.from({ length: n }, () => nodeContender(variant, server, counter));
+  // Connections, scripts and subscriptions warm before the clock starts.
+  for (const [i, contender] of contenders.entries()) {
+    await contender.acquire(`warm-${i}`);
+    await contender.release(`warm-${i}`);
+  }
+  const startAt = await begin();
+  counter.sent = 0;
+  const end = startAt + seconds * 1000;
+  const perContender = await Promise.all(
+    contenders.map(async (contender, i) => {
+      const records: Acquisition[] = [];
+      for (let round = 0; now() < end; round++) {
+        const token = `contender-${i}:${round}`;
+        const want = now();
+        await contender.acquire(token);
+        const got = now();
+        await sleep(HOLD_MS);
+        await contender.release(token);
+        records.push([want, got, now()]);
+        await sleep(WORK_MS);
+      }
+      return records;
+    }),
+  );
+  const sent = counter.sent;
+  for (const contender of contenders) contender.close();
+  return { perContender, sent, startAt };
+}
+
+async function runPython(server: RedisServer, n: number, startAt: number, seconds: number): Promise<Result> {
+  const script = join(__dirname, 'handoff-redis-py.py');
+  const outputs = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<{ waits: Acquisition[]; sent: number }>((resolve, reject) => {
+          const args = [
+            script,
+            String(server.port),
+            KEY,
+            String(startAt),
+            String(seconds),
+            String(HOLD_MS),
+            String(WORK_MS),
+          ];
+          const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+          child.once('error', reject);
+          child.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as { waits: Acquisition[]; sent: number })
+              : reject(new Error(`redis-py contender exited ${code}: ${err} (needs Debian's python3-redis)`)),
+          );
+        }),
+    ),
+  );
+  return { perContender: outputs.map((output) => output.waits), sent: outputs.reduce((sum, o) => sum + o.sent, 0) };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Time in `window` when some contender waited and nobody held the lock, over the time someone waited. */
+function idleShare(records: Acquisition[], window: [number, number]): number {
+  const events: [number, number, number][] = []; // time, delta waiting, delta holding
+  for (const [want, got, released] of records) {
+    events.push([Math.max(want, window[0]), 1, 0], [Math.min(got, window[1]), -1, 0]);
+    events.push([Math.max(got, window[0]), 0, 1], [Math.min(released, window[1]), 0, -1]);
+  }
+  events.sort((x, y) => x[0] - y[0]);
+  let waiting = 0;
+  let holding = 0;
+  let last = window[0];
+  let waited = 0;
+  let idle = 0;
+  for (const [time, dWait, dHold] of events) {
+    const span = Math.max(0, time - last);
+    if (waiting > 0) {
+      waited += span;
+      if (holding === 0) idle += span;
+    }
+    waiting += dWait;
+    holding += dHold;
+    last = Math.max(last, time);
+  }
+  return waited === 0 ? 0 : idle / waited;
+}
+
+async function totalCalls(admin: Redis): Promise<number> {
+  const stats = await admin.info('commandstats');
+  let calls = 0;
+  for (const [, command, n] of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) {
+    if (command !== 'info' && command !== 'config') calls += Number(n);
+  }
+  return calls;
+}
+
+interface Row {
+  variant: Variant;
+  n: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  idle: number;
+  sentPerAcq: number;
+  allPerAcq: number;
+  fairness: number;
+}
+
+async function cell(server: RedisServer, variant: Variant, n: number, seconds: number): Promise<Row> {
+  const admin = server.client();
+  await admin.del(KEY);
+  const begin = async () => {
+    await admin.config('RESETSTAT');
+    return now();
+  };
+  let startAt: number;
+  let result: Result;
+  if (variant === 'd') {
+    // The Python processes need a moment to start: they all begin at the same planned instant.
+    startAt = now() + 1500;
+    const running = runPython(server, n, startAt, seconds);
+    await sleep(Math.max(0, startAt - now() - 20));
+    await begin();
+    result = await running;
+  } else {
+    ({ startAt, ...result } = await runNode(variant, server, n, seconds, begin));
+  }
+  const calls = await totalCalls(admin);
+  admin.disconnect();
+  const records = result.perContender.flat();
+  const acquisitions = records.length;
+  const waits = records.map(([want, got]) => got - want).sort((x, y) => x - y);
+  const counts = result.perContender.map((r) => r.length);
+  return {
+    variant,
+    n,
+    perSecond: acquisitions / seconds,
+    p50: percentile(waits, 50),
+    p99: percentile(waits, 99),
+    idle: idleShare(records, [startAt, startAt + seconds * 1000]),
+    sentPerAcq: result.sent / acquisitions,
+    allPerAcq: calls / acquisitions,
+    fairness: Math.max(...counts) / Math.max(1, Math.min(...counts)),
+  };
+}
+
+function print(rows: Row[]): void {
+  const header = ['N', 'variant', 'acq/s', 'wait p50 ms', 'wait p99 ms', 'idle %', 'sent/acq', 'all/acq', 'max/min'];
+  const table = rows.map((r) => [
+    String(r.n),
+    NAMES[r.variant],
+    r.perSecond.toFixed(0),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    (r.idle * 100).toFixed(1),
+    r.sentPerAcq.toFixed(2),
+    r.allPerAcq.toFixed(2),
+    r.fairness.toFixed(2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w, i) => '-'.repeat(w + 1) + (i === 1 ? '-' : ':')).join('|')}|`);
+  for (const row of table) console.log(line(row));
+}
+
+/** The issue's targets for (a), against (b) and (c) measured in the same run. */
+function check(rows: Row[]): string[] {
+  const misses: string[] = [];
+  for (const n of new Set(rows.map((r) => r.n))) {
+    const at = (v: Variant) => rows.find((r) => r.n === n && r.variant === v);
+    const a = at('a');
+    if (!a) continue;
+    const bound = 4 * n * (HOLD_MS + 1);
+    if (n > 1 && a.idle > 0.1) misses.push(`N=${n}: idle ${(a.idle * 100).toFixed(1)} % > 10 %`);
+    for (const other of [at('b'), at('c')]) {
+      if (n > 1 && other && a.perSecond < 2 * other.perSecond)
+        misses.push(
+          `N=${n}: ${a.perSecond.toFixed(0)} acq/s < 2 x ${NAMES[other.variant]} ${other.perSecond.toFixed(0)}`,
+        );
+    }
+    if (a.p99 > bound) misses.push(`N=${n}: wait p99 ${a.p99.toFixed(1)} ms > ${bound} ms`);
+    if (a.sentPerAcq > 4) misses.push(`N=${n}: ${a.sentPerAcq.toFixed(2)} commands sent per acquisition > 4`);
+    if (a.fairness > 2) misses.push(`N=${n}: fairness ${a.fairness.toFixed(2)} > 2`);
+  }
+  return misses;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '5' },
+      contenders: { type: 'string', default: '1,8,32' },
+      servers: { type: 'string', default: SERVER_KINDS.join(',') },
+      variants: { type: 'string', default: 'a,b,c,d' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const levels = values.contenders.split(',').map(Number);
+  const variants = values.variants.split(',') as Variant[];
+  console.log(
+    `hold ${HOLD_MS} ms, work ${WORK_MS} ms outside, ${seconds} s per cell, Node ${process.version}; contenders: own connection each (Python: own process)`,
+  );
+  const misses: string[] = [];
+  for (const kind of values.servers.split(',') as ServerKind[]) {
+    const server = await startRedis({ server: kind });
+    try {
+      console.log(`\n${kind}`);
+      const rows: Row[] = [];
+      for (const n of levels) for (const variant of variants) rows.push(await cell(server, variant, n, seconds));
+      print(rows);
+      misses.push(...check(rows).map((miss) => `${kind} ${miss}`));
+    } finally {
+      await server.stop();
+    }
+  }
+  console.log(`\ntargets for (a): ${misses.length === 0 ? 'met' : `MISSED\n  ${misses.join('\n  ')}`}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

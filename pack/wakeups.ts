@@ -1,0 +1,150 @@
+// One subscriber connection per LockScripts, shared by all its waiters: SSUBSCRIBE once per lock
+// channel, and route each wake-up to the local waiter it is for. A subscription outlives its last
+// waiter by `lingerMs`, so a lock under steady contention costs no SSUBSCRIBE/SUNSUBSCRIBE per wait.
+import type { Cluster, Redis } from 'ioredis';
+import { WAKE_ALL, WAKE_ONE, type RedisName } from './layout';
+
+type Subscriber = Redis | Cluster;
+
+class LocalWaiter {
+  private woken = false;
+  private resolve?: (woken: boolean) => void;
+
+  constructor(readonly token: Buffer) {}
+
+  wake(): void {
+    if (this.resolve) this.resolve(true);
+    else this.woken = true;
+  }
+
+  /** True when woken (now or since the last wait), false after `ms`; rejects when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve, reject) => {
+      const finish = (woken: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.resolve = undefined;
+        resolve(woken);
+      };
+      const onAbort = () => {
+        finish(false);
+        const reason: unknown = signal!.reason;
+        reject(reason instanceof Error ? reason : new Error(String(reason)));
+      };
+      const timer = setTimeout(() => finish(false), Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.resolve = finish;
+    });
+  }
+}
+
+interface Channel {
+  name: RedisName;
+  waiters: LocalWaiter[];
+  /** Settles when SSUBSCRIBE is confirmed (or failed: the waiters then run on their timers). */
+  subscribed: Promise<void>;
+  live: boolean;
+  linger?: NodeJS.Timeout;
+}
+
+export interface Waiter {
+  wait(ms: number, signal?: AbortSignal): Promise<boolean>;
+  /** Leaves the channel; the last waiter starts the linger timer. */
+  leave(): void;
+}
+
+export class Wakeups {
+  private subscriber?: Subscriber;
+  private readonly channels = new Map<string, Channel>();
+
+  constructor(
+    private readonly connect: () => Subscriber,
+    private readonly lingerMs: number,
+  ) {}
+
+  /** True when `channel` is subscribed and confirmed: a waiter joining now misses no wake-up. */
+  isLive(channel: RedisName): boolean {
+    if (this.channels.size === 0) return false;
+    return this.channels.get(idOf(channel))?.live ?? false;
+  }
+
+  /**
+   * Joins `channel` as the waiter with `token`; resolves once the subscription is confirmed or has
+   * failed, or after `patienceMs` (a stalled subscriber must not stall the waiter: its timer covers).
+   */
+  async join(channel: RedisName, token: RedisName, patienceMs: number): Promise<Waiter> {
+    const id = idOf(channel);
+    let entry = this.channels.get(id);
+    if (!entry) {
+      const subscriber = this.ensureSubscriber();
+      const created: Channel = { name: channel, waiters: [], subscribed: Promise.resolve(), live: false };
+      created.subscribed = subscriber.ssubscribe(channel).then(
+        () => void (created.live = true),
+        () => undefined,
+      );
+      this.channels.set(id, (entry = created));
+    }
+    clearTimeout(entry.linger);
+    const waiter = new LocalWaiter(Buffer.from(token));
+    entry.waiters.push(waiter);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([entry.subscribed, new Promise((resolve) => (timer = setTimeout(resolve, patienceMs)))]);
+    clearTimeout(timer);
+    const joined = entry;
+    return {
+      wait: (ms, signal) => waiter.wait(ms, signal),
+      leave: () => this.leave(id, joined, waiter),
+    };
+  }
+
+  /** Channels currently subscribed (waiters or lingering). */
+  get subscriptions(): number {
+    return this.channels.size;
+  }
+
+  close(): void {
+    for (const entry of this.channels.values()) clearTimeout(entry.linger);
+    this.channels.clear();
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+  }
+
+  private leave(id: string, entry: Channel, waiter: LocalWaiter): void {
+    entry.waiters = entry.waiters.filter((other) => other !== waiter);
+    if (entry.waiters.length > 0 || this.channels.get(id) !== entry) return;
+    entry.linger = setTimeout(() => {
+      if (entry.waiters.length > 0 || this.channels.get(id) !== entry) return;
+      this.channels.delete(id);
+      if (entry.live) this.subscriber?.sunsubscribe(entry.name).catch(() => undefined);
+    }, this.lingerMs);
+    entry.linger.unref();
+  }
+
+  private ensureSubscriber(): Subscriber {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.connect();
+    // Reconnects resubscribe by themselves; wake-ups lost meanwhile are covered by the retry timers.
+    subscriber.on('error', () => undefined);
+    subscriber.on('smessageBuffer', (channel: Buffer, message: Buffer) => this.deliver(channel, message));
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  private deliver(channel: Buffer, message: Buffer): void {
+    const waiters = this.channels.get(idOf(channel))?.waiters ?? [];
+    const payload = message.toString('latin1');
+    if (payload === WAKE_ALL) for (const waiter of waiters) waiter.wake();
+    else if (payload === WAKE_ONE) waiters[0]?.wake();
+    else waiters.find((waiter) => waiter.token.equals(message))?.wake();
+  }
+}
+
+/** Channel names as map keys, byte for byte. */
+function idOf(name: RedisName): string {
+  return Buffer.from(name).toString('latin1');
+}
