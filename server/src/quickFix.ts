@@ -23,7 +23,11 @@ export function readManifests(file: string, root?: string): FoundManifest[] {
       for (const name of readdirSync(dir)) {
         if (!manifestName(name)) continue;
         const path = join(dir, name);
-        manifests.push({ name, path: (root ? relative(root, path) : path).split('\\').join('/'), text: readFileSync(path, 'utf8') });
+        manifests.push({
+          name,
+          path: (root ? relative(root, path) : path).split('\\').join('/'),
+          text: readFileSync(path, 'utf8'),
+        });
       }
     } catch {
       // unreadable folder: look further up
