@@ -84,6 +84,16 @@ export function waitersKey<T extends RedisName>(lock: T): T | undefined {
   return (typeof lock === 'string' ? name.toString() : name) as T;
 }
 
+/** The plain lock whose waiter queue `key` is, or undefined when it is no queue's name. */
+export function lockOfWaiters(key: Buffer): Buffer | undefined {
+  const suffix = Buffer.from(':waiters');
+  if (key.length <= suffix.length || !key.subarray(key.length - suffix.length).equals(suffix)) return undefined;
+  const stem = key.subarray(0, key.length - suffix.length);
+  const candidates = [stem];
+  if (stem[0] === OPEN && stem[stem.length - 1] === CLOSE) candidates.push(stem.subarray(1, stem.length - 1));
+  return candidates.find((lock) => waitersKey(lock)?.equals(key));
+}
+
 /** CRC16-CCITT (XMODEM), the checksum Redis Cluster takes mod 16384 for a key's slot. */
 function crc16(bytes: Buffer): number {
   let crc = 0;

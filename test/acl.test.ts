@@ -15,9 +15,9 @@ import { useRedis } from './helpers';
 
 // Exactly as in README.md's "## ACLs" section; PASSWORD is replaced by the test's password.
 const BROWSE_ACL =
-  'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists';
+  'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists';
 const MANAGE_ACL =
-  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +xlen +script|exists +evalsha +eval +script|load +del +pexpire +spublish &*';
+  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists +evalsha +eval +script|load +del +pexpire +spublish &*';
 
 const PASSWORD = 'acl-test-secret';
 // A database other than 0, so that the connection's SELECT is exercised too.

@@ -12,6 +12,7 @@ import {
   type KeySnapshot,
   type LockEntry,
   type ValueSample,
+  isHeldByMany,
 } from '../extension/src/locks/classify';
 import { filterLocks, presentHolder, presentLock, sortLocks, type LockView } from '../extension/src/locks/present';
 
@@ -218,7 +219,7 @@ function copy(snapshot: KeySnapshot): KeySnapshot {
 function views(entry: LockEntry, at: number): LockView[] {
   return [
     presentLock(entry, at),
-    ...(entry.kind === 'reentrant' ? entry.holders.map((holder) => presentHolder(entry, holder)) : []),
+    ...(isHeldByMany(entry) ? entry.holders.map((holder) => presentHolder(entry, holder, at)) : []),
   ];
 }
 

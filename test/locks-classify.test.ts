@@ -250,10 +250,10 @@ describe('presentLock', () => {
     assert.equal(view.description, 'read · 8743c9c0#1 +1 · 29 s');
     assert.deepEqual([view.icon, view.contextValue], ['lock', CONTEXT_VALUES.reentrant]);
     assert.match(view.tooltip, /Holders: 2\n- `8743c9c0-0795-4907-87fd-6c719a6b4586:1` entered 2×/);
-    const holder = presentHolder(lock, lock.holders[0]);
+    const holder = presentHolder(lock, lock.holders[0], READ_AT + 1_000);
     assert.deepEqual(
       [holder.label, holder.description, holder.icon, holder.contextValue],
-      ['8743c9c0#1', 'entered 2×', 'symbol-field', CONTEXT_VALUES.holder],
+      ['8743c9c0#1', 'entered 2×', 'symbol-field', CONTEXT_VALUES.releasableHolder],
     );
   });
 

@@ -97,7 +97,7 @@ describe('from keyspace notifications', () => {
   test("a SIGKILLed holder's hold ends as expired: the lease ran out", async () => {
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', 'test/fixtures/holder.ts', fx.server.url, KEY, 'doomed:9:holder', '300'],
+      ['--import', 'tsx', 'test/fixtures/holder.ts', fx.server.url, 'plain', KEY, 'doomed:9:holder', '300'],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
@@ -129,6 +129,23 @@ describe('from successive reads (no notifications)', () => {
     await monitor.refresh(true);
     assert.deepEqual(ends(), ['a:1:released:released', 'b:2:expires:expired']);
     assert.ok(history.holds().every((hold) => hold.approximate));
+  });
+
+  test('waiters counted by the reads become waiter samples', async () => {
+    await fx.locks.acquire(KEY, 'a:1:holder', 30_000);
+    await monitor.refresh();
+    const waiting = fx.locks.acquire(KEY, 'b:2:waiter', 30_000, { waitMs: 10_000 });
+    await waitFor('one waiter counted', async () => {
+      await monitor.tick();
+      return history.waiterSamples()[0]?.samples.at(-1)?.[1] === 1;
+    });
+    await fx.locks.release(KEY, 'a:1:holder');
+    assert.equal(await waiting, 1);
+    await waitFor('nobody waiting', async () => {
+      await monitor.tick();
+      return history.waiterSamples()[0]?.samples.at(-1)?.[1] === 0;
+    });
+    assert.equal(history.waiterSamples()[0].key, KEY);
   });
 
   test('a lease extended between two reads counts as an extension', async () => {
@@ -196,7 +213,7 @@ describe('bounds, groups and export', () => {
       hold(now - 3000, now - 1000, 'expired'),
       hold(now - 9000, now - 8500, 'released', 'lock:other'),
     ];
-    const stats = groupStats(holds, now, (each) => keyShape(each.key));
+    const stats = groupStats(holds, now, keyShape);
     const orders = stats.get('lock:{orders:*}')!;
     assert.equal(orders.acquisitions, 2);
     assert.equal(orders.acquisitionsPerMinute, 0.2);

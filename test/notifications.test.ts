@@ -174,6 +174,8 @@ describe('LockMonitor live updates', () => {
       '+getrange',
       '+info',
       '+ping',
+      '+zcard',
+      '+pubsub|shardnumsub',
       '+psubscribe',
       '+hello',
       '+client|setname',

@@ -62,6 +62,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.locks.sortByKey': locks.sortBy(locksTree, 'key'),
     'locksmith.locks.editPatterns': locks.editPatterns(),
     'locksmith.locks.release': locks.release(ctx, controller),
+    'locksmith.locks.releaseHolder': locks.releaseHolder(ctx, controller),
     'locksmith.locks.extend': locks.extend(ctx, controller),
     'locksmith.locks.copyKey': locks.copyKey(),
     'locksmith.locks.copyToken': locks.copyToken(),

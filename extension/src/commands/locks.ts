@@ -10,7 +10,7 @@ import { escapeBytes } from '../locks/classify';
 import { historyCsv, historyJson } from '../locks/historyExport';
 import type { LocksController } from '../locksController';
 import type { LocksTree } from '../views/locksTree';
-import type { ConnectionNode, LockNode, MoreNode } from '../views/nodes';
+import type { ConnectionNode, HolderNode, LockNode, MoreNode } from '../views/nodes';
 import { pickConnection } from './pickConnection';
 
 /** What Release and Extend return, so tests and keybindings can tell what happened. */
@@ -23,7 +23,7 @@ function tokenOf(node: LockNode): Buffer | undefined {
 }
 
 async function scripts(ctx: Ctx, config: ConnectionConfig): Promise<LockScripts> {
-  return new LockScripts((await ctx.connections.connect(config)).redis, ctx.pack);
+  return ctx.connections.scripts(await ctx.connections.connect(config));
 }
 
 export function release(ctx: Ctx, controller: LocksController): Cmd {
@@ -239,5 +239,51 @@ export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
     ctx.log.info(`${config.name}: exported ${holds.length} holds to ${file.fsPath}`);
     return { written: file.fsPath, holds: holds.length };
+  };
+}
+
+/**
+ * Releases one holder of a reentrant lock, a read-write lock or a semaphore with the pack's
+ * compare-and-* scripts and the token shown, waking waiters: a holder that is gone or changed
+ * meanwhile is left alone. A reentrant holder gives back every hold it has.
+ */
+export function releaseHolder(ctx: Ctx, controller: LocksController): Cmd {
+  return async (node?: HolderNode, options?: { confirmed?: boolean }): Promise<LockOutcome | undefined> => {
+    if (!node || node.holder.role === 'wait') return undefined;
+    const key = escapeBytes(node.lock.key);
+    const token = node.holder.token;
+    if (!options?.confirmed) {
+      const answer = await vscode.window.showWarningMessage(
+        `Release ${node.holder.owner}'s hold on ${key}?`,
+        {
+          modal: true,
+          detail: `Only the holder with the token ${escapeBytes(token)} is released, and only if it still holds ${key}; other holders keep theirs. Waiters are woken. The holder will no longer be protected by it.`,
+        },
+        'Release',
+      );
+      if (answer !== 'Release') return 'cancelled';
+    }
+    try {
+      const locks = await scripts(ctx, node.config);
+      ctx.log.info(`${node.config.name}: EVALSHA release of one ${node.lock.kind} holder of ${key}`);
+      controller.history(node.config.id).markForced(node.lock.key, token, Date.now());
+      let released: boolean;
+      if (node.lock.kind === 'readwrite') released = await locks.rw.release(node.lock.key, token);
+      else if (node.lock.kind === 'semaphore') released = await locks.semaphore.release(node.lock.key, token);
+      else {
+        // One hold per call: 1 means that was the last one, N that N - 1 remain.
+        let left = await locks.reentrant.release(node.lock.key, token);
+        released = left > 0;
+        while (left > 1) left = await locks.reentrant.release(node.lock.key, token);
+      }
+      void controller.refresh(node.config);
+      if (released) return 'released';
+      void vscode.window.showWarningMessage(`${node.holder.owner} no longer holds ${key}: nothing was released.`);
+      return 'changed-hands';
+    } catch (error) {
+      const message = describeActionError('release', error, node.config.name);
+      void vscode.window.showErrorMessage(message);
+      return { error: message };
+    }
   };
 }

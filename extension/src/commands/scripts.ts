@@ -1,7 +1,6 @@
 // Load the pack into a server (SCRIPT LOAD with progress), open a script read-only, copy a SHA1.
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES } from '../../../pack/pack';
-import { LockScripts } from '../../../pack/runtime';
 import { describeActionError } from '../connections/errors';
 import type { Cmd, Ctx } from '../ctx';
 import type { ConnectionNode } from '../views/nodes';
@@ -39,7 +38,7 @@ export function loadScripts(ctx: Ctx, tree: ScriptsTree): Cmd {
             `${config.name}: SCRIPT LOAD ${SCRIPT_NAMES.map((name) => `${name}.lua`).join(', ')} on ${masters.join(', ')}`,
           );
           // On a Cluster, on every master: EVALSHA runs on the master owning the key.
-          return new LockScripts(session.redis, ctx.pack).load();
+          return ctx.connections.scripts(session).load();
         },
       );
     } catch (error) {

@@ -33,8 +33,13 @@ export class LockTimeline implements vscode.Disposable {
     this.stop();
     this.following = {
       config,
-      subscription: history.onDidChange(({ holds, removed }) =>
-        this.panel.update({ now: Date.now(), holds: holds.map(timelineHold), waiters: [], removed: [...removed] }),
+      subscription: history.onDidChange(({ holds, removed, waiters }) =>
+        this.panel.update({
+          now: Date.now(),
+          holds: holds.map(timelineHold),
+          waiters: [...waiters],
+          removed: [...removed],
+        }),
       ),
     };
     const holds = history.holds().map(timelineHold);
@@ -43,7 +48,7 @@ export class LockTimeline implements vscode.Disposable {
       connection: config.name,
       now: Date.now(),
       holds,
-      waiters: [],
+      waiters: history.waiterSamples(),
       ...(live?.kind !== 'notifications' && { sampledEveryMs: this.ctx.config.locks.intervalMs }),
     });
     return holds.length;

@@ -24,6 +24,8 @@ export interface NewConnection {
 
 export class Connections implements vscode.Disposable {
   private readonly sessions = new Map<string, Session>();
+  /** Per session, the pack on its client: one per connection, so native-path detection and wake-ups are shared. */
+  private readonly scriptsBySession = new WeakMap<Session, LockScripts>();
   private readonly changed = new vscode.EventEmitter<ConnectionConfig | undefined>();
   /** Fires with a connection whose state changed, or undefined when the list changed. */
   readonly onDidChange = this.changed.event;
@@ -53,11 +55,21 @@ export class Connections implements vscode.Disposable {
     return this.sessions.get(id);
   }
 
+  /** The pack on a session's client (Release, Extend, Load Lock Scripts, the Scripts view). */
+  scripts(session: Session): LockScripts {
+    let scripts = this.scriptsBySession.get(session);
+    if (!scripts) {
+      scripts = new LockScripts(session.redis, this.pack);
+      this.scriptsBySession.set(session, scripts);
+    }
+    return scripts;
+  }
+
   /** The connected session, connecting first when needed; throws a ConnectionError with the reason. */
   async connect(config: ConnectionConfig): Promise<Session> {
     const existing = this.sessions.get(config.id);
     if (existing && existing.state.kind !== 'error' && existing.state.kind !== 'closed') return existing;
-    existing?.dispose();
+    this.drop(config.id);
     const session = new Session(config, await this.secrets.get(secretKey(config.id)), (line) => this.log.info(line));
     this.sessions.set(config.id, session);
     session.onDidChange(() => this.changed.fire(config));
@@ -69,7 +81,7 @@ export class Connections implements vscode.Disposable {
   /** New masters (a failover): the pack is loaded where it is missing, if a master had it (Lock Scripts view). */
   private async reloadScripts(config: ConnectionConfig, session: Session): Promise<void> {
     try {
-      const loaded = await new LockScripts(session.redis, this.pack).loadWhereMissing();
+      const loaded = await this.scripts(session).loadWhereMissing();
       if (!loaded.length) return;
       this.log.info(`${config.name}: masters changed; loaded the lock scripts on ${loaded.join(', ')}`);
       this.changed.fire(config);
@@ -151,7 +163,9 @@ export class Connections implements vscode.Disposable {
   }
 
   private drop(id: string): void {
-    this.sessions.get(id)?.dispose();
+    const session = this.sessions.get(id);
+    if (session) this.scriptsBySession.get(session)?.close();
+    session?.dispose();
     this.sessions.delete(id);
   }
 

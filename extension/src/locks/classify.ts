@@ -1,6 +1,7 @@
 // What a key found by discovery is: a token lock, a legacy timestamp lock, a Redisson-style
 // reentrant hash lock, or other data that merely matched a lock pattern. Pure: no Redis, no clock.
 import { isUtf8 } from 'node:buffer';
+import { lockOfWaiters, parseMember, sortedSetKind } from '../../../pack/layout';
 
 /** What discovery read about one key, in one pipeline (so TTL and value belong together). */
 export interface KeySnapshot {
@@ -15,6 +16,20 @@ export interface KeySnapshot {
   readonly value: ValueSample;
   /** The fencing counter kept next to the lock (see `fenceKeyFor`), if it exists. */
   readonly fence?: FenceCounter;
+  /** Who waits for it, where that can be counted. */
+  readonly waiters?: Waiters;
+}
+
+/** Waiters of a lock: clients subscribed to its wake-up channel (SHARDNUMSUB), and the pack's queue (ZCARD). */
+export interface Waiters {
+  readonly subscribed?: number;
+  readonly queued?: number;
+}
+
+/** How many wait for `lock`: the queue when the lock has one, else the subscribed clients; undefined when uncounted or none. */
+export function waitingCount(lock: KeySnapshot): number | undefined {
+  const count = lock.waiters?.queued || lock.waiters?.subscribed;
+  return count ? count : undefined;
 }
 
 export type ValueSample =
@@ -22,10 +37,17 @@ export type ValueSample =
   | { readonly type: 'string'; readonly head: Buffer; readonly length: number }
   /** `fields` are all of them when `fields.length === length` (HLEN); a sample of a big hash otherwise. */
   | { readonly type: 'hash'; readonly fields: readonly HashField[]; readonly length: number }
-  /** Lists, sets, sorted sets, streams: their element count. */
+  /** Sorted sets: their size and the first members with their scores (the pack's read-write locks and semaphores). */
+  | { readonly type: 'sortedSet'; readonly members: readonly SortedSetMember[]; readonly length: number }
+  /** Lists, sets, streams: their element count. */
   | { readonly type: 'collection'; readonly length: number }
   /** Module types and anything else TYPE may answer: nothing read. */
   | { readonly type: 'unread' };
+
+export interface SortedSetMember {
+  readonly member: Buffer;
+  readonly score: number;
+}
 
 export interface HashField {
   readonly name: Buffer;
@@ -65,11 +87,32 @@ export interface ReentrantLock extends KeySnapshot {
 }
 
 export interface LockHolder {
-  /** The exact field bytes. */
+  /** The exact field (hash) or member (sorted set) bytes. */
   readonly field: Buffer;
   readonly owner: string;
-  /** How many times the holder has entered the lock. */
+  /** How many times the holder has entered the lock (1 for read-write locks and semaphores). */
   readonly count: number;
+  /** The token to release with: the field of a hash lock, the member's token of a sorted set. */
+  readonly token: Buffer;
+  /** Read-write locks: reader, writer, or a writer waiting for readers to drain; semaphores: holder. */
+  readonly role?: 'read' | 'write' | 'wait' | 'hold';
+  /** Sorted sets: ms left of this holder's own lease when read. */
+  readonly leftMs?: number;
+}
+
+/** The pack's read-write lock: readers with a lease each, or one writer; a waiting writer keeps new readers out. */
+export interface ReadWriteLock extends KeySnapshot {
+  readonly kind: 'readwrite';
+  readonly holders: readonly LockHolder[];
+  readonly mode: 'read' | 'write' | 'free';
+  readonly writerWaiting: boolean;
+}
+
+/** The pack's semaphore: N permits, each holder with its own lease. */
+export interface SemaphoreLock extends KeySnapshot {
+  readonly kind: 'semaphore';
+  readonly holders: readonly LockHolder[];
+  readonly permits: number;
 }
 
 /** Anything else that matched a lock pattern: shown with its type, size and a safe preview. */
@@ -88,9 +131,16 @@ export type OtherReason =
   | 'long' // a string too long to be a token
   | 'binary' // not UTF-8 text, or control characters
   | 'hash' // a hash whose fields are not lock holders
+  | 'queue' // the pack's queue of waiters for a plain lock (preview: that lock's key)
   | 'type'; // a list, set, sorted set, stream or module type
 
-export type LockEntry = TokenLock | TimestampLock | ReentrantLock | OtherKey;
+export type LockEntry = TokenLock | TimestampLock | ReentrantLock | ReadWriteLock | SemaphoreLock | OtherKey;
+
+/** Entries whose children are their holders. */
+export type HeldByMany = ReentrantLock | ReadWriteLock | SemaphoreLock;
+
+export const isHeldByMany = (lock: LockEntry): lock is HeldByMany =>
+  lock.kind === 'reentrant' || lock.kind === 'readwrite' || lock.kind === 'semaphore';
 
 /** Longer string values are data, not tokens (a host:pid:random token is well under this). */
 const TOKEN_MAX_BYTES = 256;
@@ -104,6 +154,8 @@ export function classifyKey(snapshot: KeySnapshot): LockEntry {
       return classifyString(snapshot, value.head, value.length);
     case 'hash':
       return classifyHash(snapshot, value.fields, value.length);
+    case 'sortedSet':
+      return classifySortedSet(snapshot, value.members, value.length);
     case 'collection':
       return { ...snapshot, kind: 'other', why: 'type', size: value.length, preview: '' };
     case 'unread':
@@ -148,20 +200,64 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
       mode = fieldValue;
       continue;
     }
-    const holder = fieldName === undefined ? null : HOLDER_FIELD.exec(fieldName);
-    if (!holder || fieldValue === undefined || !COUNT.test(fieldValue)) {
+    // A holder: Redisson's `<uuid>:<threadId>`, or the pack's owner token; its value a count.
+    if (fieldName === undefined || fieldValue === undefined || !COUNT.test(fieldValue) || /\s/.test(fieldName)) {
       const preview = fields.map((field) => `${previewBytes(field.name)}=${previewBytes(field.value)}`).join(' ');
       return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: truncate(preview, PREVIEW_CHARS) };
     }
-    holders.push({
-      field: name,
-      owner: truncate(`${shortOwner(holder[1])}#${holder[2]}`, HOST_PID_MAX_CHARS),
-      count: Number(fieldValue),
-    });
+    // Redisson's `<uuid>:<threadId>`; anything else is the pack's owner token (`host:pid:random`).
+    const redisson = HOLDER_FIELD.exec(fieldName);
+    const owner =
+      redisson && (UUID.test(redisson[1]) || redisson[3])
+        ? truncate(`${shortOwner(redisson[1])}#${redisson[2]}`, HOST_PID_MAX_CHARS)
+        : shortOwner(fieldName);
+    holders.push({ field: name, token: name, owner, count: Number(fieldValue) });
   }
   if (holders.length === 0) return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: '' };
   const holderCount = length - (mode === undefined ? 0 : 1);
   return { ...snapshot, kind: 'reentrant', holders, holderCount, mode };
+}
+
+/**
+ * The pack's read-write locks and semaphores: members `<role>:<token>` scored by the end of each
+ * holder's lease in server ms. The key expires with the longest lease, so the server's clock at
+ * the read is that score minus the key's PTTL: each holder's time left follows from it.
+ */
+function classifySortedSet(snapshot: KeySnapshot, members: readonly SortedSetMember[], length: number): LockEntry {
+  const queueOf = lockOfWaiters(snapshot.key);
+  if (queueOf) return { ...snapshot, kind: 'other', why: 'queue', size: length, preview: escapeBytes(queueOf) };
+  const texts = members.map(({ member }) => printableText(member));
+  const kind = texts.every((text): text is string => text !== undefined) ? sortedSetKind(texts) : undefined;
+  if (!kind) return { ...snapshot, kind: 'other', why: 'type', size: length, preview: '' };
+  const leases = members.map(({ score }) => score).filter(Number.isFinite);
+  const serverNow = snapshot.pttl >= 0 && leases.length ? Math.max(...leases) - snapshot.pttl : undefined;
+  const holders: LockHolder[] = [];
+  let permits = 0;
+  members.forEach(({ member, score }, i) => {
+    const { role, token } = parseMember(texts[i]!)!;
+    if (role === 'limit') {
+      permits = Number(token);
+      return;
+    }
+    holders.push({
+      field: member,
+      token: Buffer.from(token),
+      owner: shortOwner(token),
+      count: 1,
+      role,
+      ...(serverNow !== undefined && { leftMs: score - serverNow }),
+    });
+  });
+  if (kind === 'semaphore') return { ...snapshot, kind: 'semaphore', holders, permits };
+  const active = holders.filter((holder) => holder.role !== 'wait');
+  const mode = active.some((holder) => holder.role === 'write') ? 'write' : active.length ? 'read' : 'free';
+  return {
+    ...snapshot,
+    kind: 'readwrite',
+    holders,
+    mode,
+    writerWaiting: holders.some((holder) => holder.role === 'wait'),
+  };
 }
 
 /**

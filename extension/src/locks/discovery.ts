@@ -9,10 +9,13 @@ import {
   type HashField,
   type KeySnapshot,
   type LockEntry,
+  type SortedSetMember,
   type ValueSample,
+  type Waiters,
 } from './classify';
 import { escapeGlob, globMatches, literalRuns } from './glob';
 import { MAX_SCAN_COUNT, type ScanPacer } from './schedule';
+import { waitersKey, wakeChannel } from '../../../pack/layout';
 
 /**
  * Common lock key names, plus ShedLock's default `job-lock:` prefix. Redisson names its lock
@@ -76,6 +79,8 @@ const DETAIL_BATCH = 256;
 const DETAIL_PIPELINES = 4;
 // A token is far shorter; a 1 MB value is not pulled whole.
 const VALUE_HEAD_BYTES = 1024;
+// The pack's read-write locks and semaphores are sorted sets of holders: the first members, by lease end.
+const ZSET_MEMBERS = 32;
 // HSCAN returns a small (listpack) hash whole whatever the COUNT, so this is HGETALL for small
 // hashes and a sample of a few fields for big ones, without waiting for HLEN first.
 const HASH_FIELDS = 16;
@@ -164,7 +169,7 @@ const VALUE_READS: Record<string, (pipe: ChainableCommander, key: Buffer) => unk
   hash: (pipe, key) => pipe.hlen(key).hscanBuffer(key, 0, 'COUNT', HASH_FIELDS),
   list: (pipe, key) => pipe.llen(key),
   set: (pipe, key) => pipe.scard(key),
-  zset: (pipe, key) => pipe.zcard(key),
+  zset: (pipe, key) => pipe.zcard(key).zrangeBuffer(key, 0, ZSET_MEMBERS - 1, 'WITHSCORES'),
   stream: (pipe, key) => pipe.xlen(key),
 };
 
@@ -284,7 +289,15 @@ class PageRead {
     const types = (await typing.exec()) as Replies;
 
     const pipe = this.node.pipeline();
-    const reads: { key: Buffer; type: string; at: number; valuesEnd: number; fenceKey?: Buffer }[] = [];
+    const reads: {
+      key: Buffer;
+      type: string;
+      at: number;
+      valuesEnd: number;
+      fenceKey?: Buffer;
+      waitersAt?: number;
+      queued?: boolean;
+    }[] = [];
     keys.forEach((key, i) => {
       const [error, type] = types[i] as [Error | null, string];
       if (keyChanged(error) || type === 'none') return;
@@ -295,18 +308,35 @@ class PageRead {
       const valuesEnd = pipe.length;
       const fenceKey = fenceKeyFor(key, type);
       if (fenceKey) pipe.get(fenceKey);
-      reads.push({ key, type, at, valuesEnd, fenceKey });
+      // Waiters, where they can be counted: clients subscribed to the lock's wake-up channel, and
+      // the pack's queue of waiters for a plain lock.
+      let waitersAt: number | undefined;
+      let queued = false;
+      if (LOCK_TYPES.has(type)) {
+        waitersAt = pipe.length;
+        pipe.call('PUBSUB', 'SHARDNUMSUB', wakeChannel(key));
+        const queue = type === 'string' ? waitersKey(key) : undefined;
+        if (queue) {
+          pipe.zcard(queue);
+          queued = true;
+        }
+      }
+      reads.push({ key, type, at, valuesEnd, fenceKey, waitersAt, queued });
     });
     if (reads.length === 0) return;
     const readAt = Date.now();
     const replies = (await pipe.exec()) as Replies;
 
     const sampled: KeySnapshot[] = [];
-    for (const { key, type, at, valuesEnd, fenceKey } of reads) {
+    for (const { key, type, at, valuesEnd, fenceKey, waitersAt, queued } of reads) {
       const [pttlError, pttl] = replies[at];
       const valueReplies = replies.slice(at + 1, valuesEnd);
       if (keyChanged(pttlError) || pttl === -2 || valueReplies.some(([error]) => keyChanged(error))) continue;
       const fence = fenceKey && fenceCounter(fenceKey, replies[valuesEnd]);
+      const waiters =
+        waitersAt === undefined
+          ? undefined
+          : waitersOf(replies[waitersAt], queued ? replies[waitersAt + 1] : undefined);
       sampled.push({
         key,
         type,
@@ -314,6 +344,7 @@ class PageRead {
         readAt,
         value: valueSample(type, valueReplies),
         ...(fence && { fence }),
+        ...(waiters && { waiters }),
       });
     }
 
@@ -366,8 +397,30 @@ function valueSample(type: string, [first, second]: Replies): ValueSample {
     for (let i = 0; i + 1 < flat.length; i += 2) fields.push({ name: flat[i], value: flat[i + 1] });
     return { type: 'hash', length: first[1] as number, fields };
   }
+  if (type === 'zset') {
+    const flat = second[1] as Buffer[];
+    const members: SortedSetMember[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2)
+      members.push({ member: flat[i], score: Number(flat[i + 1].toString()) });
+    return { type: 'sortedSet', length: first[1] as number, members };
+  }
   if (Object.hasOwn(VALUE_READS, type)) return { type: 'collection', length: first[1] as number };
   return { type: 'unread' };
+}
+
+/** The types a lock of the pack's (or Redisson's) can have: where waiters are worth counting. */
+const LOCK_TYPES = new Set(['string', 'hash', 'zset']);
+
+/**
+ * SHARDNUMSUB's [channel, count] and the queue's ZCARD. A server without sharded pub/sub (before
+ * Redis 7) has no count: not an error. NOPERM and the rest fail the page, like every other read.
+ */
+function waitersOf([subError, subReply]: Replies[number], queue: Replies[number] | undefined): Waiters | undefined {
+  if (subError && !/unknown (sub)?command/i.test(subError.message)) throw subError;
+  const subscribed = subError ? undefined : Number((subReply as [unknown, number])[1]);
+  const queued = queue && !keyChanged(queue[0]) ? (queue[1] as number) : undefined;
+  if (subscribed === undefined && queued === undefined) return undefined;
+  return { ...(subscribed !== undefined && { subscribed }), ...(queued !== undefined && { queued }) };
 }
 
 const COUNTER = /^\d{1,19}$/;

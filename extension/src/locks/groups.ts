@@ -3,7 +3,7 @@
 // history, how the locks are used: acquisitions per minute, hold times, and how many holds
 // expired (the lease ran out: the holder lost the lock) against those released. Pure.
 import { globMatches } from './glob';
-import type { Hold } from './history';
+import type { Hold, WaiterSamples } from './history';
 
 // A key splits into words and the separators between them; only words that look like ids vary.
 const SEPARATORS = /([:./{}\\[\]|,#@=\s-]+)/;
@@ -50,6 +50,8 @@ export interface GroupStats {
   released: number;
   /** Forced from the view, overwritten by someone else's SET, or evicted. */
   other: number;
+  /** The most clients seen waiting for one of the group's locks, where waiters could be counted. */
+  maxWaiting?: number;
   /** Some holds ended by expiring in the window: what it likely means. */
   warning?: string;
 }
@@ -63,13 +65,14 @@ const percentile = (sorted: readonly number[], p: number) =>
 export function groupStats(
   holds: readonly Hold[],
   now: number,
-  group: (hold: Hold) => string,
+  group: (key: string) => string,
   windowMs = STATS_WINDOW_MS,
+  waiters: readonly WaiterSamples[] = [],
 ): Map<string, GroupStats> {
   const since = now - windowMs;
   const byGroup = new Map<string, { stats: GroupStats; durations: number[] }>();
-  const of = (hold: Hold) => {
-    const name = group(hold);
+  const of = (key: string) => {
+    const name = group(key);
     let entry = byGroup.get(name);
     if (!entry) {
       entry = {
@@ -81,7 +84,7 @@ export function groupStats(
     return entry;
   };
   for (const hold of holds) {
-    const entry = of(hold);
+    const entry = of(hold.key);
     if (hold.from >= since) entry.stats.acquisitions++;
     if (hold.to === undefined || hold.to < since) continue;
     entry.stats.ended++;
@@ -89,6 +92,12 @@ export function groupStats(
     if (hold.end === 'expired') entry.stats.expired++;
     else if (hold.end === 'released') entry.stats.released++;
     else entry.stats.other++;
+  }
+  for (const { key, samples } of waiters) {
+    const counts = samples.filter(([at]) => at >= since).map(([, count]) => count);
+    if (!counts.length) continue;
+    const { stats } = of(key);
+    stats.maxWaiting = Math.max(stats.maxWaiting ?? 0, ...counts);
   }
   const minutes = windowMs / 60_000;
   for (const { stats, durations } of byGroup.values()) {

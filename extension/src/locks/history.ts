@@ -5,7 +5,7 @@
 // notifications, from successive reads (then marked approximate). Kept in memory only, bounded,
 // nothing written to Redis. Pure: the caller passes times. No `vscode`.
 import type { HoldEnd } from '../timeline/protocol';
-import { escapeBytes, type LockEntry } from './classify';
+import { escapeBytes, waitingCount, type LockEntry } from './classify';
 
 export type { HoldEnd } from '../timeline/protocol';
 
@@ -29,11 +29,21 @@ export interface Hold {
   readonly approximate: boolean;
 }
 
-/** What one observation changed: holds that began, were extended or ended, and holds dropped under the bound. */
+/** What one observation changed: holds that began, were extended or ended, holds dropped under the bound, new waiter counts. */
 export interface HistoryChange {
   holds: readonly Hold[];
   removed: readonly number[];
+  waiters: readonly WaiterSamples[];
 }
+
+/** How many waited for a key over time, where that could be counted: [epoch ms, count], oldest first. */
+export interface WaiterSamples {
+  key: string;
+  samples: Array<[at: number, count: number]>;
+}
+
+/** Waiter counts kept per key: the newest. */
+const WAITER_SAMPLES_PER_KEY = 1_000;
 
 /** A keyspace notification about a key, when it arrived. */
 export interface ObservedEvent {
@@ -78,12 +88,20 @@ export class LockHistory {
   private listeners: Array<(change: HistoryChange) => void> = [];
   /** Ids of holds dropped under the bound since the last change was told. */
   private removed: number[] = [];
+  private readonly waiting = new Map<string, WaiterSamples>();
+  /** Waiter samples taken since the last change was told. */
+  private sampled: WaiterSamples[] = [];
 
   constructor(private readonly maxEvents: number) {}
 
   /** Every hold kept, oldest first. */
   holds(): readonly Hold[] {
     return this.all;
+  }
+
+  /** Waiter counts per key, where they could be counted. */
+  waiterSamples(): WaiterSamples[] {
+    return [...this.waiting.values()].map(({ key, samples }) => ({ key, samples: [...samples] }));
   }
 
   /** The holds of one key, oldest first. */
@@ -113,6 +131,7 @@ export class LockHistory {
     events.forEach(({ key, event }, i) => {
       if (!ENDING[event] && !EXTENDING.has(event)) lastSetting.set(key.toString('latin1'), i);
     });
+    for (const entry of read.values()) this.sampleWaiters(entry, entry.readAt);
     const changed = new Set<Hold>();
     const previous = new Map<string, string>();
     for (const [i, { key, event, at }] of events.entries()) {
@@ -157,6 +176,7 @@ export class LockHistory {
         changed.add(this.close(current, at, this.forcedEnd(current.keyId, current, at) ?? this.guessEnd(current, at)));
     }
     for (const entry of locks) {
+      this.sampleWaiters(entry, at);
       const holder = holderOf(entry);
       if (!holder) continue;
       const current = this.open.get(entry.key.toString('latin1'));
@@ -172,6 +192,21 @@ export class LockHistory {
       changed.add(this.begin(entry.key, holder, at, entry, true));
     }
     this.emit(changed);
+  }
+
+  /** A new sample when the number of waiters changed (a key never waited for keeps no samples). */
+  private sampleWaiters(entry: LockEntry, at: number): void {
+    if (!entry.waiters) return;
+    const id = entry.key.toString('latin1');
+    const count = waitingCount(entry) ?? 0;
+    const known = this.waiting.get(id);
+    const last = known?.samples[known.samples.length - 1];
+    if (last ? last[1] === count : count === 0) return;
+    const series = known ?? { key: escapeBytes(entry.key), samples: [] };
+    series.samples.push([at, count]);
+    if (series.samples.length > WAITER_SAMPLES_PER_KEY) series.samples.shift();
+    this.waiting.set(id, series);
+    this.sampled.push({ key: series.key, samples: [[at, count]] });
   }
 
   private forcedEnd(id: string, hold: Hold, at: number): HoldEnd | undefined {
@@ -244,10 +279,15 @@ export class LockHistory {
   }
 
   private emit(changed: Set<Hold>): void {
-    if (!changed.size) return;
+    if (!changed.size && !this.sampled.length) return;
     const removed = new Set(this.removed);
+    const change = {
+      holds: [...changed].filter((hold) => !removed.has(hold.id)),
+      removed: [...removed],
+      waiters: this.sampled,
+    };
     this.removed = [];
-    const change = { holds: [...changed].filter((hold) => !removed.has(hold.id)), removed: [...removed] };
+    this.sampled = [];
     for (const listener of this.listeners) listener(change);
   }
 }

@@ -2,13 +2,18 @@
 // the caller passes `now`, so a TTL counts down locally between reads.
 import {
   escapeBytes,
+  waitingCount,
+  type HeldByMany,
   type LockEntry,
   type LockHolder,
   type OtherKey,
+  type ReadWriteLock,
   type ReentrantLock,
+  type SemaphoreLock,
   type TimestampLock,
   type TokenLock,
 } from './classify';
+import type { NativePath } from '../../../pack/native';
 import type { MonitorSnapshot } from './monitor';
 
 export interface LockView {
@@ -36,12 +41,31 @@ export const CONTEXT_VALUES = {
   timestamp: 'lock.timestamp',
   reentrant: 'lock.hash',
   holder: 'lock.holder',
+  releasableHolder: 'lock.holder.releasable',
+  readWrite: 'lock.readwrite',
+  semaphore: 'lock.semaphore',
   other: 'lock.other',
 } as const;
 
 export type SortOrder = 'ttl' | 'key';
 
 export function presentLock(lock: LockEntry, now: number): LockView {
+  const view = presentKind(lock, now);
+  const waiting = waitingCount(lock);
+  if (!waiting) return view;
+  const { subscribed, queued } = lock.waiters!;
+  const counted = [
+    queued && `${queued} queued`,
+    subscribed && `${subscribed} client${subscribed === 1 ? '' : 's'} subscribed to its wake-ups`,
+  ];
+  return {
+    ...view,
+    description: `${view.description} · ${waiting} waiting`,
+    tooltip: lines(view.tooltip, `Waiting: ${counted.filter(Boolean).join(', ')}`),
+  };
+}
+
+function presentKind(lock: LockEntry, now: number): LockView {
   switch (lock.kind) {
     case 'token':
       return presentToken(lock, now);
@@ -49,24 +73,41 @@ export function presentLock(lock: LockEntry, now: number): LockView {
       return presentTimestamp(lock, now);
     case 'reentrant':
       return presentReentrant(lock, now);
+    case 'readwrite':
+      return presentReadWrite(lock, now);
+    case 'semaphore':
+      return presentSemaphore(lock, now);
     case 'other':
       return presentOther(lock, now);
   }
 }
 
-/** A holder of a reentrant lock, shown as the lock's child. */
-export function presentHolder(lock: ReentrantLock, holder: LockHolder): LockView {
+const ROLE_TEXT = {
+  read: 'reader',
+  write: 'writer',
+  wait: 'writer waiting for readers',
+  hold: 'permit holder',
+} as const;
+
+/** A holder of a reentrant lock, a read-write lock or a semaphore, shown as the lock's child. */
+export function presentHolder(lock: HeldByMany, holder: LockHolder, now: number): LockView {
+  const left = holder.leftMs === undefined ? undefined : holder.leftMs - (now - lock.readAt);
+  const lease = left === undefined ? undefined : left > 0 ? formatDuration(left) : 'expired';
+  const role = holder.role && ROLE_TEXT[holder.role];
   return {
     label: holder.owner,
-    description: `entered ${holder.count}×`,
+    description: [role ?? `entered ${holder.count}×`, lease].filter(Boolean).join(' · '),
     tooltip: lines(
-      `**Holder** of ${code(escapeBytes(lock.key))}`,
-      `Field: ${code(escapeBytes(holder.field))}`,
-      `Reentrancy count: ${holder.count} (the holder must unlock as many times)`,
+      `**${role ? role[0].toUpperCase() + role.slice(1) : 'Holder'}** of ${code(escapeBytes(lock.key))}`,
+      `Token: ${code(escapeBytes(holder.token))}`,
+      holder.role
+        ? `Own lease: ${lease ?? 'unknown'}`
+        : `Reentrancy count: ${holder.count} (the holder must unlock as many times)`,
     ),
-    icon: 'symbol-field',
+    icon: holder.role === 'wait' ? 'watch' : 'symbol-field',
     warning: false,
-    contextValue: CONTEXT_VALUES.holder,
+    // A waiting writer holds nothing to release.
+    contextValue: holder.role === 'wait' ? CONTEXT_VALUES.holder : CONTEXT_VALUES.releasableHolder,
   };
 }
 
@@ -101,7 +142,9 @@ function searchableText(lock: LockEntry): string[] {
     case 'timestamp':
       return [key];
     case 'reentrant':
-      return [key, ...lock.holders.flatMap((holder) => [holder.owner, escapeBytes(holder.field)])];
+    case 'readwrite':
+    case 'semaphore':
+      return [key, ...lock.holders.flatMap((holder) => [holder.owner, escapeBytes(holder.token)])];
     case 'other':
       return [key];
   }
@@ -173,9 +216,57 @@ function presentReentrant(lock: ReentrantLock, now: number): LockView {
   };
 }
 
+function presentReadWrite(lock: ReadWriteLock, now: number): LockView {
+  const readers = lock.holders.filter((holder) => holder.role === 'read');
+  const writer = lock.holders.find((holder) => holder.role === 'write');
+  const who =
+    lock.mode === 'write'
+      ? `write · ${writer!.owner}`
+      : lock.mode === 'read'
+        ? `read · ${readers.length} reader${readers.length === 1 ? '' : 's'}`
+        : 'free';
+  return {
+    label: escapeBytes(lock.key),
+    description: [who, lock.writerWaiting && 'writer waiting', ttlText(lock, now)].filter(Boolean).join(' · '),
+    tooltip: lines(
+      `**Read-write lock** ${code(escapeBytes(lock.key))} (the pack's: a sorted set of holders, each with its own lease)`,
+      [
+        `Mode: ${lock.mode}${lock.writerWaiting ? '; a writer waits, so new readers wait too' : ''}`,
+        ...lock.holders.map((holder) => `- ${ROLE_TEXT[holder.role!]} ${code(escapeBytes(holder.token))}`),
+      ].join('\n'),
+      ttlLine(lock, now),
+      'Type: zset',
+    ),
+    icon: lock.mode === 'write' ? 'lock' : 'unlock',
+    warning: false,
+    contextValue: CONTEXT_VALUES.readWrite,
+  };
+}
+
+function presentSemaphore(lock: SemaphoreLock, now: number): LockView {
+  const used = lock.holders.length;
+  return {
+    label: escapeBytes(lock.key),
+    description: [`${used}/${lock.permits} permits`, ttlText(lock, now)].join(' · '),
+    tooltip: lines(
+      `**Semaphore** ${code(escapeBytes(lock.key))} (the pack's: each holder has its own lease, so a dead holder's permit comes back)`,
+      [
+        `Permits used: ${used} of ${lock.permits}`,
+        ...lock.holders.map((holder) => `- ${code(escapeBytes(holder.token))}`),
+      ].join('\n'),
+      ttlLine(lock, now),
+      'Type: zset',
+    ),
+    icon: used >= lock.permits ? 'lock' : 'unlock',
+    warning: false,
+    contextValue: CONTEXT_VALUES.semaphore,
+  };
+}
+
 // By reason first, then by type.
 const OTHER_ICONS: Record<string, string> = {
   fence: 'symbol-numeric',
+  queue: 'watch',
   binary: 'file-binary',
   string: 'symbol-string',
   hash: 'symbol-object',
@@ -209,6 +300,8 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
   long: (lock) => `a string of ${formatBytes(lock.size ?? 0)} is too long to be an owner token.`,
   binary: () => 'not printable UTF-8 text, so not an owner token (shown escaped or as hex).',
   hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
+  queue: (lock) =>
+    `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's acquire_queued).`,
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
 
@@ -293,4 +386,12 @@ export function describeFreshness(
     : 'keys not scanned yet';
   const next = snapshot.nextScanAt ? `, next scan in ${formatDuration(Math.max(0, snapshot.nextScanAt - now))}` : '';
   return `${scanned}${next}; TTLs live (re-read every ${intervalMs / 1000} s). New keys are found by scans kept under 2 % of the server's time; Refresh scans at once. (${snapshot.live.reason})`;
+}
+
+/** Which commands Release and Extend run on a connection: the server's own (Valkey 9) or the pack's Lua. */
+export function describePath(path: NativePath): string {
+  const native = [path.release, path.extend].filter((command) => !command.endsWith('.lua'));
+  return native.length
+    ? `Release and extend run natively (${path.release}, ${path.extend}): no Lua, a fraction of the server time.`
+    : "Release and extend run the pack's Lua scripts (this server has no DELIFEQ / SET IFEQ).";
 }

@@ -38,6 +38,7 @@ export function presentGroup(group: string, count: number, stats: GroupStats | u
         stats.holdP50 !== undefined &&
           `held p50 ${formatDuration(stats.holdP50)}, p99 ${formatDuration(stats.holdP99!)}, max ${formatDuration(stats.holdMax!)}`,
         `${stats.expired} expired, ${stats.released} released${stats.other ? `, ${stats.other} other` : ''} of ${stats.ended} ended`,
+        stats.maxWaiting && `up to ${stats.maxWaiting} waiting at once`,
       ]
         .filter(Boolean)
         .join('\n\n')

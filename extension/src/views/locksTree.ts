@@ -4,10 +4,11 @@ import * as vscode from 'vscode';
 import { verifiesNothing, type ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
 import type { LocksController } from '../locksController';
-import { escapeBytes, type LockEntry } from '../locks/classify';
+import { escapeBytes, isHeldByMany, type LockEntry } from '../locks/classify';
 import type { MonitorSnapshot } from '../locks/monitor';
 import {
   describeFreshness,
+  describePath,
   filterLocks,
   presentHolder,
   presentLock,
@@ -15,7 +16,7 @@ import {
   type LockView,
   type SortOrder,
 } from '../locks/present';
-import { groupOf, groupStats, type GroupStats } from '../locks/groups';
+import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
 import { presentGroup, recentHolds } from '../locks/presentHistory';
 import type { ConnectionNode, GroupNode, LocksNode, LockNode, MessageNode } from './nodes';
 
@@ -148,7 +149,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
     if (node.kind === 'connection') return this.connectionChildren(node.config);
     if (node.kind === 'group') return node.locks;
-    if (node.kind === 'lock' && node.lock.kind === 'reentrant') {
+    if (node.kind === 'lock' && isHeldByMany(node.lock)) {
       const lock = node.lock;
       return lock.holders.map((holder) => ({ kind: 'holder', config: node.config, lock, holder }));
     }
@@ -215,7 +216,14 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   /** Per group, the use of its locks in the last 10 minutes, from the connection's history. */
   private statsOf(config: ConnectionConfig): Map<string, GroupStats> {
     const named = this.ctx.config.lockGroups;
-    return groupStats(this.controller.history(config.id).holds(), Date.now(), (hold) => groupOf(hold.key, named));
+    const history = this.controller.history(config.id);
+    return groupStats(
+      history.holds(),
+      Date.now(),
+      (key) => groupOf(key, named),
+      STATS_WINDOW_MS,
+      history.waiterSamples(),
+    );
   }
 
   /** The parent of a row, so the view can reveal a lock (from the timeline). */
@@ -241,10 +249,9 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
       case 'connection':
         return this.connectionItem(node);
       case 'lock': {
-        const collapsible =
-          node.lock.kind === 'reentrant'
-            ? vscode.TreeItemCollapsibleState.Collapsed
-            : vscode.TreeItemCollapsibleState.None;
+        const collapsible = isHeldByMany(node.lock)
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None;
         const view = presentLock(node.lock, Date.now());
         this.drawn.set(node, view.description);
         const item = viewItem(view, collapsible);
@@ -260,7 +267,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         return item;
       }
       case 'holder': {
-        const item = viewItem(presentHolder(node.lock, node.holder), vscode.TreeItemCollapsibleState.None);
+        const item = viewItem(presentHolder(node.lock, node.holder, Date.now()), vscode.TreeItemCollapsibleState.None);
         item.id = `${node.config.id}/${node.lock.key.toString('base64')}/${node.holder.field.toString('base64')}`;
         return item;
       }
@@ -284,7 +291,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
   }
 
-  resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
+  async resolveTreeItem(item: vscode.TreeItem, node: LocksNode): Promise<vscode.TreeItem> {
     if (node.kind === 'lock') {
       const now = Date.now();
       const history = recentHolds(this.controller.history(node.config.id).holdsOf(node.lock.key), now);
@@ -292,7 +299,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         [presentLock(node.lock, now).tooltip, history].filter(Boolean).join('\n\n'),
       );
     }
-    if (node.kind === 'connection') item.tooltip = this.connectionTooltip(node.config);
+    if (node.kind === 'connection') item.tooltip = await this.connectionTooltip(node.config);
     return item;
   }
 
@@ -340,9 +347,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     return item;
   }
 
-  /** The connection's URL and user, its state, how fresh the listing is, and a TLS warning. */
-  connectionTooltip(config: ConnectionConfig): string {
-    const state = this.ctx.connections.session(config.id)?.state;
+  /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, and a TLS warning. */
+  async connectionTooltip(config: ConnectionConfig): Promise<string> {
+    const session = this.ctx.connections.session(config.id);
+    const state = session?.state;
     const lines = [`${config.url}${config.username ? ` as ${config.username}` : ''}`];
     if (state?.kind === 'reconnecting') lines.push(state.reason);
     if (state?.kind === 'error') lines.push(state.message);
@@ -350,6 +358,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     if (snapshot && state?.kind === 'connected') {
       lines.push(describeFreshness(snapshot, Date.now(), this.controller.isVisible, this.ctx.config.locks.intervalMs));
     }
+    if (session && state?.kind === 'connected')
+      lines.push(describePath(await this.ctx.connections.scripts(session).path()));
     if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
     if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');
     return lines.join('\n');

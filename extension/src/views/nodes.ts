@@ -1,6 +1,6 @@
 // The Locks view's elements. Plain data: the tree provider turns them into TreeItems.
 import type { ConnectionConfig } from '../connections/saved';
-import type { LockEntry, LockHolder, ReentrantLock } from '../locks/classify';
+import type { HeldByMany, LockEntry, LockHolder } from '../locks/classify';
 
 export interface ConnectionNode {
   kind: 'connection';
@@ -16,7 +16,7 @@ export interface LockNode {
 export interface HolderNode {
   kind: 'holder';
   config: ConnectionConfig;
-  lock: ReentrantLock;
+  lock: HeldByMany;
   holder: LockHolder;
 }
 

@@ -2,7 +2,6 @@
 // server has them cached (SCRIPT EXISTS). Statuses are read on refresh, never assumed.
 import * as vscode from 'vscode';
 import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../pack/pack';
-import { LockScripts } from '../../../pack/runtime';
 import type { ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
 
@@ -57,7 +56,7 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
           return;
         }
         try {
-          const byMaster = await new LockScripts(session.redis, this.ctx.pack).loadedByMaster();
+          const byMaster = await this.ctx.connections.scripts(session).loadedByMaster();
           const loaded = Object.fromEntries(
             SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])]),
           ) as Loaded;

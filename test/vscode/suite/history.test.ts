@@ -69,7 +69,16 @@ suite('lock history', () => {
   test("a SIGKILLed holder's hold ends as expired", async () => {
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test', 'fixtures', 'holder.ts'), server.url, KEY, 'worker-3:99:doomed', '800'],
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'test', 'fixtures', 'holder.ts'),
+        server.url,
+        'plain',
+        KEY,
+        'worker-3:99:doomed',
+        '800',
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {

@@ -117,7 +117,7 @@ suite('views', () => {
       `owner and TTL: ${byKey.get('lock:orders:42')!.description}`,
     );
     const orders = locks.find((node) => node.lock.key.toString() === 'lock:orders:42')!;
-    const tooltip = api.locksTree.resolveTreeItem(item(orders), orders).tooltip as vscode.MarkdownString;
+    const tooltip = (await api.locksTree.resolveTreeItem(item(orders), orders)).tooltip as vscode.MarkdownString;
     assert.match(tooltip.value, /Fencing counter: 17/, 'fencing counter in the hover');
     assert.match(tooltip.value, /api-1:4711:9f2c4e1ab37d5e60/, 'the full token in the hover');
     const noTtl = byKey.get('lock:nightly-report')!;
