@@ -6,6 +6,7 @@ import * as connections from './commands/connections';
 import * as locks from './commands/locks';
 import * as scripts from './commands/scripts';
 import { addLockHelper } from './commands/lockHelper';
+import { goToCode } from './commands/goToCode';
 import { showLintExample } from './commands/lintExample';
 import { insertLockSnippet } from './commands/snippets';
 import { LockTimeline, showTimeline } from './commands/timeline';
@@ -13,7 +14,7 @@ import { Config } from './config';
 import { Connections } from './connections/connections';
 import { migrateTlsSettings, type TlsMigration } from './connections/tlsMigration';
 import type { Cmd, Ctx } from './ctx';
-import { startLanguageServer } from './languageServer';
+import { startLanguageServer, type LanguageServer } from './languageServer';
 import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
 import { stepDone } from './walkthrough';
@@ -48,6 +49,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   const timeline = new LockTimeline(ctx, controller, new LockTimelinePanel(extension.extensionUri));
   void vscode.commands.executeCommand('setContext', 'locksmith.sort', locksTree.sortOrder);
 
+  let server: LanguageServer | undefined;
   const commands: Record<string, Cmd> = {
     'locksmith.locks.addConnection': connections.addConnection(ctx),
     'locksmith.locks.editConnection': connections.editConnection(ctx),
@@ -68,6 +70,7 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     'locksmith.locks.copyToken': locks.copyToken(),
     'locksmith.locks.exportHistory': locks.exportHistory(ctx, controller),
     'locksmith.showTimeline': showTimeline(ctx, timeline),
+    'locksmith.locks.goToCode': goToCode(() => server),
     'locksmith.scripts.load': scripts.loadScripts(ctx, scriptsTree),
     'locksmith.scripts.open': scripts.openScript(),
     'locksmith.scripts.copySha': scripts.copySha(),
@@ -101,7 +104,10 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   tlsMigration.catch((error: unknown) => log.error(`moving TLS settings failed: ${String(error)}`));
 
   // After activation returns: loading the language client costs more than the rest of activation.
-  const server = setTimeout(() => extension.subscriptions.push(startLanguageServer(extension, log)), 0);
-  extension.subscriptions.push({ dispose: () => clearTimeout(server) });
+  const starting = setTimeout(() => {
+    server = startLanguageServer(extension, log);
+    extension.subscriptions.push(server);
+  }, 0);
+  extension.subscriptions.push({ dispose: () => clearTimeout(starting) });
   return { ctx, locks: controller, locksTree, scriptsTree, tlsMigration };
 }

@@ -1,13 +1,15 @@
 // Starts the language server in its own process (node IPC), so analysis never blocks the
 // extension host. vscode-languageclient is required here, on first use, not at activation.
 import type * as vscode from 'vscode';
-import type { LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { LINTED_LANGUAGES } from '../../server/src/languages';
 
-export function startLanguageServer(
-  extension: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-): vscode.Disposable {
+/** The running language server: its client, for requests of the extension's own (Go to Code). */
+export interface LanguageServer extends vscode.Disposable {
+  client: LanguageClient;
+}
+
+export function startLanguageServer(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): LanguageServer {
   const { LanguageClient, TransportKind } =
     require('vscode-languageclient/node') as typeof import('vscode-languageclient/node');
   const module = extension.asAbsolutePath('server/out/server.js');
@@ -26,5 +28,5 @@ export function startLanguageServer(
   const client = new LanguageClient('redisLocksmith', 'Redis Locksmith', serverOptions, clientOptions);
   client.start().catch((error: unknown) => log.error(`the language server did not start: ${String(error)}`));
   // Stopping on deactivation ends the server process with the extension.
-  return { dispose: () => void client.stop() };
+  return { client, dispose: () => void client.stop() };
 }

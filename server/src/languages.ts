@@ -27,3 +27,30 @@ export const GRAMMARS: readonly Grammar[] = [...new Set(Object.values(LANGUAGE_G
 export function grammarOf(languageId: string): Grammar | undefined {
   return Object.hasOwn(LANGUAGE_GRAMMARS, languageId) ? LANGUAGE_GRAMMARS[languageId as LintedLanguage] : undefined;
 }
+
+/** The language of a source file by its extension, as VS Code names it (for files not open in an editor). */
+const FILE_LANGUAGES: Record<string, LintedLanguage> = {
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascriptreact',
+  ts: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  tsx: 'typescriptreact',
+  py: 'python',
+  java: 'java',
+  go: 'go',
+  php: 'php',
+  cs: 'csharp',
+  rb: 'ruby',
+  lua: 'lua',
+};
+
+/** The file extensions of the linted languages, for globs (`**\/*.{js,ts,...}`). */
+export const LINTED_FILE_EXTENSIONS = Object.keys(FILE_LANGUAGES);
+
+export function languageOfPath(path: string): LintedLanguage | undefined {
+  const extension = /\.([^./\\]+)$/.exec(path)?.[1].toLowerCase();
+  return extension && Object.hasOwn(FILE_LANGUAGES, extension) ? FILE_LANGUAGES[extension] : undefined;
+}

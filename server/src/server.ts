@@ -21,6 +21,8 @@ import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, 
 import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
 import { lockFix, outdatedHelper, type LockFix } from './lockFix';
+import { LockSiteIndex } from './lockSitesRequest';
+import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
 import { fixClient, readManifests } from './quickFix';
 import { ruleDocs } from './readme';
 import { readSettings } from './settings';
@@ -343,6 +345,22 @@ function toWorkspaceEdit(fix: LockFix, open: OpenDocument): WorkspaceEdit {
     ],
   };
 }
+
+const lockSiteIndex = new LockSiteIndex();
+
+/** Go to Code That Takes This Lock: the acquire sites among the given files that can produce the key. */
+connection.onRequest(LOCK_SITES_REQUEST, async (params: LockSitesParams): Promise<LockSiteLocation[]> => {
+  const matches = await lockSiteIndex.find(params, openText);
+  return matches.map((match) => {
+    const document = TextDocument.create(pathToFileURL(match.file).href, 'plaintext', 0, match.text);
+    return {
+      uri: document.uri,
+      range: rangeOf(document, match.start, match.end),
+      keyText: match.keyText,
+      keyGlob: match.keyGlob,
+    };
+  });
+});
 
 connection.onExecuteCommand(async ({ command, arguments: args }) => {
   const code = args?.[0] as RuleCode;

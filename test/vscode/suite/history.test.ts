@@ -129,4 +129,48 @@ suite('lock history', () => {
     assert.match(csv, /^lock:\{report:nightly\},worker-3#99,worker-3:99:doomed,[^,]+,[^,]+,\d+,expired,/m);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
+
+  test('Go to Code That Takes This Lock finds the acquire sites of the live key across the workspace', async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const write = (path: string, text: string) =>
+      vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, path), new TextEncoder().encode(text));
+    await write(
+      'billing/invoices.py',
+      'import redis\n\nr = redis.Redis()\n\n\ndef pay(invoice_id, token):\n    r.set("lock:invoice:" + str(invoice_id), token, nx=True, px=30_000)\n',
+    );
+    await write(
+      'web/invoices.ts',
+      "import Redis from 'ioredis';\nconst redis = new Redis();\nexport async function pay(id: number, token: string) {\n  await redis.set(`lock:invoice:${id}`, token, 'PX', 30000, 'NX');\n}\n",
+    );
+    try {
+      await redis.set('lock:invoice:42', 'api-9:9:cccc', 'PX', 60_000);
+      const root = api.locksTree
+        .getChildren()
+        .find((node) => node.kind === 'connection' && node.config.id === config.id)!;
+      const node = await eventually(() => {
+        api.locksTree.getChildren(root);
+        return api.locksTree.lockNode(config.id, 'lock:invoice:42');
+      }, 'the invoice lock listed');
+      const outcome = await eventually(
+        async () => {
+          const found = await vscode.commands.executeCommand<{ sites?: Array<{ path: string; line: number }> }>(
+            'locksmith.locks.goToCode',
+            node,
+          );
+          return found.sites?.length ? found : undefined;
+        },
+        'the language server to answer',
+        20_000,
+      );
+      assert.deepEqual(outcome.sites!.map((site) => [site.path, site.line]).sort(), [
+        ['billing/invoices.py', 6],
+        ['web/invoices.ts', 3],
+      ]);
+      await takeScreenshot('go-to-code');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      for (const dir of ['billing', 'web'])
+        await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, dir), { recursive: true });
+    }
+  });
 });
