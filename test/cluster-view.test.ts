@@ -154,7 +154,11 @@ test('each master keeps its own scan schedule: a big keyspace on one does not sl
     await scheduled.refresh();
     assert.equal(scheduled.snapshot().locks.length, allKeys.length);
     const before = await scans();
-    await sleep(1100);
+    const due = (master: RedisServer) =>
+      scheduled.snapshot().nodes.find((node) => node.name === `127.0.0.1:${master.port}`)!.nextScanAt!;
+    // Until every small master is due, then one tick: whatever each scan took, the big one is not due yet.
+    await sleep(Math.max(...small.map(due)) - Date.now() + 10);
+    assert.ok(due(big) > Date.now(), 'the big master is scheduled later than the small ones');
     await scheduled.tick();
     const after = await scans();
     for (const master of small) assert.ok(after.get(master)! > before.get(master)!, `${master.port} scanned again`);

@@ -39,7 +39,7 @@ describe('the pack kinds in the Locks view', () => {
     const reading = (await read('lock:{catalog}')) as ReadWriteLock;
     assert.equal(reading.kind, 'readwrite');
     assert.equal(reading.mode, 'read');
-    assert.equal(presentLock(reading, reading.readAt).description, 'read · 2 readers · 29 s');
+    assert.match(presentLock(reading, reading.readAt).description, /^read · 2 readers · \d+ s$/);
     const leases = new Map(reading.holders.map((holder) => [holder.owner, holder.leftMs!]));
     assert.ok(leases.get('api-1#1')! > 25_000 && leases.get('api-2#2')! <= 10_000, JSON.stringify([...leases]));
     // A writer's single attempt leaves its intent for a moment: new readers wait behind it.
@@ -60,7 +60,7 @@ describe('the pack kinds in the Locks view', () => {
     const semaphore = (await read('sem:{exports}')) as SemaphoreLock;
     assert.equal(semaphore.kind, 'semaphore');
     assert.equal(semaphore.permits, 3);
-    assert.equal(presentLock(semaphore, semaphore.readAt).description, '2/3 permits · 29 s');
+    assert.match(presentLock(semaphore, semaphore.readAt).description, /^2\/3 permits · \d+ s$/);
     assert.deepEqual(
       semaphore.holders.map((holder) => holder.role),
       ['hold', 'hold'],

@@ -14,7 +14,7 @@ import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../.
 import type { JsFlavor } from '../../snippets/template';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
-import { renderFix } from './quickFix';
+import { clientReceiver, renderFix } from './quickFix';
 
 export interface TextChange {
   /** UTF-16 offsets into the file as it is. */
@@ -46,10 +46,6 @@ export interface FixInput {
   readFile(path: string): string | undefined;
 }
 
-/** A plain client reference (`r`, `this.redis`, `$this->redis`, `@redis`), not a pipeline or transaction. */
-const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
-const TRANSACTION = /pipe|multi|tx|trans|batch/i;
-
 export function lockFix(input: FixInput): LockFix {
   const { client, plan, pack, text, file, root } = input;
   const inline = (): LockFix => ({
@@ -76,10 +72,7 @@ export function lockFix(input: FixInput): LockFix {
     helper = { helperImport: placement.helperImport, flavor: placement.flavor };
     created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
   }
-  const receiver =
-    plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
-      ? plan.receiver
-      : undefined;
+  const receiver = clientReceiver(plan);
   const call = renderCallSite(
     client.id,
     'guard',

@@ -48,12 +48,16 @@ export function fixClient(languageId: string, source: string, manifests: Manifes
 const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
 const TRANSACTION = /pipe|multi|tx|trans|batch/i;
 
+/** The client expression the fix keeps: the user's when it is a plain reference, not a pipeline or transaction. */
+export function clientReceiver(plan: FixPlan): string | undefined {
+  return plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
+    ? plan.receiver
+    : undefined;
+}
+
 /** The replacement text, indented to sit where the replaced statements were. */
 export function renderFix(client: ClientInfo, plan: FixPlan, pack: Pack): string {
-  const receiver =
-    plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
-      ? plan.receiver
-      : undefined;
+  const receiver = clientReceiver(plan);
   const values = {
     key: plan.key,
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),

@@ -35,6 +35,8 @@ export interface MonitorSnapshot {
   readonly scannedAt: number;
   /** When the next scheduled full scan is due (polling only). */
   readonly nextScanAt?: number;
+  /** Each data node's own schedule: when it was last scanned and when it is next due. */
+  readonly nodes: readonly { name: string; scannedAt?: number; nextScanAt?: number }[];
   readonly live: LiveMode;
   readonly patterns: readonly string[];
   /** A read is running. */
@@ -117,6 +119,11 @@ export class LockMonitor {
       live: this.keyspace.live,
       patterns: this.patterns,
       busy: this.inFlight !== undefined,
+      nodes: [...this.nodes].map(([name, { schedule }]) => ({
+        name,
+        scannedAt: schedule.scannedAt,
+        nextScanAt: schedule.nextAt,
+      })),
     };
   }
 

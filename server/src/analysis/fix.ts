@@ -24,6 +24,15 @@ export interface FixPlan {
 /** Statements that leave the block: return, raise, throw, continue, break. */
 const EXITS = /^(return|raise|throw|continue|break)(_statement|_expression)?$/;
 
+/** A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`, `== 0`, `is None`. */
+const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0|false|False|nil|None|null)\b|\bis\s+None\b/;
+
+function testsFailure(statement: Node): boolean {
+  if (/unless/.test(statement.type)) return true;
+  const condition = statement.childForFieldName('condition');
+  return !!condition && FAILURE_TEST.test(condition.text.trim());
+}
+
 /** Clauses whose code does not run while holding the lock: else, catch, rescue. */
 const NOT_GUARDED = /else|catch|except|rescue|alternative/;
 
@@ -86,7 +95,7 @@ export function planFix(
     for (const inner of innerBlocks(syntax, statement)) {
       const children = inner.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
       // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
-      if (children.length && children.every((child) => EXITS.test(child.type))) continue;
+      if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) continue;
       for (const child of children) collect(child);
     }
   };
