@@ -105,9 +105,17 @@ export function parseCommand(argv: readonly string[]): Command {
   if (command === '--version' || command === '-v') return { kind: 'version' };
   if (command !== 'lint')
     throw new UsageError(`unknown command ${command}: the command is lint (redis-locksmith lint --help)`);
+  // `--max-warnings -1`: parseArgs would take the -1 for an option.
+  const args = rest.flatMap((arg, i) =>
+    arg === '--max-warnings' && /^-\d+$/.test(rest[i + 1] ?? '')
+      ? [`${arg}=${rest[i + 1]}`]
+      : i > 0 && rest[i - 1] === '--max-warnings' && /^-\d+$/.test(arg)
+        ? []
+        : [arg],
+  );
   let parsed;
   try {
-    parsed = parseArgs({ args: [...rest], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw explain(error as NodeJS.ErrnoException);
   }
