@@ -4,7 +4,7 @@
 // .vscode/settings.json (JSONC), .gitignore, and `npx redis-locksmith` from the checkout.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import Ajv from 'ajv-draft-04';
 import { RULE_CODES, RULE_TITLES } from '../server/src/catalogue';
 import { githubAnchor } from '../server/src/cli/about';
-import { copyFixture, ensureCli, removeCopies, runCli } from './harness/cli';
+import { copyFixture, ensureCli, removeCopies, runCli, writeSettings } from './harness/cli';
 import { ROOT } from './harness/vsix';
 
 before(ensureCli);
@@ -214,9 +214,8 @@ describe('reports of the shop project', () => {
 describe('settings from .vscode/settings.json', () => {
   test('JSONC with comments and trailing commas, flat keys; the command line wins', async () => {
     const shop = copyFixture('shop');
-    mkdirSync(join(shop, '.vscode'));
-    writeFileSync(
-      join(shop, '.vscode', 'settings.json'),
+    writeSettings(
+      shop,
       `{
   // The team's lint settings.
   "editor.tabSize": 2,
@@ -242,13 +241,11 @@ describe('settings from .vscode/settings.json', () => {
 
   test('nested keys, languages, and a subfolder whose own settings turn the linter off', async () => {
     const shop = copyFixture('shop');
-    mkdirSync(join(shop, '.vscode'));
-    writeFileSync(
-      join(shop, '.vscode', 'settings.json'),
+    writeSettings(
+      shop,
       '{ "redisLocksmith": { "lint": { "languages": ["typescript", "lua"], "rules": { "LOCK009": "off" } } } }',
     );
-    mkdirSync(join(shop, 'src', 'api', '.vscode'));
-    writeFileSync(join(shop, 'src', 'api', '.vscode', 'settings.json'), '{ "redisLocksmith.lint.enable": false }');
+    writeSettings(join(shop, 'src', 'api'), '{ "redisLocksmith.lint.enable": false }');
     const { stdout } = await runCli(['lint', '--format', 'json'], shop);
     assert.deepEqual(problemsOf(stdout), [
       'scripts/unlock.lua:3:LOCK007:warning',

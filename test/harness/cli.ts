@@ -2,7 +2,7 @@
 // packages the .vsix, so a test file run alone builds it when the sources are newer) in a child
 // process, and copies of the fixture projects to run it in.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureVsix, ROOT } from './vsix';
@@ -67,4 +67,10 @@ export function copyFixture(name: string): string {
 
 export function removeCopies(): void {
   for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Writes `folder/.vscode/settings.json`. */
+export function writeSettings(folder: string, text: string): void {
+  mkdirSync(join(folder, '.vscode'), { recursive: true });
+  writeFileSync(join(folder, '.vscode', 'settings.json'), text);
 }

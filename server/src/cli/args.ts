@@ -88,12 +88,15 @@ const OPTIONS = {
 
 /** Node's parseArgs errors, said the way the rest of the CLI says things. */
 function explain(error: NodeJS.ErrnoException): UsageError {
-  const option = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? '';
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new UsageError(`unknown option ${option} (redis-locksmith lint --help lists them)`);
+      return new UsageError(`unknown option ${quoted} (redis-locksmith lint --help lists them)`);
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return new UsageError(`option ${option.split(' ')[0]} needs a value (redis-locksmith lint --help)`);
+      // "Option '-f, --format <value>' argument missing": name the long form.
+      return new UsageError(
+        `option ${/--[\w-]+/.exec(quoted)?.[0] ?? quoted} needs a value (redis-locksmith lint --help)`,
+      );
     default:
       return new UsageError(error.message);
   }

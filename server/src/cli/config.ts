@@ -30,6 +30,13 @@ const list = (values: readonly string[]) => values.join(', ');
 
 /** Reads one settings file's lint section; problems found in it are added to `problems`. */
 export function readSettingsFile(path: string, text: string, problems: ConfigProblem[]): LintSettings {
+  const found: ConfigProblem[] = [];
+  const settings = readSection(path, text, found);
+  problems.push(...found.sort((a, b) => a.line - b.line || a.column - b.column));
+  return settings;
+}
+
+function readSection(path: string, text: string, problems: ConfigProblem[]): LintSettings {
   const lines = new LineIndex(text);
   const problem = (offset: number, message: string) => problems.push({ path, ...lines.placeOf(offset), message });
   const errors: ParseError[] = [];

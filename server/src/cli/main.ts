@@ -106,7 +106,7 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
   progress.clear();
 
   for (const problem of settings.problems)
-    errors.push({ path: problem.path, place: problem, message: `${problem.message} (the CLI reads this file too)` });
+    errors.push({ path: problem.path, place: problem, message: problem.message });
   const report: Report = {
     about,
     cwd,
