@@ -4,7 +4,7 @@
 // .vscode/settings.json (JSONC), .gitignore, and `npx redis-locksmith` from the checkout.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -255,6 +255,21 @@ describe('settings from .vscode/settings.json', () => {
       'src/jobs/report.ts:12:LOCK003:warning',
     ]);
   });
+});
+
+test('analysis workers (--jobs 2, on a project big enough for them) report exactly what one thread reports', async () => {
+  const shop = copyFixture('shop');
+  const report = readFileSync(join(shop, 'src', 'jobs', 'report.ts'), 'utf8');
+  const orders = readFileSync(join(shop, 'src', 'api', 'orders.ts'), 'utf8');
+  for (let i = 0; i < 120; i++) {
+    mkdirSync(join(shop, 'src', 'many', String(i)), { recursive: true });
+    writeFileSync(join(shop, 'src', 'many', String(i), i % 2 ? 'report.ts' : 'orders.py.ts'), i % 2 ? report : orders);
+  }
+  const one = await runCli(['lint', '--format', 'json', '--jobs', '1'], shop);
+  const two = await runCli(['lint', '--format', 'json', '--jobs', '2'], shop);
+  assert.equal(two.stdout, one.stdout);
+  assert.equal(two.code, one.code);
+  assert.equal((JSON.parse(two.stdout) as { summary: { analysed: number } }).summary.analysed, 125);
 });
 
 test("npx redis-locksmith lint runs the checkout's own bin", async () => {

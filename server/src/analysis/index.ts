@@ -30,7 +30,8 @@ export function mentionsRedis(languageId: string, text: string): boolean {
   const grammar = grammarOf(languageId);
   if (!grammar) return false;
   if (grammar === 'lua') return text.includes('redis');
-  return MENTIONS_REDIS.test(text) || mentionsLua(text) || MENTIONS_REDIS_ONLY_METHOD.test(text);
+  // Lua in a string literal names `redis.call`, which MENTIONS_REDIS matches already.
+  return MENTIONS_REDIS.test(text) || MENTIONS_REDIS_ONLY_METHOD.test(text);
 }
 
 /** The first node tree-sitter could not parse (an error or a missing token), searched along the error path. */

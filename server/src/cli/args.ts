@@ -1,6 +1,7 @@
 // The command line: `redis-locksmith lint [options] [paths...]`, read strictly: an unknown
 // command, option, rule, severity or format is a usage error that names what was wrong and what
 // is accepted (exit 2 before anything is read).
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RULE_CODES, SEVERITIES, type RuleCode, type Severity } from '../catalogue';
 import type { RuleOverrides } from './config';
@@ -18,6 +19,8 @@ export interface LintOptions {
   /** Warnings allowed before the exit code is 1; -1 for no limit. */
   maxWarnings: number;
   fix: 'no' | 'apply' | 'dry-run';
+  /** Threads that analyse files at once. */
+  jobs: number;
 }
 
 export type Command = { kind: 'help' } | { kind: 'version' } | { kind: 'lint'; options: LintOptions };
@@ -41,6 +44,7 @@ Options:
   --fix                   apply the quick fixes (the project's lock helper is created once),
                           then report what remains
   --fix-dry-run           print the fixes as a unified diff and change nothing
+  -j, --jobs <n>          analyse on n threads (default: one per processor, at most 8)
   -h, --help              show this help
   -v, --version           print the version
 
@@ -68,6 +72,12 @@ function parseRules(specs: readonly string[]): RuleOverrides {
   return rules;
 }
 
+function parseJobs(value: string | undefined): number {
+  if (value === undefined) return availableParallelism();
+  if (!/^[1-9]\d*$/.test(value.trim())) throw new UsageError(`--jobs ${value}: give a number of threads, 1 or more`);
+  return Number(value);
+}
+
 function parseMaxWarnings(value: string | undefined): number {
   if (value === undefined) return 0;
   if (!/^(-1|\d+)$/.test(value.trim()))
@@ -82,6 +92,7 @@ const OPTIONS = {
   'max-warnings': { type: 'string' },
   fix: { type: 'boolean' },
   'fix-dry-run': { type: 'boolean' },
+  jobs: { type: 'string', short: 'j' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -143,6 +154,7 @@ export function parseCommand(argv: readonly string[]): Command {
       rules: parseRules(values.rule ?? []),
       maxWarnings: parseMaxWarnings(values['max-warnings']),
       fix: values.fix ? 'apply' : values['fix-dry-run'] ? 'dry-run' : 'no',
+      jobs: parseJobs(values.jobs),
     },
   };
 }

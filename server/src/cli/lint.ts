@@ -1,9 +1,8 @@
-// Checking files on disk: each read (a few ahead of the analysis, so the disk and the parser
-// overlap), skipped with a notice when it is too big, binary or unreadable, passed over unparsed
-// when its text never mentions Redis (the analysis's own test), else analysed with the server's
-// rules and settings. A file that does not parse is still checked as far as tree-sitter recovers,
+// Checking files on disk: each read, skipped with a notice when it is too big, binary or
+// unreadable, passed over unparsed when its text never mentions Redis (the analysis's own test),
+// else analysed with the server's rules and settings (in this thread or a worker's). A file that does not parse is still checked as far as tree-sitter recovers,
 // with a notice naming the first syntax error.
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Pack } from '../../../pack/pack';
 import { AnalyzedDocument, mentionsRedis, type Finding } from '../analysis';
 import type { LintSettings, RuleCode, Severity } from '../catalogue';
@@ -16,8 +15,6 @@ import type { FoundFile } from './walk';
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Git's test for binary content: a NUL byte early in the file. */
 const BINARY_PROBE_BYTES = 8000;
-/** Files read ahead of the one being analysed. */
-const READ_AHEAD = 16;
 
 export type ReportedSeverity = Exclude<Severity, 'off'>;
 
@@ -53,53 +50,72 @@ export interface SourceText {
 
 export type ReadOutcome = SourceText | { skipped: string };
 
-export async function readSource(path: string): Promise<ReadOutcome> {
-  let handle;
+/**
+ * Reads a source file, or says why it is skipped. Synchronous on purpose: for files of a few KB the
+ * thread pool's round trips of asynchronous reads cost more than the reads (the analysis, in
+ * workers, goes on meanwhile).
+ */
+export function readSource(path: string): ReadOutcome {
+  let fd: number | undefined;
   try {
-    handle = await open(path, 'r');
-    const { size } = await handle.stat();
+    fd = openSync(path, 'r');
+    const { size } = fstatSync(fd);
     if (size > MAX_FILE_BYTES) {
       const mb = (size / 1024 / 1024).toFixed(1);
       return {
         skipped: `skipped: ${mb} MB, over the ${MAX_FILE_BYTES / 1024 / 1024} MB limit for a source file (generated or bundled code?); list it in .gitignore to silence this`,
       };
     }
-    const buffer = await handle.readFile();
-    if (buffer.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
+    const buffer = Buffer.allocUnsafe(size);
+    let length = 0;
+    for (let read = -1; read !== 0 && length < size; length += read)
+      read = readSync(fd, buffer, length, size - length, null);
+    const content = buffer.subarray(0, length);
+    if (content.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
       return {
         skipped: `skipped: binary content (a NUL byte in its first ${BINARY_PROBE_BYTES} bytes), not source text; list it in .gitignore to silence this`,
       };
     }
-    const text = buffer.toString('utf8');
+    const text = content.toString('utf8');
     return text.startsWith('\uFEFF') ? { text: text.slice(1), bom: true } : { text, bom: false };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return { skipped: `skipped: cannot read it (${code}); check that it is a readable file` };
   } finally {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
-export interface CheckContext {
+export interface AnalysisContext {
   pack: Pack;
-  settingsFor: (path: string) => LintSettings;
   /** Whether `--fix` can fix a finding with a fix plan in this file (a client library is known for it). */
   canFix: (file: FoundFile, text: string) => boolean;
 }
 
-export interface FileCheck {
-  /** Undefined when the settings do not lint the file's language, or it never mentions Redis. */
-  report?: FileReport;
-  notice?: Notice;
-  /** Whether the text was parsed (it mentions Redis, and the settings lint it). */
-  parsed: boolean;
+export interface CheckContext extends AnalysisContext {
+  settingsFor: (path: string) => LintSettings;
 }
 
-/** The findings of one text under the file's settings, `off` rules left out. */
-export async function checkFile(file: FoundFile, source: SourceText, context: CheckContext): Promise<FileCheck> {
-  const settings = context.settingsFor(file.path);
-  const { text } = source;
-  if (!lintsLanguage(settings, file.languageId) || !mentionsRedis(file.languageId, text)) return { parsed: false };
+/** What the analysis of one file gives: its problems, and a notice when it did not parse cleanly. */
+export interface Analysed {
+  report: FileReport;
+  notice?: Notice;
+}
+
+/** Analyses a file (in this thread or a worker's): one of the analysis pool's strategies. */
+export type Analyzer = (file: FoundFile, text: string, settings: LintSettings) => Promise<Analysed>;
+
+/** Whether a file's text is analysed at all: its language is linted and it mentions Redis. */
+const wanted = (file: FoundFile, text: string, settings: LintSettings) =>
+  lintsLanguage(settings, file.languageId) && mentionsRedis(file.languageId, text);
+
+/** The findings of a text that mentions Redis under the file's settings, `off` rules left out. */
+export async function analyzeFile(
+  file: FoundFile,
+  text: string,
+  settings: LintSettings,
+  context: AnalysisContext,
+): Promise<Analysed> {
   const analysis = new AnalyzedDocument(file.languageId);
   let findings: Finding[];
   let helperUpdate: string | undefined;
@@ -128,7 +144,6 @@ export async function checkFile(file: FoundFile, source: SourceText, context: Ch
   problems.sort((a, b) => a.start.line - b.start.line || a.start.column - b.start.column || compare(a.code, b.code));
   const place = errorAt === undefined ? undefined : lines.placeOf(errorAt);
   return {
-    parsed: true,
     report: { path: file.path, languageId: file.languageId, problems },
     ...(place && {
       notice: {
@@ -140,7 +155,14 @@ export async function checkFile(file: FoundFile, source: SourceText, context: Ch
   };
 }
 
+/** One text checked in this thread (the fixed texts after --fix): undefined when it is not analysed. */
+export async function checkFile(file: FoundFile, text: string, context: CheckContext): Promise<Analysed | undefined> {
+  const settings = context.settingsFor(file.path);
+  return wanted(file, text, settings) ? analyzeFile(file, text, settings, context) : undefined;
+}
+
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byPath = (a: { path: string }, b: { path: string }) => compare(a.path, b.path);
 
 export interface LintOutcome {
   /** Files read whose text was checked (parsed, or passed over by the Redis test). */
@@ -149,36 +171,56 @@ export interface LintOutcome {
   parsed: number;
   /** Reports of the parsed files, in path order (files without problems too). */
   reports: FileReport[];
+  /** In path order. */
   notices: Notice[];
 }
 
-/** Checks `files` in order, reading ahead; `onChecked` is told each file's index when done. */
+/**
+ * Checks `files`: reads them in order (a few ahead), keeps back those that never mention Redis,
+ * and hands the others to `analyze`, with up to `inFlight` analyses under way at once.
+ */
 export async function lintFiles(
   files: readonly FoundFile[],
-  context: CheckContext,
+  settingsFor: (path: string) => LintSettings,
+  analyze: Analyzer,
+  inFlight: number,
   onChecked?: (done: number) => void,
 ): Promise<LintOutcome> {
   const outcome: LintOutcome = { checked: 0, parsed: 0, reports: [], notices: [] };
-  const reads: (Promise<ReadOutcome> | undefined)[] = [];
-  const readUpTo = (index: number) => {
-    for (let i = reads.length; i < Math.min(index, files.length); i++) reads.push(readSource(files[i].path));
-  };
+  const running = new Set<Promise<void>>();
+  // The first analysis that failed: the run stops with it (no rejection is left unheard meanwhile).
+  let failure: { error: unknown } | undefined;
   for (let i = 0; i < files.length; i++) {
-    readUpTo(i + 1 + READ_AHEAD);
-    const read = (await reads[i])!;
-    // The text is not kept once checked.
-    reads[i] = undefined;
     const file = files[i];
+    const read = readSource(file.path);
     if ('skipped' in read) {
       outcome.notices.push({ path: file.path, message: read.skipped });
     } else {
-      const checked = await checkFile(file, read, context);
       outcome.checked++;
-      if (checked.parsed) outcome.parsed++;
-      if (checked.report) outcome.reports.push(checked.report);
-      if (checked.notice) outcome.notices.push(checked.notice);
+      const settings = settingsFor(file.path);
+      if (wanted(file, read.text, settings)) {
+        outcome.parsed++;
+        const analysis: Promise<void> = analyze(file, read.text, settings)
+          .then(
+            (analysed) => {
+              outcome.reports.push(analysed.report);
+              if (analysed.notice) outcome.notices.push(analysed.notice);
+            },
+            (error: unknown) => {
+              failure ??= { error };
+            },
+          )
+          .finally(() => running.delete(analysis));
+        running.add(analysis);
+        if (running.size >= inFlight) await Promise.race(running);
+        if (failure) throw failure.error;
+      }
     }
     onChecked?.(i + 1);
   }
+  await Promise.all(running);
+  if (failure) throw failure.error;
+  outcome.reports.sort(byPath);
+  outcome.notices.sort(byPath);
   return outcome;
 }

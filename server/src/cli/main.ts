@@ -3,10 +3,9 @@
 // and report. Exit code 0 clean, 1 problems, 2 usage or internal error; the report on stdout (or
 // --output-file), warnings and errors on stderr.
 import { writeFileSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { defaultPackDir, loadPack } from '../../../pack/pack';
 import { languageOfFile, LANGUAGE_EXTENSIONS, LINTED_LANGUAGES } from '../languages';
-import { fixClient, readManifests } from '../quickFix';
 import { readAbout } from './about';
 import { parseCommand, USAGE, UsageError, type LintOptions } from './args';
 import { SettingsFinder } from './config';
@@ -15,10 +14,21 @@ import { planFixes, writeFixes, type FixOutcome } from './fix';
 import { json } from './format/json';
 import { sarif } from './format/sarif';
 import { COLOURS, PLAIN, stylish } from './format/stylish';
-import { checkFile, lintFiles, readSource, type CheckContext, type FileReport, type Notice } from './lint';
+import { analysisContext, projectRoots } from './context';
+import {
+  analyzeFile,
+  checkFile,
+  lintFiles,
+  readSource,
+  type CheckContext,
+  type FileReport,
+  type LintOutcome,
+  type Notice,
+} from './lint';
+import { AnalysisPool } from './pool';
 import { Progress } from './progress';
 import { countProblems, shown, type Report } from './report';
-import { collectFiles, gitRootOf, type FoundFile } from './walk';
+import { collectFiles, type FoundFile } from './walk';
 
 export interface Io {
   cwd: string;
@@ -28,7 +38,13 @@ export interface Io {
   terminal?: NodeJS.WriteStream;
   /** The stylish report may use colours (stdout is a terminal, NO_COLOR unset). */
   colours: boolean;
+  /** The bundle, run as an analysis worker (bin.ts); without it everything runs in this thread. */
+  workerScript?: string;
 }
+
+/** Below this many files the analysis stays in this thread. */
+const POOL_MIN_FILES = 100;
+const MAX_WORKERS = 8;
 
 export const EXIT = { clean: 0, problems: 1, usage: 2 } as const;
 
@@ -76,19 +92,25 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
       message: `skipped: not a file of a linted language (${EXTENSIONS.join(' ')})`,
     });
 
-  const gitRoots = new Map<string, string | undefined>();
-  const topOf = (dir: string) => gitRootOf(dir, gitRoots);
-  const rootOf = (path: string) => {
-    const dir = dirname(path);
-    return topOf(dir) ?? (dir === cwd || dir.startsWith(cwd + sep) ? cwd : dir);
-  };
+  const { topOf, rootOf } = projectRoots(cwd);
   const settings = new SettingsFinder(options.rules, topOf);
-  const context: CheckContext = {
-    pack,
-    settingsFor: (path) => settings.forFile(path),
-    canFix: (file, text) => !!fixClient(file.languageId, text, readManifests(file.path, rootOf(file.path))),
-  };
-  const linted = await lintFiles(walked.files, context, (done) => progress.checked(done, walked.files.length));
+  const context: CheckContext = { ...analysisContext(pack, rootOf), settingsFor: (path) => settings.forFile(path) };
+  // Workers pay off on many files; a few are quicker to analyse here than to start threads for.
+  const workers = io.workerScript && walked.files.length >= POOL_MIN_FILES ? Math.min(options.jobs, MAX_WORKERS) : 1;
+  const pool = workers > 1 ? new AnalysisPool(workers, io.workerScript!, { cwd }) : undefined;
+  let linted: LintOutcome;
+  try {
+    linted = await lintFiles(
+      walked.files,
+      context.settingsFor,
+      pool?.analyze ?? ((file, text, fileSettings) => analyzeFile(file, text, fileSettings, context)),
+      // Enough under way to keep every worker busy while the next files are read.
+      workers * 4,
+      (done) => progress.checked(done, walked.files.length),
+    );
+  } finally {
+    await pool?.close();
+  }
   notices.push(...linted.notices);
   let reports = linted.reports;
 
@@ -162,7 +184,7 @@ async function fix(
   const toFix = [];
   for (const report of reports) {
     if (!report.problems.some((problem) => problem.fixable)) continue;
-    const source = await readSource(report.path);
+    const source = readSource(report.path);
     if (!('skipped' in source)) toFix.push({ file: byPath.get(report.path)!, source });
   }
   const fixes = await planFixes(toFix, { pack: context.pack, settingsFor: context.settingsFor, rootOf });
@@ -170,8 +192,8 @@ async function fix(
   for (const change of fixes.changed.values()) {
     const languageId = byPath.get(change.path)?.languageId ?? languageOfFile(change.path);
     if (!languageId) continue;
-    const checked = await checkFile({ path: change.path, languageId }, { text: change.after, bom: false }, context);
-    if (checked.report) after.set(change.path, checked.report);
+    const checked = await checkFile({ path: change.path, languageId }, change.after, context);
+    if (checked) after.set(change.path, checked.report);
     else after.delete(change.path);
   }
   return { fixes, reports: [...after.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
