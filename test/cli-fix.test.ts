@@ -128,6 +128,21 @@ describe('--fix-dry-run', () => {
   });
 });
 
+test('with sarif, what --fix changed goes to stderr and the log holds what remains', async () => {
+  const shop = copyFixture('shop');
+  const { code, stdout, stderr } = await runCli(['lint', '--fix', '--format', 'sarif'], shop);
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    'Fixed src/api/orders.ts: LOCK002, LOCK004, created src/lib/locksmith.ts\nFixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003\n',
+  );
+  const results = (JSON.parse(stdout) as { runs: { results: { ruleId: string }[] }[] }).runs[0].results;
+  assert.deepEqual(
+    results.map((result) => result.ruleId),
+    ['LOCK007', 'LOCK007', 'LOCK009'],
+  );
+});
+
 test('LOCK008: --fix updates an outdated helper from the installed pack', async () => {
   const shop = copyFixture('shop');
   const current = renderHelper('ioredis', pack, { flavor: 'ts' }).text;

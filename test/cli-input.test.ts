@@ -41,6 +41,7 @@ describe('usage errors: exit 2, one line on stderr, nothing checked', () => {
       ['lint', '--max-warnings', 'ten'],
       /--max-warnings ten: give a whole number of warnings, or -1 for no limit/,
     ],
+    ['no analysis threads', ['lint', '--jobs', '0'], /--jobs 0: give a number of threads, 1 or more/],
     ['--fix with --fix-dry-run', ['lint', '--fix', '--fix-dry-run'], /--fix and --fix-dry-run together: choose one/],
     [
       'a dry run whose json would mix with the diff',

@@ -13,7 +13,7 @@ import { unifiedDiff } from './diff';
 import { planFixes, writeFixes, type FixOutcome } from './fix';
 import { json } from './format/json';
 import { sarif } from './format/sarif';
-import { COLOURS, PLAIN, stylish } from './format/stylish';
+import { COLOURS, fixLine, PLAIN, stylish } from './format/stylish';
 import { analysisContext, projectRoots } from './context';
 import {
   analyzeFile,
@@ -144,6 +144,8 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
     `${level}: ${shown(report, notice.path)}${notice.place ? `:${notice.place.line}:${notice.place.column}` : ''}: ${notice.message}\n`;
   for (const notice of notices) io.stderr.write(line('warning', notice));
   for (const error of errors) io.stderr.write(line('error', error));
+  // SARIF has no place for what was changed: it goes with the warnings.
+  if (options.format === 'sarif') for (const record of report.fixes) io.stderr.write(`${fixLine(report, record)}\n`);
 
   if (fixes && options.fix === 'dry-run') {
     for (const change of fixes.changed.values())

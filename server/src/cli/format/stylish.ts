@@ -37,7 +37,8 @@ const LABEL: Record<ReportedSeverity, string> = {
   hint: 'hint',
 };
 
-function fixLine(report: Report, record: FixRecord): string {
+/** One line of what --fix changed (or would change). */
+export function fixLine(report: Report, record: FixRecord): string {
   const created = record.created.map((path) => `, created ${shown(report, path)}`).join('');
   return `${report.dryRun ? 'Would fix' : 'Fixed'} ${shown(report, record.path)}: ${record.codes.join(', ')}${created}`;
 }
