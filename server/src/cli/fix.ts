@@ -131,13 +131,15 @@ export async function planFixes(
   return { changed, records };
 }
 
-/** Writes the fixed files: created ones only where no file is (never over a file of the user's own). */
-export function writeFixes(changed: Map<string, ChangedFile>): void {
+/**
+ * Writes the fixed files (created ones only where no file is: never over a file of the user's
+ * own), unless one of them changed since it was read: then nothing is written, and its path is
+ * returned.
+ */
+export function writeFixes(changed: Map<string, ChangedFile>): string | undefined {
   const withBom = (source: SourceText, text: string) => (source.bom ? '\uFEFF' : '') + text;
-  // Each file must still be what was read: else someone changed it meanwhile, and its fix is stale.
   for (const { path, before } of changed.values()) {
-    if (before && readIfExists(path) !== withBom(before, before.text))
-      throw new Error(`${path} changed while it was being fixed: nothing was written; run the fix again`);
+    if (before && readIfExists(path) !== withBom(before, before.text)) return path;
   }
   for (const { path, before, after } of changed.values()) {
     if (before === undefined) {
@@ -147,4 +149,5 @@ export function writeFixes(changed: Map<string, ChangedFile>): void {
       writeFileSync(path, withBom(before, after));
     }
   }
+  return undefined;
 }

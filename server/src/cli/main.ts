@@ -117,12 +117,11 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
   let fixes: FixOutcome | undefined;
   if (options.fix !== 'no') {
     ({ fixes, reports } = await fix(walked.files, reports, context, rootOf));
-    if (options.fix === 'apply') {
-      try {
-        writeFixes(fixes.changed);
-      } catch (error) {
-        errors.push({ path: cwd, message: (error as Error).message });
-      }
+    const stale = options.fix === 'apply' ? writeFixes(fixes.changed) : undefined;
+    if (stale) {
+      errors.push({ path: stale, message: 'changed while it was being fixed: nothing was written; run the fix again' });
+      fixes = undefined;
+      reports = linted.reports;
     }
   }
   progress.clear();
@@ -140,10 +139,20 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
     checked: linted.checked,
     parsed: linted.parsed,
   };
+  emit(report, options, io, fixes);
+
+  if (errors.length) return EXIT.usage;
+  const counts = countProblems(report.files);
+  const tooManyWarnings = options.maxWarnings >= 0 && counts.warning > options.maxWarnings;
+  return counts.error > 0 || tooManyWarnings ? EXIT.problems : EXIT.clean;
+}
+
+/** The warnings and errors on stderr; the diff of a dry run and the report on stdout (or the report to its file). */
+function emit(report: Report, options: LintOptions, io: Io, fixes: FixOutcome | undefined): void {
   const line = (level: string, notice: Notice) =>
     `${level}: ${shown(report, notice.path)}${notice.place ? `:${notice.place.line}:${notice.place.column}` : ''}: ${notice.message}\n`;
-  for (const notice of notices) io.stderr.write(line('warning', notice));
-  for (const error of errors) io.stderr.write(line('error', error));
+  for (const notice of report.notices) io.stderr.write(line('warning', notice));
+  for (const error of report.errors) io.stderr.write(line('error', error));
   // SARIF has no place for what was changed: it goes with the warnings.
   if (options.format === 'sarif') for (const record of report.fixes) io.stderr.write(`${fixLine(report, record)}\n`);
 
@@ -157,22 +166,17 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
       : options.format === 'sarif'
         ? sarif(report)
         : stylish(report, io.colours && !options.outputFile ? COLOURS : PLAIN);
-  if (options.outputFile) {
-    const target = resolve(cwd, options.outputFile);
-    try {
-      writeFileSync(target, formatted);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new UsageError(`cannot write the report to ${target} (${code}): check that its folder exists`);
-    }
-  } else {
+  if (!options.outputFile) {
     io.stdout.write(formatted);
+    return;
   }
-
-  if (errors.length) return EXIT.usage;
-  const counts = countProblems(report.files);
-  const tooManyWarnings = options.maxWarnings >= 0 && counts.warning > options.maxWarnings;
-  return counts.error > 0 || tooManyWarnings ? EXIT.problems : EXIT.clean;
+  const target = resolve(report.cwd, options.outputFile);
+  try {
+    writeFileSync(target, formatted);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`cannot write the report to ${target} (${code}): check that its folder exists`);
+  }
 }
 
 /** Fixes the files with fixable problems, and checks the fixed texts again. */
