@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RULE_CODES, SEVERITIES, type RuleCode, type Severity } from '../catalogue';
+import { LANGUAGE_EXTENSIONS, LINTED_LANGUAGES } from '../languages';
 import type { RuleOverrides } from './config';
 
 export const FORMATS = ['stylish', 'json', 'sarif'] as const;
@@ -27,11 +28,14 @@ export type Command = { kind: 'help' } | { kind: 'version' } | { kind: 'lint'; o
 
 export class UsageError extends Error {}
 
+/** The file extensions of the linted languages, as the help and the notices list them. */
+export const EXTENSIONS = LINTED_LANGUAGES.flatMap((language) => LANGUAGE_EXTENSIONS[language].map((ext) => `.${ext}`));
+
 export const USAGE = `Usage: redis-locksmith lint [options] [paths...]
 
 Checks Redis lock code in JavaScript, TypeScript, Python, Java, Go, PHP, C#, Ruby and Lua files
 with the rules of the Redis Locksmith extension (LOCK001 to LOCK010). Folders are walked for
-.js .jsx .mjs .cjs .ts .tsx .mts .cts .py .java .go .php .cs .rb .lua files, skipping what
+${EXTENSIONS.join(' ')} files, skipping what
 .gitignore lists, .git and node_modules. Default path: the current folder.
 
 Options:

@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultPackDir, loadPack } from '../../../pack/pack';
-import { languageOfFile, LANGUAGE_EXTENSIONS, LINTED_LANGUAGES } from '../languages';
+import { languageOfFile } from '../languages';
 import { readAbout } from './about';
-import { parseCommand, USAGE, UsageError, type LintOptions } from './args';
+import { EXTENSIONS, parseCommand, USAGE, UsageError, type LintOptions } from './args';
 import { SettingsFinder } from './config';
 import { unifiedDiff } from './diff';
 import { planFixes, writeFixes, type FixOutcome } from './fix';
@@ -47,8 +47,6 @@ const POOL_MIN_FILES = 100;
 const MAX_WORKERS = 8;
 
 export const EXIT = { clean: 0, problems: 1, usage: 2 } as const;
-
-const EXTENSIONS = LINTED_LANGUAGES.flatMap((language) => LANGUAGE_EXTENSIONS[language].map((ext) => `.${ext}`));
 
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   try {
