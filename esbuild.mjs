@@ -1,9 +1,11 @@
-// Three bundles: the extension client (vscode external); the language server, which also
+// Four bundles: the extension client (vscode external); the language server, which also
 // runs standalone with `node server/out/server.js --stdio`, with the tree-sitter grammars it
-// loads copied next to it; the Lock Timeline webview's script and stylesheet, in a folder of
-// their own (the only files the webview may load); and the static snippet files, rendered from
-// the pack and the templates. Runs under tsx (`node --import tsx esbuild.mjs`).
-import { copyFileSync, mkdirSync } from 'node:fs';
+// loads copied next to it; the lint CLI (`redis-locksmith lint`, package.json `bin`), next to
+// the server so that it loads the same grammars; the Lock Timeline webview's script and
+// stylesheet, in a folder of their own (the only files the webview may load); and the static
+// snippet files, rendered from the pack and the templates. Runs under tsx
+// (`node --import tsx esbuild.mjs`).
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import process from 'node:process';
 import * as esbuild from 'esbuild';
 import { loadPack } from './pack/pack.ts';
@@ -11,6 +13,7 @@ import { GRAMMARS, packagedWasm } from './server/src/analysis/parsers.ts';
 import { writeStaticSnippets } from './snippets/static.ts';
 
 const production = process.argv.includes('--production');
+const CLI = 'server/out/cli.js';
 const watch = process.argv.includes('--watch');
 
 const common = {
@@ -31,6 +34,14 @@ const contexts = await Promise.all([
   esbuild.context({ ...common, entryPoints: ['extension/src/extension.ts'], outfile: 'extension/out/extension.js' }),
   esbuild.context({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'server/out/server.js' }),
   esbuild.context({
+    ...common,
+    entryPoints: ['server/src/cli/bin.ts'],
+    outfile: CLI,
+    banner: { js: '#!/usr/bin/env node' },
+    // jsonc-parser's UMD build requires its parts at run time; its ES module build bundles.
+    mainFields: ['module', 'main'],
+  }),
+  esbuild.context({
     ...webview,
     entryPoints: ['extension/src/timeline/webview/main.ts'],
     outfile: 'extension/out/timeline/timeline.js',
@@ -45,4 +56,6 @@ if (watch) {
 } else {
   await Promise.all(contexts.map((context) => context.rebuild()));
   await Promise.all(contexts.map((context) => context.dispose()));
+  // A bin runs by its #! line: npm sets the mode when it installs the package, a checkout needs it here.
+  chmodSync(CLI, 0o755);
 }

@@ -25,6 +25,7 @@ import {
 import { AnalyzedDocument, analyzeText } from '../server/src/analysis';
 import { parserFor } from '../server/src/analysis/parsers';
 import { bigFile, EXTENSION, GRAMMAR, LANGUAGES, workspace, type Language, type SourceFile } from './lint-corpus';
+import { median, sum, table } from './stats';
 
 const ROOT = join(__dirname, '..');
 const SERVER = join(ROOT, 'server', 'out', 'server.js');
@@ -35,26 +36,8 @@ const MEMORY_TARGET_MB = 300;
 /** The server's quiet time after a keystroke before it re-checks (server/src/server.ts). */
 const DEBOUNCE_MS = 150;
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const ms = (value: number, digits = 1) => value.toFixed(digits);
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
-
-/** Markdown table, first column left-aligned, the rest right-aligned. */
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [
-    line(header),
-    `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|`,
-    ...rows.map(line),
-  ].join('\n');
-}
 
 /** Parses `file` bare (the floor); throws on a syntax error, since the corpus must be clean. */
 async function bareParse(file: SourceFile): Promise<void> {

@@ -24,33 +24,34 @@ export const LINTED_LANGUAGES = Object.keys(LANGUAGE_GRAMMARS) as LintedLanguage
 /** Each grammar once, in table order. */
 export const GRAMMARS: readonly Grammar[] = [...new Set(Object.values(LANGUAGE_GRAMMARS))];
 
+/** The file extensions of each language, as the lint CLI picks files (without the dot). */
+export const LANGUAGE_EXTENSIONS: Record<LintedLanguage, readonly string[]> = {
+  javascript: ['js', 'mjs', 'cjs'],
+  javascriptreact: ['jsx'],
+  typescript: ['ts', 'mts', 'cts'],
+  typescriptreact: ['tsx'],
+  python: ['py'],
+  java: ['java'],
+  go: ['go'],
+  php: ['php'],
+  csharp: ['cs'],
+  ruby: ['rb'],
+  lua: ['lua'],
+};
+
+const LANGUAGE_BY_EXTENSION = new Map(
+  LINTED_LANGUAGES.flatMap((language) => LANGUAGE_EXTENSIONS[language].map((extension) => [extension, language])),
+);
+
+/** The linted language of a file name, by its extension (case-sensitive, like the editor's defaults). */
+export function languageOfFile(name: string): LintedLanguage | undefined {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? LANGUAGE_BY_EXTENSION.get(name.slice(dot + 1)) : undefined;
+}
+
 export function grammarOf(languageId: string): Grammar | undefined {
   return Object.hasOwn(LANGUAGE_GRAMMARS, languageId) ? LANGUAGE_GRAMMARS[languageId as LintedLanguage] : undefined;
 }
 
-/** The language of a source file by its extension, as VS Code names it (for files not open in an editor). */
-const FILE_LANGUAGES: Record<string, LintedLanguage> = {
-  js: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  jsx: 'javascriptreact',
-  ts: 'typescript',
-  mts: 'typescript',
-  cts: 'typescript',
-  tsx: 'typescriptreact',
-  py: 'python',
-  java: 'java',
-  go: 'go',
-  php: 'php',
-  cs: 'csharp',
-  rb: 'ruby',
-  lua: 'lua',
-};
-
 /** The file extensions of the linted languages, for globs (`**\/*.{js,ts,...}`). */
-export const LINTED_FILE_EXTENSIONS = Object.keys(FILE_LANGUAGES);
-
-export function languageOfPath(path: string): LintedLanguage | undefined {
-  const extension = /\.([^./\\]+)$/.exec(path)?.[1].toLowerCase();
-  return extension && Object.hasOwn(FILE_LANGUAGES, extension) ? FILE_LANGUAGES[extension] : undefined;
-}
+export const LINTED_FILE_EXTENSIONS = LINTED_LANGUAGES.flatMap((language) => LANGUAGE_EXTENSIONS[language]);

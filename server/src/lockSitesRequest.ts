@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { lockSites, type LockSite } from './analysis';
 import { MENTIONS_REDIS } from './analysis/ops';
-import { languageOfPath } from './languages';
+import { languageOfFile } from './languages';
 import type { LockSitesParams } from './protocol';
 
 export interface SiteMatch {
@@ -47,7 +47,7 @@ export class LockSiteIndex {
   }
 
   private async sitesOf(file: string, open: string | undefined) {
-    const languageId = languageOfPath(file);
+    const languageId = languageOfFile(file);
     if (!languageId || languageId === 'lua') return undefined;
     let stamp: string;
     let text: string;

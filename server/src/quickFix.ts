@@ -38,6 +38,15 @@ export function readManifests(file: string, root?: string): FoundManifest[] {
   return manifests;
 }
 
+/** A file's text, or undefined when there is none (or it cannot be read). */
+export function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The client the fix is written for: the file's import, else a manifest dependency. */
 export function fixClient(languageId: string, source: string, manifests: Manifest[]): ClientInfo | undefined {
   const best = rankClients({ languageId, source, manifests })[0];

@@ -1,5 +1,6 @@
 // Where each rule is explained: its README section, as a file URI with the heading's line
-// (`#L195`), which VS Code opens at that line.
+// (`#L195`), which VS Code opens at that line; and the section's text (the lint CLI's SARIF
+// carries it as each rule's help).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +14,7 @@ export interface RuleDoc {
 }
 
 /** The project's README: `README.md` in a checkout, `readme.md` in an installed .vsix (vsce renames it). */
-function findReadme(from: string): string {
+export function findReadme(from: string): string {
   for (const name of ['README.md', 'readme.md']) {
     try {
       return join(findUp('.', name, from), name);
@@ -34,4 +35,28 @@ export function ruleDocs(from: string = __dirname): Map<RuleCode, RuleDoc> {
     if (line >= 0) docs.set(code, { uri, line });
   }
   return docs;
+}
+
+export interface RuleSection {
+  /** The heading's text, without the `### `. */
+  heading: string;
+  /** The section's paragraphs, up to the next heading, trimmed. */
+  text: string;
+}
+
+export function ruleSections(readme: string): Map<RuleCode, RuleSection> {
+  const lines = readme.split('\n');
+  const sections = new Map<RuleCode, RuleSection>();
+  for (const code of RULE_CODES) {
+    const heading = `${code}: ${RULE_TITLES[code]}`;
+    const at = lines.indexOf(`### ${heading}`);
+    if (at < 0) continue;
+    const next = lines.findIndex((line, i) => i > at && line.startsWith('#'));
+    const text = lines
+      .slice(at + 1, next < 0 ? undefined : next)
+      .join('\n')
+      .trim();
+    sections.set(code, { heading, text });
+  }
+  return sections;
 }

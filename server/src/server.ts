@@ -3,7 +3,6 @@
 // TextDocuments) because each edit also goes to the document's tree-sitter tree. Only the most
 // recently opened or edited documents keep a tree (a keystroke reparses incrementally); the others
 // drop theirs after each check and keep only their unit facts, so a large workspace costs little.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CodeActionKind,
@@ -20,10 +19,11 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
 import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
-import { lockFix, outdatedHelper, type LockFix } from './lockFix';
+import { checkText, lintsLanguage, severityOf } from './check';
+import { lockFix, type LockFix } from './lockFix';
 import { LockSiteIndex } from './lockSitesRequest';
 import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
-import { fixClient, readManifests } from './quickFix';
+import { fixClient, readIfExists, readManifests } from './quickFix';
 import { ruleDocs } from './readme';
 import { readSettings } from './settings';
 
@@ -86,7 +86,7 @@ const rangeOf = (document: TextDocument, start: number, end: number): Range => (
 });
 
 function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSettings): Diagnostic | undefined {
-  const severity = settings.rules[finding.code] ?? 'warning';
+  const severity = severityOf(settings, finding.code);
   if (severity === 'off') return undefined;
   const doc = docs.get(finding.code);
   return {
@@ -104,16 +104,14 @@ async function check(uri: string): Promise<void> {
   if (!open) return;
   const version = open.text.version;
   const settings = await settingsFor(uri);
-  const enabled =
-    settings.enable && (settings.languages.length === 0 || settings.languages.includes(open.text.languageId));
-  const text = open.text.getText();
-  const findings = enabled ? await open.analysis.analyze(text) : [];
+  const checked = lintsLanguage(settings, open.text.languageId)
+    ? await checkText(open.analysis, open.text.getText(), pack)
+    : { findings: [] };
   if (!recentlyEdited.includes(uri)) open.analysis.dropTree();
   // A newer edit arrived while this ran: its own check publishes.
   if (documents.get(uri) !== open || open.text.version !== version) return;
-  const outdated = enabled && text.includes('@locksmith-helper') ? outdatedHelper(text, pack) : undefined;
-  open.helperUpdate = outdated?.update;
-  if (outdated) findings.unshift(outdated);
+  const { findings, helperUpdate } = checked;
+  open.helperUpdate = helperUpdate;
   open.findings = findings;
   open.analyzedVersion = version;
   const diagnostics = findings
@@ -309,14 +307,6 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
 /** The text of an open document at `path`, which may be newer than the file on disk. */
 function openText(path: string): string | undefined {
   return documents.get(pathToFileURL(path).href)?.text.getText();
-}
-
-function readIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /** A lock fix as an LSP edit: a new helper file first, then the document's edits. */

@@ -2,7 +2,7 @@
 // what changed) until the owner drops it; the facts of each unit (an outermost function, a
 // declaration, a top-level statement) are kept by the unit's text, so after an edit only the
 // units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
-import type { Edit, Parser, Tree } from '@vscode/tree-sitter-wasm';
+import type { Edit, Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import { grammarOf, type Grammar } from '../languages';
 import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
 import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
@@ -18,6 +18,29 @@ export { lockSites, type LockSite } from './sites';
 
 export function isAnalyzable(languageId: string): boolean {
   return grammarOf(languageId) !== undefined;
+}
+
+const mentionsLua = (text: string) => text.includes('redis.call') || text.includes('redis.pcall');
+
+/**
+ * The text test before any parsing: a text that fails it holds no finding, so it is never parsed
+ * (the server drops its tree, the lint CLI skips the file).
+ */
+export function mentionsRedis(languageId: string, text: string): boolean {
+  const grammar = grammarOf(languageId);
+  if (!grammar) return false;
+  if (grammar === 'lua') return text.includes('redis');
+  // Lua in a string literal names `redis.call`, which MENTIONS_REDIS matches already.
+  return MENTIONS_REDIS.test(text) || MENTIONS_REDIS_ONLY_METHOD.test(text);
+}
+
+/** The first node tree-sitter could not parse (an error or a missing token), searched along the error path. */
+function firstSyntaxError(node: Node): Node | undefined {
+  if (node.isError || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child && (child.hasError || child.isMissing)) return firstSyntaxError(child) ?? child;
+  }
+  return undefined;
 }
 
 const shiftFix = (fix: OpFact['fix'], delta: number) =>
@@ -67,18 +90,17 @@ export class AnalyzedDocument {
   /** The findings for `text`, reusing the tree and the unit facts from the previous call where they still fit. */
   async analyze(text: string): Promise<Finding[]> {
     if (!this.grammar) return [];
-    if (this.grammar === 'lua') return this.analyzeLua(text);
-    const syntax = syntaxFor(this.languageId)!;
-    const mentionsRedis = MENTIONS_REDIS.test(text);
-    const mentionsLua = text.includes('redis.call') || text.includes('redis.pcall');
-    if (!mentionsRedis && !mentionsLua && !MENTIONS_REDIS_ONLY_METHOD.test(text)) {
+    if (!mentionsRedis(this.languageId, text)) {
       this.dispose();
       return [];
     }
+    if (this.grammar === 'lua') return this.analyzeLua(text);
+    const syntax = syntaxFor(this.languageId)!;
+    const namesRedis = MENTIONS_REDIS.test(text);
     const tree = await this.parse(this.grammar, text);
     if (!tree) return [];
-    const lua = mentionsLua ? await parserFor('lua') : undefined;
-    const tag = `${mentionsRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
+    const lua = mentionsLua(text) ? await parserFor('lua') : undefined;
+    const tag = `${namesRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
     const ops: OpFact[] = [];
     const declarations: Declaration[] = [];
     const luaFindings: LuaFinding[] = [];
@@ -86,7 +108,7 @@ export class AnalyzedDocument {
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
       const read = () => {
-        const read = extractUnit(node, { syntax, text, mentionsRedis, lua, ...unit });
+        const read = extractUnit(node, { syntax, text, mentionsRedis: namesRedis, lua, ...unit });
         const says = read.ops.length || read.declarations.length || read.lua.length;
         return says ? detached(shift(read, -node.startIndex)) : undefined;
       };
@@ -105,10 +127,6 @@ export class AnalyzedDocument {
   }
 
   private async analyzeLua(text: string): Promise<Finding[]> {
-    if (!text.includes('redis')) {
-      this.dispose();
-      return [];
-    }
     const tree = await this.parse('lua', text);
     if (!tree) return [];
     const units: { unit: LuaUnit; offset: number }[] = [];
@@ -133,6 +151,12 @@ export class AnalyzedDocument {
     this.tree = parser.parse(text, previous) ?? undefined;
     previous?.delete();
     return this.tree;
+  }
+
+  /** UTF-16 offset of the first syntax error in the text last analysed, while its tree is kept; undefined when it parsed cleanly (or was never parsed). */
+  syntaxErrorAt(): number | undefined {
+    const root = this.tree?.rootNode;
+    return root?.hasError ? (firstSyntaxError(root) ?? root).startIndex : undefined;
   }
 
   /** Frees the syntax tree (the next `analyze` parses from scratch); unit facts stay, found again by their text. */

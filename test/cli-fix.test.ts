@@ -1,0 +1,195 @@
+// `lint --fix` and `--fix-dry-run` as child processes on copies of the shop project: the unsafe
+// locks of two files become calls of one lock helper created for both, the files check clean
+// afterwards and the report is what remains; the dry run changes nothing and prints a diff that
+// `git apply` turns into exactly what --fix writes; an outdated helper is updated (LOCK008);
+// Windows line breaks and byte order marks are kept.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadPack } from '../pack/pack';
+import { unifiedDiff } from '../server/src/cli/diff';
+import { checkHelperFile, renderHelper } from '../snippets/helper';
+import { copyFixture, ensureCli, removeCopies, runCli } from './harness/cli';
+
+before(ensureCli);
+after(removeCopies);
+
+const pack = loadPack();
+
+/** Every file of a folder with its text, paths relative to it. */
+function snapshot(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') visit(path);
+      } else files.set(relative(root, path), readFileSync(path, 'utf8'));
+    }
+  };
+  visit(root);
+  return files;
+}
+
+const read = (root: string, path: string) => readFileSync(join(root, path), 'utf8');
+
+describe('--fix on the shop project', () => {
+  let shop: string;
+  let original: Map<string, string>;
+  let fixed: Awaited<ReturnType<typeof runCli>>;
+  before(async () => {
+    shop = copyFixture('shop');
+    original = snapshot(shop);
+    fixed = await runCli(['lint', '--fix'], shop);
+  });
+
+  test('reports what it fixed and what remains, and exits 1 for what remains', () => {
+    const lines = fixed.stdout.split('\n');
+    assert.deepEqual(lines.slice(0, 3), [
+      '',
+      'Fixed src/api/orders.ts: LOCK002, LOCK004, created src/lib/locksmith.ts',
+      'Fixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003',
+    ]);
+    const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
+    assert.deepEqual(remaining, ['LOCK007', 'LOCK007', 'LOCK009'], 'Lua and the renewal have no fix');
+    assert.match(fixed.stdout, /✖ 3 problems \(0 errors, 3 warnings\)\n$/);
+    assert.equal(fixed.code, 1);
+  });
+
+  test('one lock helper, created once and imported by both files', () => {
+    const after = snapshot(shop);
+    const created = [...after.keys()].filter((path) => !original.has(path));
+    assert.deepEqual(created, ['src/lib/locksmith.ts']);
+    const helper = checkHelperFile(after.get('src/lib/locksmith.ts')!, pack);
+    assert.equal(helper?.header.client, 'ioredis');
+    assert.equal(helper?.outdated, false);
+    const helpers = [...after.entries()].filter(([, text]) => text.includes('@locksmith-helper'));
+    assert.equal(helpers.length, 1);
+    for (const file of ['src/jobs/report.ts', 'src/api/orders.ts']) {
+      assert.match(after.get(file)!, /^import \{ withLock \} from '\.\.\/lib\/locksmith';$/m, file);
+      assert.doesNotMatch(after.get(file)!, /setnx|redis\.del|redis\.get\(/, file);
+    }
+    assert.match(after.get('src/jobs/report.ts')!, /await withLock\(redis, 'lock:nightly-report', \{ ttlMs: 600000 \}/);
+    const untouched = [...original.keys()].filter((path) => !/report\.ts|orders\.ts/.test(path));
+    for (const path of untouched) assert.equal(after.get(path), original.get(path), `${path} unchanged`);
+  });
+
+  test('the fixed files and the helper check clean', async () => {
+    const again = await runCli(['lint', 'src/jobs', 'src/api/orders.ts', 'src/lib'], shop);
+    assert.deepEqual(again, { code: 0, stdout: '\n✔ No problems (3 files checked, 3 analysed)\n', stderr: '' });
+  });
+
+  test('a second --fix has nothing left to fix', async () => {
+    const second = await runCli(['lint', '--fix', '--format', 'json'], shop);
+    const report = JSON.parse(second.stdout) as { fixes: unknown[]; summary: { warnings: number } };
+    assert.deepEqual(report.fixes, []);
+    assert.equal(report.summary.warnings, 3);
+  });
+});
+
+describe('--fix-dry-run', () => {
+  test('changes nothing, and its diff is exactly what --fix writes', async () => {
+    const dry = copyFixture('shop');
+    const untouched = snapshot(dry);
+    const { code, stdout } = await runCli(['lint', '--fix-dry-run'], dry);
+    assert.equal(code, 1);
+    assert.deepEqual(snapshot(dry), untouched, 'no file written or created');
+    const diff = stdout.slice(0, stdout.indexOf('\nWould fix'));
+    assert.match(
+      diff,
+      /^diff --git a\/src\/lib\/locksmith\.ts b\/src\/lib\/locksmith\.ts\nnew file mode 100644\n--- \/dev\/null\n/m,
+    );
+    assert.match(diff, /^- {2}const acquired = await redis\.setnx\('lock:nightly-report', 'locked'\);$/m);
+    assert.match(diff, /^\+import \{ withLock \} from '\.\.\/lib\/locksmith';$/m);
+    assert.match(stdout, /^Would fix src\/jobs\/report\.ts: LOCK001, LOCK006, LOCK003$/m);
+    assert.match(stdout, /✖ 3 problems \(0 errors, 3 warnings\)/, 'the report is what would remain');
+
+    const real = copyFixture('shop');
+    await runCli(['lint', '--fix'], real);
+    execFileSync('git', ['apply', '-'], { cwd: dry, input: diff });
+    assert.deepEqual(snapshot(dry), snapshot(real));
+  });
+
+  test('with json, the report goes to --output-file and the diff to stdout', async () => {
+    const dry = copyFixture('shop');
+    const { code, stdout } = await runCli(['lint', '--fix-dry-run', '--format', 'json', '-o', 'report.json'], dry);
+    assert.equal(code, 1);
+    assert.match(stdout, /^diff --git /);
+    const report = JSON.parse(read(dry, 'report.json')) as { fixes: { path: string; applied: boolean }[] };
+    assert.deepEqual(
+      report.fixes.map((fix) => [fix.path, fix.applied]),
+      [
+        ['src/api/orders.ts', false],
+        ['src/jobs/report.ts', false],
+      ],
+    );
+  });
+});
+
+test('with sarif, what --fix changed goes to stderr and the log holds what remains', async () => {
+  const shop = copyFixture('shop');
+  const { code, stdout, stderr } = await runCli(['lint', '--fix', '--format', 'sarif'], shop);
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    'Fixed src/api/orders.ts: LOCK002, LOCK004, created src/lib/locksmith.ts\nFixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003\n',
+  );
+  const results = (JSON.parse(stdout) as { runs: { results: { ruleId: string }[] }[] }).runs[0].results;
+  assert.deepEqual(
+    results.map((result) => result.ruleId),
+    ['LOCK007', 'LOCK007', 'LOCK009'],
+  );
+});
+
+test('LOCK008: --fix updates an outdated helper from the installed pack', async () => {
+  const shop = copyFixture('shop');
+  const current = renderHelper('ioredis', pack, { flavor: 'ts' }).text;
+  const outdated = current.replace(pack.release.sha1, '0'.repeat(40));
+  writeFileSync(join(shop, 'src', 'lock.ts'), outdated);
+  const flagged = await runCli(['lint', '--format', 'json', 'src/lock.ts'], shop);
+  assert.match(flagged.stdout, /"rule": "LOCK008"/);
+  const { stdout } = await runCli(['lint', '--fix', 'src/lock.ts'], shop);
+  assert.equal(stdout, '\nFixed src/lock.ts: LOCK008\n\n✔ No problems (1 file checked, 1 analysed)\n');
+  assert.equal(read(shop, 'src/lock.ts'), current);
+});
+
+test('Windows line breaks and a byte order mark are kept', async () => {
+  const shop = copyFixture('shop');
+  const path = join(shop, 'src', 'jobs', 'report.ts');
+  writeFileSync(path, `\uFEFF${readFileSync(path, 'utf8').replace(/\n/g, '\r\n')}`);
+  const { code } = await runCli(['lint', '--fix', 'src/jobs'], shop);
+  assert.equal(code, 0);
+  const text = readFileSync(path, 'utf8');
+  assert.ok(text.startsWith('\uFEFFimport Redis'));
+  assert.match(text, /withLock/);
+  assert.doesNotMatch(text.replace(/\r\n/g, ''), /\n/, 'every line break is CRLF');
+});
+
+describe('unified diffs', () => {
+  const cases: [string, string | undefined, string][] = [
+    ['one change in the middle', 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n', 'a\nb\nc\nd\nE\nf\ng\nh\ni\nj\n'],
+    [
+      'changes far apart: two hunks',
+      'l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\n',
+      'L1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nL12\n',
+    ],
+    ['a last line without a line break', 'a\nb', 'a\nb\nc'],
+    ['lines removed and added at the ends', 'x\na\nb\n', 'a\nb\ny\n'],
+    ['a new file', undefined, 'new\nfile\n'],
+  ];
+  for (const [name, old, now] of cases) {
+    test(`${name}: git apply gives the new text`, () => {
+      const shop = copyFixture('shop');
+      if (old !== undefined) writeFileSync(join(shop, 'f.txt'), old);
+      execFileSync('git', ['apply', '-'], { cwd: shop, input: unifiedDiff('f.txt', old, now) });
+      assert.equal(read(shop, 'f.txt'), now);
+    });
+  }
+
+  test('two changes far apart make two hunks with three lines of context', () => {
+    const diff = unifiedDiff('f.txt', cases[1][1], cases[1][2]);
+    assert.deepEqual(diff.match(/^@@ .* @@$/gm), ['@@ -1,4 +1,4 @@', '@@ -9,4 +9,4 @@']);
+  });
+});
