@@ -8,7 +8,7 @@ import { LINTED_LANGUAGES } from '../server/src/languages';
 import { RULE_CODES, RULE_TITLES, SEVERITIES } from '../server/src/catalogue';
 import { snippetContributions } from '../snippets/static';
 import { LOCKS_BOUNDS, SETTINGS } from '../extension/src/settings';
-import { readPackageJson } from './packageJson';
+import { readPackageJson, walkthroughImages } from './packageJson';
 
 const { contributes } = readPackageJson();
 const declared = contributes.commands.map((command) => command.command);
@@ -102,4 +102,20 @@ test('the bounds the view applies are the ones the manifest declares', () => {
   assert.equal(properties['redisLocksmith.maxLocksPerConnection'].minimum, LOCKS_BOUNDS.minLimit);
   assert.equal(properties['redisLocksmith.maxLocksPerConnection'].maximum, LOCKS_BOUNDS.maxLimit);
   assert.equal(properties['redisLocksmith.lockPatterns'].maxItems, LOCKS_BOUNDS.maxPatterns);
+});
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+test('every image the walkthrough and the README show is a PNG in the repository (npm run media retakes them)', () => {
+  const walkthrough = walkthroughImages(readPackageJson());
+  const readme = [
+    ...readFileSync('README.md', 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img [^>]*src="([^"]+)"/g),
+  ].map((match) => match[1] ?? match[2]);
+  assert.equal(walkthrough.length, contributes.walkthroughs.flatMap((walkthrough) => walkthrough.steps).length);
+  assert.ok(readme.length > 0, 'README shows at least one image');
+  for (const path of [...walkthrough, ...readme]) {
+    assert.ok(!/^[a-z]+:/i.test(path), `${path}: a file of the repository, not a URL`);
+    assert.ok(existsSync(path), `${path} exists`);
+    assert.deepEqual(readFileSync(path).subarray(0, 8), PNG_SIGNATURE, `${path} is a PNG`);
+  }
 });

@@ -33,9 +33,17 @@ export interface PackageJson {
     viewsContainers: { activitybar: Array<{ icon: string }> };
     configuration: { properties: Record<string, SettingSchema> };
     snippets: Array<{ language: string; path: string }>;
+    walkthroughs: Array<{ steps: Array<{ id: string; media: { image?: string; markdown?: string; svg?: string } }> }>;
   };
 }
 
 export function readPackageJson(root = join(__dirname, '..')): PackageJson {
   return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+}
+
+/** The images the walkthrough's steps show, as package.json names them. */
+export function walkthroughImages(manifest: PackageJson): string[] {
+  return manifest.contributes.walkthroughs.flatMap((walkthrough) =>
+    walkthrough.steps.flatMap((step) => (step.media.image ? [step.media.image] : [])),
+  );
 }

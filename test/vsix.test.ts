@@ -12,7 +12,7 @@ import { snippetContributions } from '../snippets/static';
 import { SCRIPT_NAMES } from '../pack/pack';
 import { ensureVsix, ROOT } from './harness/vsix';
 import { zipEntries } from './harness/zip';
-import { readPackageJson } from './packageJson';
+import { readPackageJson, walkthroughImages } from './packageJson';
 
 const BUDGET_BYTES = 12 * 1024 * 1024;
 let vsix: string;
@@ -31,13 +31,14 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-test('the .vsix ships the bundles, the timeline webview, the grammars, the pack, the templates and the generated snippets', () => {
+test('the .vsix ships the bundles, the timeline webview, the grammars, the pack, the templates, the generated snippets and the walkthrough images', () => {
   const expected = [
     'package.json',
     'readme.md',
     'changelog.md',
     'LICENSE.txt',
     'media/icon.png',
+    ...walkthroughImages(readPackageJson()),
     readPackageJson().main.replace(/^\.\//, ''),
     'server/out/server.js',
     ...[TIMELINE_SCRIPT, TIMELINE_STYLE].map((file) => [...TIMELINE_OUT_DIR, file].join('/')),
