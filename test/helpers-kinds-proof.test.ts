@@ -75,7 +75,8 @@ for (const proof of HELPER_PROOFS.filter((candidate) => candidate.wakes || candi
         await holder.hold();
         const waiter = run('woken', kind);
         await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
-        if (kind === 'lock') await waitFor('the waiter in line', async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1);
+        if (kind === 'lock')
+          await waitFor('the waiter in line', async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1);
         await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
         const releasedAt = Date.now();
         assert.notEqual(Number(await holder.release()), 0);

@@ -116,7 +116,10 @@ describe('helper options', () => {
     assert.match(esm.text, /^export async function withLock\(/m);
     assert.doesNotMatch(esm.text, /: Promise<|interface /);
     const cjs = renderHelper('ioredis', pack, { flavor: 'cjs' });
-    assert.match(cjs.text, /^module\.exports = \{\n  acquire,\n  acquireRead,\n  acquireWrite,\n  acquireSemaphore,\n  withLock,/m);
+    assert.match(
+      cjs.text,
+      /^module\.exports = \{\n {2}acquire,\n {2}acquireRead,\n {2}acquireWrite,\n {2}acquireSemaphore,\n {2}withLock,/m,
+    );
     assert.doesNotMatch(cjs.text, /^export /m);
   });
 
