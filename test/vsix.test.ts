@@ -53,9 +53,11 @@ test('the .vsix ships the bundles, the timeline webview, the grammars, the pack,
 });
 
 test('no sources, tests, source maps or node_modules', () => {
-  const unwanted = [...names].filter((name) =>
-    /\.(ts|map)$|(^|\/)(node_modules|test|bench|demo|tools)\/|\.vsix$/.test(name.replace(/^extension\//, '')),
-  );
+  // The lock helpers' templates (snippets/templates/<client>/helper.ts) are data the generator reads, not sources.
+  const unwanted = [...names]
+    .map((name) => name.replace(/^extension\//, ''))
+    .filter((name) => !name.startsWith('snippets/templates/'))
+    .filter((name) => /\.(ts|map)$|(^|\/)(node_modules|test|bench|demo|tools)\/|\.vsix$/.test(name));
   assert.deepEqual(unwanted, []);
 });
 
