@@ -151,6 +151,7 @@ export const JAVA_STUBS: Record<string, string> = {
   'redis/clients/jedis/Jedis.java': `package redis.clients.jedis;
 import java.util.List;
 public class Jedis implements java.io.Closeable {
+    public Connection getConnection() ${UNSUPPORTED}
     public String scriptLoad(String script) ${UNSUPPORTED}
     public Object evalsha(String sha1, List<String> keys, List<String> args) ${UNSUPPORTED}
     public Object eval(String script, List<String> keys, List<String> args) ${UNSUPPORTED}
@@ -160,6 +161,26 @@ public class Jedis implements java.io.Closeable {
   'redis/clients/jedis/JedisPool.java': `package redis.clients.jedis;
 public class JedisPool {
     public Jedis getResource() ${UNSUPPORTED}
+}
+`,
+  'redis/clients/jedis/Connection.java': `package redis.clients.jedis;
+public class Connection implements java.io.Closeable {
+    @Override public void close() {}
+}
+`,
+  // Jedis 4.4+'s sharded subscriptions: ssubscribe blocks until the listener unsubscribes.
+  'redis/clients/jedis/JedisShardedPubSub.java': `package redis.clients.jedis;
+public abstract class JedisShardedPubSub {
+    public void onSMessage(String channel, String message) {}
+    public void onSSubscribe(String channel, int subscribedChannels) {}
+    public final void sunsubscribe() ${UNSUPPORTED}
+    public final boolean isSubscribed() ${UNSUPPORTED}
+    public final void proceed(Connection client, String... channels) ${UNSUPPORTED}
+}
+`,
+  'redis/clients/jedis/JedisCluster.java': `package redis.clients.jedis;
+public class JedisCluster extends UnifiedJedis {
+    public void ssubscribe(JedisShardedPubSub jedisPubSub, String... channels) ${UNSUPPORTED}
 }
 `,
   'redis/clients/jedis/exceptions/JedisException.java':
@@ -186,6 +207,31 @@ public interface RedisScriptingCommands<K, V> {
     <T> T evalsha(String digest, ScriptOutputType type, K... keys);
     <T> T evalsha(String digest, ScriptOutputType type, K[] keys, V... values);
     String digest(String script);
+}
+`,
+  'io/lettuce/core/RedisFuture.java': `package io.lettuce.core;
+public interface RedisFuture<V> extends java.util.concurrent.CompletionStage<V>, java.util.concurrent.Future<V> {}
+`,
+  // Lettuce 6.4+'s sharded pub/sub: the adapter's smessage and the async ssubscribe / sunsubscribe.
+  'io/lettuce/core/pubsub/RedisPubSubAdapter.java': `package io.lettuce.core.pubsub;
+public class RedisPubSubAdapter<K, V> {
+    public void smessage(K shardChannel, V message) {}
+}
+`,
+  'io/lettuce/core/pubsub/StatefulRedisPubSubConnection.java': `package io.lettuce.core.pubsub;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+public interface StatefulRedisPubSubConnection<K, V> {
+    RedisPubSubAsyncCommands<K, V> async();
+    void addListener(RedisPubSubAdapter<K, V> listener);
+    void removeListener(RedisPubSubAdapter<K, V> listener);
+}
+`,
+  'io/lettuce/core/pubsub/api/async/RedisPubSubAsyncCommands.java': `package io.lettuce.core.pubsub.api.async;
+import io.lettuce.core.RedisFuture;
+@SuppressWarnings("unchecked") // generic varargs, as in Lettuce
+public interface RedisPubSubAsyncCommands<K, V> {
+    RedisFuture<Void> ssubscribe(K... shardChannels);
+    RedisFuture<Void> sunsubscribe(K... shardChannels);
 }
 `,
   'io/lettuce/core/api/sync/RedisCommands.java': `package io.lettuce.core.api.sync;
@@ -257,10 +303,23 @@ import "context"
 
 type Cmd struct{}
 
-func (cmd *Cmd) Int64() (int64, error) { panic("stub") }
+func (cmd *Cmd) Int64() (int64, error)        { panic("stub") }
+func (cmd *Cmd) Int64Slice() ([]int64, error) { panic("stub") }
 
 type BoolSliceCmd struct{}
 type StringCmd struct{}
+type IntCmd struct{}
+
+type Message struct {
+	Channel string
+	Payload string
+}
+
+type PubSub struct{}
+
+func (c *PubSub) Receive(ctx context.Context) (interface{}, error) { panic("stub") }
+func (c *PubSub) Channel() <-chan *Message                        { panic("stub") }
+func (c *PubSub) Close() error                                    { panic("stub") }
 
 type Scripter interface {
 	Eval(ctx context.Context, script string, keys []string, args ...interface{}) *Cmd
@@ -279,6 +338,10 @@ func (c *Client) EvalSha(ctx context.Context, sha1 string, keys []string, args .
 }
 func (c *Client) ScriptExists(ctx context.Context, hashes ...string) *BoolSliceCmd { panic("stub") }
 func (c *Client) ScriptLoad(ctx context.Context, script string) *StringCmd        { panic("stub") }
+func (c *Client) SSubscribe(ctx context.Context, channels ...string) *PubSub        { panic("stub") }
+func (c *Client) ZRem(ctx context.Context, key string, members ...interface{}) *IntCmd {
+	panic("stub")
+}
 
 type Script struct{ src string }
 

@@ -6,16 +6,17 @@
 //   renew    a 300 ms lease kept through 1 s of work; no renewal after release;
 //   steal    holds a renewing 300 ms lease until the loss signal fires after this test steals it;
 //   fence    fencing tokens pushed in lock order;
-//   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error.
+//   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error (and leaves the line).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { useRedis } from './helpers';
 import { HELPER_PROOFS } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
 const fx = useRedis();
@@ -24,51 +25,10 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const TTL_MS = 300;
 
-interface Running {
-  /** Resolves with the program's stdout once it exits 0; rejects with its output otherwise. */
-  done: Promise<string>;
-  /** Resolves when the program prints `line`. */
-  printed(line: string): Promise<void>;
-}
-
-function start(command: string[], env: Record<string, string>, args: string[]): Running {
-  const [file, ...rest] = command;
-  const child = spawn(file, [...rest, fx.server.url, ...args], {
-    env: { ...process.env, ...env },
-    timeout: 120_000,
-  });
-  let stdout = '';
-  let stderr = '';
-  const waiters: Array<{ line: string; resolve: () => void }> = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    for (const waiter of waiters) if (stdout.split('\n').includes(waiter.line)) waiter.resolve();
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<string>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(new Error(`${command.join(' ')} ${args.join(' ')} exited ${code}:\n${stdout}${stderr}`)),
-    );
-  });
-  return {
-    done,
-    printed: (line) =>
-      Promise.race([
-        new Promise<void>((resolve) => waiters.push({ line, resolve })),
-        done.then(() => {
-          throw new Error(`exited without printing '${line}':\n${stdout}`);
-        }),
-      ]),
-  };
-}
-
 for (const proof of HELPER_PROOFS) {
   describe(`${proof.client} helper against a real Redis`, () => {
     let command: string[];
-    const run = (...args: string[]) => start(command, proof.env ?? {}, args);
+    const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 
     before(async () => {
       command = await proof.prepare(join(work, proof.client), pack);
@@ -119,6 +79,7 @@ for (const proof of HELPER_PROOFS) {
       assert.ok(Number(elapsed) < 1500, `gave up after ${elapsed} ms, long after the 500 ms bound`);
       assert.match(message, /proof:lock is held by another owner; gave up after waiting 500 ms/);
       assert.equal(await fx.redis.get('proof:lock'), 'other-owner');
+      assert.equal(await fx.redis.exists(waitersKey('proof:lock')!), 0, 'the waiter left the line');
     });
   });
 }

@@ -8,8 +8,13 @@
 //	}
 //	defer lease.Release(ctx)
 //
-// Options: WaitFor (how long to wait for another holder), Fence (a fencing counter key) and
-// Renew (extend the lease every ttl/3 until Release; Lost() is closed when that fails).
+// Options: WaitFor (how long to wait for another holder), RetryEvery (the longest sleep between
+// tries), Fence (a fencing counter key) and Renew (extend the lease every ttl/3 until Release;
+// Lost() is closed when that fails).
+//
+// A waiter sleeps until the release wakes it (SSubscribe on the lock key), the holder's lease
+// ends, or a jittered retry bound passes: a missed wake-up costs at most that bound. Another
+// redis.Scripter than *redis.Client, *redis.ClusterClient or *redis.Ring waits by that bound alone.
 package locksmith
 
 import (
@@ -20,6 +25,7 @@ import (
 	"fmt"
 	mathrand "math/rand"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +36,7 @@ import (
 // failover) it sends the source once with EVAL, which caches it again.
 var (
 	acquireScript = redis.NewScript(`«lua:acquire»`)
+	acquireQueuedScript = redis.NewScript(`«lua:acquire_queued»`)
 	extendScript = redis.NewScript(`«lua:extend»`)
 	releaseScript = redis.NewScript(`«lua:release»`)
 )
@@ -72,6 +79,7 @@ func (e *LeaseLostError) Unwrap() error        { return e.Err }
 
 type options struct {
 	wait     time.Duration
+	retry    time.Duration
 	fenceKey string
 	renew    bool
 }
@@ -82,6 +90,10 @@ type Option func(*options)
 // WaitFor sets how long Acquire waits for another holder to let go before a BusyError
 // (default 10 s; 0: try once).
 func WaitFor(wait time.Duration) Option { return func(o *options) { o.wait = wait } }
+
+// RetryEvery sets the longest sleep between two tries while waiting, jittered down to half
+// (default 500 ms): how late a waiter that missed its wake-up is, at most.
+func RetryEvery(retry time.Duration) Option { return func(o *options) { o.retry = retry } }
 
 // Fence makes Acquire return a fencing token (Lease.Fence) that grows with every new holder.
 // In Cluster the fence key needs the lock key's {hash tag}.
@@ -99,6 +111,7 @@ type Lease struct {
 	Fence int64
 
 	client   redis.Scripter
+	queue    string
 	ttl      time.Duration
 	lost     chan struct{}
 	lostErr  error
@@ -117,12 +130,32 @@ func run(ctx context.Context, client redis.Scripter, script *redis.Script, keys 
 	return script.Run(ctx, client, keys, args...).Int64()
 }
 
-// Acquire takes the lock with a lease of ttl (whole milliseconds, at least 1), waiting with
-// jittered back-off (10 ms doubling to 500 ms, ±50 %) up to WaitFor, then a BusyError.
+// waitable is what waiting for wake-ups in line needs besides the scripts: *redis.Client,
+// *redis.ClusterClient and *redis.Ring have it.
+type waitable interface {
+	SSubscribe(ctx context.Context, channels ...string) *redis.PubSub
+	ZRem(ctx context.Context, key string, members ...interface{}) *redis.IntCmd
+}
+
+// waitersKey is the waiter queue of a plain lock, in its hash slot: lock:{order:42} ->
+// lock:{order:42}:waiters, lock:order:42 -> {lock:order:42}:waiters; "" for a key with '}' and no
+// hash tag.
+func waitersKey(key string) string {
+	if open := strings.IndexByte(key, '{'); open >= 0 && strings.IndexByte(key[open+1:], '}') > 0 {
+		return key + ":waiters"
+	}
+	if strings.Contains(key, "}") {
+		return ""
+	}
+	return "{" + key + "}:waiters"
+}
+
+// Acquire takes the lock with a lease of ttl (whole milliseconds, at least 1), waiting up to
+// WaitFor in line (first come, first served) for the release to wake it, then a BusyError.
 // Redis errors are returned as they are; ctx cancels the wait. client: a *redis.Client,
 // *redis.ClusterClient or *redis.Ring (any redis.Scripter).
 func Acquire(ctx context.Context, client redis.Scripter, key string, ttl time.Duration, opts ...Option) (*Lease, error) {
-	o := options{wait: 10 * time.Second}
+	o := options{wait: 10 * time.Second, retry: 500 * time.Millisecond}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -132,62 +165,124 @@ func Acquire(ctx context.Context, client redis.Scripter, key string, ttl time.Du
 	if o.wait < 0 {
 		return nil, fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
 	}
+	if o.retry < time.Millisecond {
+		return nil, fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
+	}
 	random := make([]byte, 8)
 	if _, err := rand.Read(random); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
 	token := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(random))
-	keys := []string{key}
+	fence := []string{}
 	if o.fenceKey != "" {
-		keys = append(keys, o.fenceKey)
+		fence = append(fence, o.fenceKey)
 	}
+	waiting, canWait := client.(waitable)
+	queue := ""
+	if canWait && o.wait > 0 {
+		queue = waitersKey(key)
+	}
+	try := func() (int64, time.Duration, error) {
+		reply, err := run(ctx, client, acquireScript, append([]string{key}, fence...), token, ttl.Milliseconds())
+		return reply, -1, err
+	}
+	if queue != "" {
+		// In line: the release takes the first waiter off the queue and wakes exactly that one.
+		keys := append([]string{key, queue}, fence...)
+		queueMs := (o.wait + 2*o.retry).Milliseconds()
+		try = func() (int64, time.Duration, error) {
+			reply, err := acquireQueuedScript.Run(ctx, client, keys, token, ttl.Milliseconds(), queueMs).Int64Slice()
+			if err != nil || len(reply) < 2 {
+				return 0, -1, err
+			}
+			leaseLeft := time.Duration(reply[1]) * time.Millisecond
+			if reply[1] == -2 {
+				leaseLeft = 0
+			}
+			return reply[0], leaseLeft, nil
+		}
+	}
+	reply, err := take(ctx, waiting, canWait, key, token, o, try)
+	if reply == 0 && queue != "" {
+		// Leave the line (with a fresh context: ctx may be why); failing that, the queue ends by itself.
+		waiting.ZRem(context.Background(), queue, token)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if reply == 0 {
+		return nil, &BusyError{Key: key, Waited: o.wait}
+	}
+	lease := &Lease{Key: key, Token: token, client: client, queue: queue, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{})}
+	if o.fenceKey != "" {
+		lease.Fence = reply
+	}
+	if o.renew {
+		lease.renewing.Add(1)
+		go lease.renew()
+	}
+	return lease, nil
+}
+
+// take tries; while the lock is held and WaitFor lasts, subscribes to its wake-ups, tries again
+// (a release may have gone out before the subscription), then sleeps until woken, until the
+// holder's lease ends or for the jittered retry bound, and tries again. The last reply.
+func take(ctx context.Context, client waitable, canWait bool, key, token string, o options, try func() (int64, time.Duration, error)) (int64, error) {
 	deadline := time.Now().Add(o.wait)
-	for attempt := 0; ; attempt++ {
-		reply, err := run(ctx, client, acquireScript, keys, token, ttl.Milliseconds())
-		if err != nil {
-			return nil, err
+	reply, _, err := try()
+	if err != nil || reply != 0 || o.wait == 0 {
+		return reply, err
+	}
+	var wakeups <-chan *redis.Message
+	if canWait {
+		// The scripts that free a lock SPUBLISH on its name: an empty payload (one waiter per
+		// client), '*' (all) or the token of the waiter to wake. Until the subscription is
+		// confirmed (or when it fails: a server before 7.0, no channel rights) the timer covers.
+		pubsub := client.SSubscribe(ctx, key)
+		defer pubsub.Close()
+		confirm, cancel := context.WithTimeout(ctx, o.retry)
+		if _, err := pubsub.Receive(confirm); err == nil {
+			wakeups = pubsub.Channel()
 		}
-		if reply != 0 {
-			lease := &Lease{Key: key, Token: token, client: client, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{})}
-			if o.fenceKey != "" {
-				lease.Fence = reply
-			}
-			if o.renew {
-				lease.renewing.Add(1)
-				go lease.renew()
-			}
-			return lease, nil
-		}
+		cancel()
+	}
+	for {
+		reply, leaseLeft, err := try()
 		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, &BusyError{Key: key, Waited: o.wait}
+		if err != nil || reply != 0 || left <= 0 {
+			return reply, err
 		}
-		if err := waitTurn(ctx, attempt, left); err != nil {
-			return nil, err
+		jitter.Lock()
+		sleep := o.retry/2 + time.Duration(jitter.Int63n(int64(o.retry/2)+1))
+		jitter.Unlock()
+		if left < sleep {
+			sleep = left
+		}
+		if leaseLeft >= 0 && leaseLeft < sleep {
+			sleep = leaseLeft
+		}
+		if err := wait(ctx, wakeups, token, sleep); err != nil {
+			return 0, err
 		}
 	}
 }
 
-// waitTurn sleeps before the next try: jittered, doubling, never past the wait's end.
-func waitTurn(ctx context.Context, attempt int, left time.Duration) error {
-	backoff := 500 * time.Millisecond
-	if attempt < 6 {
-		backoff = 10 * time.Millisecond << attempt
-	}
-	jitter.Lock()
-	backoff = backoff/2 + time.Duration(jitter.Int63n(int64(backoff)))
-	jitter.Unlock()
-	if backoff > left {
-		backoff = left
-	}
-	timer := time.NewTimer(backoff)
+// wait returns when a wake-up for token comes, after d, or with ctx's error when it ends.
+func wait(ctx context.Context, wakeups <-chan *redis.Message, token string, d time.Duration) error {
+	timer := time.NewTimer(d)
 	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return nil
+		case message, open := <-wakeups:
+			if !open || message.Payload == "" || message.Payload == "*" || message.Payload == token {
+				return nil
+			}
+		}
 	}
 }
 
@@ -210,8 +305,8 @@ func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
 	return held == 1, err
 }
 
-// Release stops renewing and deletes the lock if this lease still holds it; false when it no
-// longer did. If it fails, the lock expires after its TTL.
+// Release stops renewing and deletes the lock if this lease still holds it, waking a waiter;
+// false when it no longer did. If it fails, the lock expires after its TTL.
 func (l *Lease) Release(ctx context.Context) (bool, error) {
 	l.mu.Lock()
 	if l.released {
@@ -222,7 +317,11 @@ func (l *Lease) Release(ctx context.Context) (bool, error) {
 	close(l.stop)
 	l.mu.Unlock()
 	l.renewing.Wait() // a renewal in flight ends before the release
-	held, err := run(ctx, l.client, releaseScript, []string{l.Key}, l.Token)
+	keys := []string{l.Key}
+	if l.queue != "" {
+		keys = append(keys, l.queue) // taken in line: wake the next in line
+	}
+	held, err := run(ctx, l.client, releaseScript, keys, l.Token)
 	return held == 1, err
 }
 

@@ -7,13 +7,18 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -21,8 +26,12 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 /**
  * Redis locks for Jedis (Java 17+). A lease is AutoCloseable:
  * {@code try (Locksmith.Lease lease = Locksmith.acquire(jedis, key, Locksmith.ttlMs(10_000))) {...}}
- * takes the lock (waiting with jittered back-off), and closing it releases it. Takes a
- * JedisPooled / JedisCluster (any UnifiedJedis) or a JedisPool.
+ * takes the lock, and closing it releases it. Takes a JedisPooled / JedisCluster (any
+ * UnifiedJedis) or a JedisPool. With a JedisPool or a JedisCluster (Jedis 4.4+), a waiter sleeps
+ * until the release wakes it (SSUBSCRIBE on the lock key, on a connection and a daemon thread of
+ * its own for the wait, as a Jedis subscription blocks its thread), the holder's lease ends, or a
+ * jittered retry bound passes: a missed wake-up costs at most that bound. Another UnifiedJedis
+ * has no sharded subscription for a standalone server: it polls with jittered back-off.
  */
 public final class Locksmith {
     private Locksmith() {}
@@ -65,39 +74,60 @@ public final class Locksmith {
         };
     }
 
+    /** Subscribes a listener to a sharded channel, blocking until it unsubscribes (Jedis's ssubscribe). */
+    @FunctionalInterface
+    public interface Subscriber {
+        void ssubscribe(JedisShardedPubSub listener, String channel);
+    }
+
+    static Subscriber subscriber(JedisPool pool) {
+        return (listener, channel) -> {
+            try (Jedis jedis = pool.getResource()) {
+                listener.proceed(jedis.getConnection(), channel);
+            }
+        };
+    }
+
     /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
     public static final class Options {
         final long ttlMs;
         final long waitMs;
         final String fenceKey;
         final boolean renew;
+        final long retryMs;
 
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew) {
+        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs) {
             this.ttlMs = ttlMs;
             this.waitMs = waitMs;
             this.fenceKey = fenceKey;
             this.renew = renew;
+            this.retryMs = retryMs;
         }
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew);
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew);
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true);
+            return new Options(ttlMs, waitMs, fenceKey, true, retryMs);
+        }
+
+        /** The longest sleep between two tries while waiting, jittered down to half (default 500): the cost of a missed wake-up. */
+        public Options retryMs(long retryMs) {
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
         }
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false);
+        return new Options(ttlMs, 10_000, null, false, 500);
     }
 
     /** The lock stayed held by another owner for the whole wait. */
@@ -214,35 +244,116 @@ public final class Locksmith {
     }
 
     public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
-        return acquire(scripts(jedis), key, options);
+        Subscriber subscriber = jedis instanceof JedisCluster cluster ? cluster::ssubscribe : null;
+        return acquire(scripts(jedis), subscriber, key, options);
     }
 
     public static Lease acquire(JedisPool pool, String key, Options options) throws InterruptedException {
-        return acquire(scripts(pool), key, options);
+        return acquire(scripts(pool), subscriber(pool), key, options);
+    }
+
+    /** Takes the lock, polling while it waits (no subscriber). */
+    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+        return acquire(redis, null, key, options);
     }
 
     /**
-     * Takes the lock, waiting up to options.waitMs with jittered back-off (10 ms doubling to
-     * 500 ms, ±50 %), then LockBusyException. Redis errors are thrown as Jedis throws them.
+     * Takes the lock, waiting up to options.waitMs, then LockBusyException: with a subscriber, woken
+     * by the release; without one, by jittered back-off (10 ms doubling to options.retryMs, ±50 %).
+     * Redis errors are thrown as Jedis throws them.
      */
-    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+    public static Lease acquire(Scripts redis, Subscriber subscriber, String key, Options options)
+            throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
+        checkMs("retryMs", options.retryMs, true);
         String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
                 + UUID.randomUUID();
         List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
         List<String> args = List.of(token, String.valueOf(options.ttlMs));
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
-        for (int attempt = 0; ; attempt++) {
-            long reply = (Long) redis.run(ACQUIRE, keys, args);
-            if (reply != 0) {
-                return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+        Wakeups wakeups = null;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                long reply = (Long) redis.run(ACQUIRE, keys, args);
+                if (reply != 0) {
+                    return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+                }
+                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+                if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
+                if (wakeups == null && subscriber != null) {
+                    wakeups = Wakeups.listen(subscriber, key, options.retryMs);
+                    continue; // a release may have gone out before the subscription: try again
+                }
+                double random = ThreadLocalRandom.current().nextDouble();
+                double sleepMs = wakeups != null
+                        ? options.retryMs * (0.5 + random / 2)
+                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random);
+                long ms = Math.min((long) sleepMs, leftMs);
+                if (wakeups != null) wakeups.await(ms);
+                else Thread.sleep(ms);
             }
-            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-            if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
-            double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 6)), 500)
-                    * (0.5 + ThreadLocalRandom.current().nextDouble());
-            Thread.sleep(Math.min((long) backoffMs, leftMs));
+        } finally {
+            if (wakeups != null) wakeups.close();
+        }
+    }
+
+    /**
+     * A waiter's wake-ups: the scripts that free a lock SPUBLISH on its name, with an empty payload
+     * (one waiter per client) or "*" (all). A daemon thread holds the subscription (Jedis's
+     * ssubscribe blocks) until close() unsubscribes, which returns its connection clean.
+     */
+    static final class Wakeups extends JedisShardedPubSub implements AutoCloseable {
+        private final Semaphore woken = new Semaphore(0);
+        private final CountDownLatch subscribed = new CountDownLatch(1);
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private final AtomicBoolean unsubscribed = new AtomicBoolean();
+
+        /** Subscribes in a thread of its own; returns once subscribed, or after patienceMs (then the retry bound covers). */
+        static Wakeups listen(Subscriber subscriber, String key, long patienceMs) throws InterruptedException {
+            Wakeups wakeups = new Wakeups();
+            Thread thread = new Thread(() -> {
+                try {
+                    subscriber.ssubscribe(wakeups, key);
+                } catch (JedisException failed) {
+                    // a server before 7.0, no channel rights, a broken connection: the retry bound covers
+                } finally {
+                    wakeups.subscribed.countDown();
+                }
+            }, "locksmith-wakeups " + key);
+            thread.setDaemon(true);
+            thread.start();
+            wakeups.subscribed.await(patienceMs, TimeUnit.MILLISECONDS);
+            return wakeups;
+        }
+
+        @Override
+        public void onSSubscribe(String channel, int subscribedChannels) {
+            subscribed.countDown();
+            if (closed.get()) unsubscribeOnce();
+        }
+
+        @Override
+        public void onSMessage(String channel, String message) {
+            if (message.isEmpty() || message.equals("*")) {
+                woken.drainPermits();
+                woken.release();
+            }
+        }
+
+        /** Returns when woken, or after ms. */
+        void await(long ms) throws InterruptedException {
+            if (woken.tryAcquire(ms, TimeUnit.MILLISECONDS)) woken.drainPermits();
+        }
+
+        @Override
+        public void close() {
+            closed.set(true);
+            if (isSubscribed()) unsubscribeOnce();
+        }
+
+        private void unsubscribeOnce() {
+            if (unsubscribed.compareAndSet(false, true)) sunsubscribe();
         }
     }
 

@@ -4,25 +4,36 @@
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * Redis locks for Lettuce (Java 17+). A lease is AutoCloseable:
  * {@code try (Locksmith.Lease lease = Locksmith.acquire(redis, key, Locksmith.ttlMs(10_000))) {...}}
- * takes the lock (waiting with jittered back-off), and closing it releases it. Takes the
- * synchronous commands of a connection, standalone or cluster (connection.sync()), which are
- * thread-safe, so renewal shares them.
+ * takes the lock, and closing it releases it. Takes the synchronous commands of a connection,
+ * standalone or cluster (connection.sync()), which are thread-safe, so renewal shares them.
+ * Given a pub/sub connection ({@code options.wakeups(client.connectPubSub())}, Lettuce 6.4+), a
+ * waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, shared by the
+ * connection's waiters), the holder's lease ends, or a jittered retry bound passes: a missed
+ * wake-up costs at most that bound. Without one, it polls with jittered back-off.
  */
 public final class Locksmith {
     private Locksmith() {}
@@ -61,33 +72,48 @@ public final class Locksmith {
         final long waitMs;
         final String fenceKey;
         final boolean renew;
+        final long retryMs;
+        final StatefulRedisPubSubConnection<String, String> wakeups;
 
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew) {
+        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs,
+                StatefulRedisPubSubConnection<String, String> wakeups) {
             this.ttlMs = ttlMs;
             this.waitMs = waitMs;
             this.fenceKey = fenceKey;
             this.renew = renew;
+            this.retryMs = retryMs;
+            this.wakeups = wakeups;
         }
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew);
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew);
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true);
+            return new Options(ttlMs, waitMs, fenceKey, true, retryMs, wakeups);
+        }
+
+        /** The longest sleep between two tries while waiting, jittered down to half (default 500): the cost of a missed wake-up. */
+        public Options retryMs(long retryMs) {
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+        }
+
+        /** A pub/sub connection (client.connectPubSub(), one per application) on which waiters hear the release. */
+        public Options wakeups(StatefulRedisPubSubConnection<String, String> pubsub) {
+            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, pubsub);
         }
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false);
+        return new Options(ttlMs, 10_000, null, false, 500, null);
     }
 
     /** The lock stayed held by another owner for the whole wait. */
@@ -209,27 +235,104 @@ public final class Locksmith {
     }
 
     /**
-     * Takes the lock, waiting up to options.waitMs with jittered back-off (10 ms doubling to
-     * 500 ms, ±50 %), then LockBusyException. Redis errors are thrown as Lettuce throws them.
+     * Takes the lock, waiting up to options.waitMs, then LockBusyException: with options.wakeups,
+     * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs, ±50 %).
+     * Redis errors are thrown as Lettuce throws them.
      */
     public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
+        checkMs("retryMs", options.retryMs, true);
         String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
                 + UUID.randomUUID();
         List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
         List<String> args = List.of(token, String.valueOf(options.ttlMs));
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
-        for (int attempt = 0; ; attempt++) {
-            long reply = (Long) redis.run(ACQUIRE, keys, args);
-            if (reply != 0) {
-                return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+        Wakeups wakeups = null;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                long reply = (Long) redis.run(ACQUIRE, keys, args);
+                if (reply != 0) {
+                    return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+                }
+                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+                if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
+                if (wakeups == null && options.wakeups != null) {
+                    wakeups = Wakeups.listen(options.wakeups, key, options.retryMs);
+                    continue; // a release may have gone out before the subscription: try again
+                }
+                double random = ThreadLocalRandom.current().nextDouble();
+                double sleepMs = wakeups != null
+                        ? options.retryMs * (0.5 + random / 2)
+                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random);
+                long ms = Math.min((long) sleepMs, leftMs);
+                if (wakeups != null) wakeups.await(ms);
+                else Thread.sleep(ms);
             }
-            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-            if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
-            double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 6)), 500)
-                    * (0.5 + ThreadLocalRandom.current().nextDouble());
-            Thread.sleep(Math.min((long) backoffMs, leftMs));
+        } finally {
+            if (wakeups != null) wakeups.close();
+        }
+    }
+
+    /**
+     * A waiter's wake-ups: the scripts that free a lock SPUBLISH on its name, with an empty payload
+     * (one waiter per client) or "*" (all). Each waiter is a listener of the shared pub/sub
+     * connection; the key stays subscribed while any waiter of the connection waits on it.
+     */
+    static final class Wakeups extends RedisPubSubAdapter<String, String> implements AutoCloseable {
+        private static final Map<StatefulRedisPubSubConnection<String, String>, Map<String, Integer>> WAITING = new HashMap<>();
+        private final StatefulRedisPubSubConnection<String, String> pubsub;
+        private final String key;
+        private final Semaphore woken = new Semaphore(0);
+
+        private Wakeups(StatefulRedisPubSubConnection<String, String> pubsub, String key) {
+            this.pubsub = pubsub;
+            this.key = key;
+        }
+
+        /** Listens; returns once subscribed, or after patienceMs (then the retry bound covers). */
+        static Wakeups listen(StatefulRedisPubSubConnection<String, String> pubsub, String key, long patienceMs)
+                throws InterruptedException {
+            Wakeups wakeups = new Wakeups(pubsub, key);
+            pubsub.addListener(wakeups);
+            try {
+                // Sent under the lock, so a subscription and the unsubscription of the last waiter before go in order.
+                RedisFuture<Void> subscribed = null;
+                synchronized (WAITING) {
+                    if (WAITING.computeIfAbsent(pubsub, connection -> new HashMap<>()).merge(key, 1, Integer::sum) == 1) {
+                        subscribed = pubsub.async().ssubscribe(key);
+                    }
+                }
+                if (subscribed != null) subscribed.get(patienceMs, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException | RedisException failed) {
+                // a server before 7.0, no channel rights, a broken connection: the retry bound covers
+            }
+            return wakeups;
+        }
+
+        @Override
+        public void smessage(String channel, String message) {
+            if (channel.equals(key) && (message.isEmpty() || message.equals("*"))) {
+                woken.drainPermits();
+                woken.release();
+            }
+        }
+
+        /** Returns when woken, or after ms. */
+        void await(long ms) throws InterruptedException {
+            if (woken.tryAcquire(ms, TimeUnit.MILLISECONDS)) woken.drainPermits();
+        }
+
+        @Override
+        public void close() {
+            pubsub.removeListener(this);
+            synchronized (WAITING) {
+                Map<String, Integer> keys = WAITING.get(pubsub);
+                if (keys.merge(key, -1, Integer::sum) > 0) return;
+                keys.remove(key);
+                if (keys.isEmpty()) WAITING.remove(pubsub);
+                pubsub.async().sunsubscribe(key);
+            }
         }
     }
 

@@ -9,6 +9,9 @@ declare(strict_types=1);
 // that cannot use one. PHP has no timer thread: with renew: true the callback calls
 // $lease->check() between steps, which extends the lease once a third of the TTL has passed and
 // throws LeaseLostException once it is gone.
+//
+// A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs SSUBSCRIBE, which
+// Predis 1.x has no consumer for, and its pub/sub loop holds the process until a message comes.
 
 /** The lock stayed held by another owner for the whole wait. */
 final class LockBusyException extends \RuntimeException

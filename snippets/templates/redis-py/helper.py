@@ -1,35 +1,78 @@
 «header»
-"""Redis locks for redis-py: ``with lock(r, key, ttl_ms=...) as lease`` holds the lock around the
-block (``async with`` on a ``redis.asyncio`` client); ``acquire()`` / ``acquire_async()`` and
-``lease.release()`` are for code that cannot use a block."""
+"""Redis locks for redis-py: ``with lock(r, key, ttl_ms=...) as lease`` holds a lock around the
+block (``async with`` on a ``redis.asyncio`` client; ``reentrant=True`` lets a nested ``lock`` on
+the same key re-enter it); ``read_lock``, ``write_lock`` and ``semaphore`` hold the other kinds the
+same way. ``acquire()`` / ``acquire_async()`` and ``lease.release()`` are for code that cannot use
+a block.
+
+A waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, on a connection of its own
+for the wait), the holder's lease ends, or a jittered retry bound passes: a missed wake-up costs at
+most that bound. redis-py before 5.0 has no ssubscribe, so the helper sends SSUBSCRIBE with the
+connection API that 4.x and 5.x share (send_command, can_read, read_response). A client without a
+connection pool (RedisCluster) waits by the retry bound alone."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import random
 import secrets
 import socket
 import threading
 import time
-from typing import Any, Optional, Union
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union
 
 from redis.exceptions import NoScriptError, RedisError
 
 # register_script runs each script by its SHA1 (EVALSHA) and loads it on NOSCRIPT (script cache
-# flushed, restart, failover); when a flush lands between that load and the retry, _run sends
+# flushed, restart, failover); when a flush lands between that load and the retry, _call sends
 # the source with EVAL, which runs it and caches it again.
 ACQUIRE = """«lua:acquire»"""
+ACQUIRE_QUEUED = """«lua:acquire_queued»"""
 EXTEND = """«lua:extend»"""
 RELEASE = """«lua:release»"""
+REENTRANT_ACQUIRE = """«lua:reentrant_acquire»"""
+REENTRANT_EXTEND = """«lua:reentrant_extend»"""
+REENTRANT_RELEASE = """«lua:reentrant_release»"""
+READ_ACQUIRE = """«lua:read_acquire»"""
+WRITE_ACQUIRE = """«lua:write_acquire»"""
+RW_EXTEND = """«lua:rw_extend»"""
+RW_RELEASE = """«lua:rw_release»"""
+SEMAPHORE_ACQUIRE = """«lua:semaphore_acquire»"""
+SEMAPHORE_EXTEND = """«lua:semaphore_extend»"""
+SEMAPHORE_RELEASE = """«lua:semaphore_release»"""
 
-__all__ = ["lock", "acquire", "acquire_async", "Lease", "AsyncLease", "LockBusyError", "LeaseLostError"]
+__all__ = [
+    "lock", "read_lock", "write_lock", "semaphore", "acquire", "acquire_async", "Lease", "AsyncLease",
+    "LockBusyError", "LeaseLostError",
+]
+
+
+class _Kind(NamedTuple):
+    """A kind of lock: the scripts that extend and release it, and who holds it when it is busy."""
+
+    extend: str
+    release: str
+    holders: str
+
+
+_KINDS = {
+    "lock": _Kind(EXTEND, RELEASE, "another owner"),
+    "reentrant": _Kind(REENTRANT_EXTEND, REENTRANT_RELEASE, "another owner"),
+    "read": _Kind(RW_EXTEND, RW_RELEASE, "a writer"),
+    "write": _Kind(RW_EXTEND, RW_RELEASE, "readers or another writer"),
+    "semaphore": _Kind(SEMAPHORE_EXTEND, SEMAPHORE_RELEASE, "the other holders of its permits"),
+}
+
+#: The owner tokens of the reentrant locks held around the current code, by key (per thread and task).
+_REENTRANT: contextvars.ContextVar[Dict[str, str]] = contextvars.ContextVar("locksmith_reentrant", default={})
 
 
 class LockBusyError(TimeoutError):
-    """The lock stayed held by another owner for the whole wait."""
+    """The lock stayed held for the whole wait."""
 
-    def __init__(self, key: str, waited_ms: int):
-        super().__init__(f"{key} is held by another owner; gave up after waiting {waited_ms} ms")
+    def __init__(self, key: str, waited_ms: int, holders: str = "another owner"):
+        super().__init__(f"{key} is held by {holders}; gave up after waiting {waited_ms} ms")
         self.key = key
         self.waited_ms = waited_ms
 
@@ -52,36 +95,193 @@ def _token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
 
 
-def _backoff_s(attempt: int, left_s: float) -> float:
-    """Jittered, doubling (10 ms to 500 ms, +-50 %), never past the wait's end."""
-    return min(min(0.01 * 2**attempt, 0.5) * (0.5 + random.random()), left_s)
+def _call(client: Any, lua: str, keys: list, args: list) -> Any:
+    try:
+        return client.register_script(lua)(keys=keys, args=args)
+    except NoScriptError:
+        return client.eval(lua, len(keys), *keys, *args)
+
+
+async def _call_async(client: Any, lua: str, keys: list, args: list) -> Any:
+    try:
+        return await client.register_script(lua)(keys=keys, args=args)
+    except NoScriptError:
+        return await client.eval(lua, len(keys), *keys, *args)
 
 
 def _run(client: Any, lua: str, keys: list, args: list) -> int:
-    try:
-        return int(client.register_script(lua)(keys=keys, args=args))
-    except NoScriptError:
-        return int(client.eval(lua, len(keys), *keys, *args))
+    return int(_call(client, lua, keys, args))
 
 
 async def _run_async(client: Any, lua: str, keys: list, args: list) -> int:
+    return int(await _call_async(client, lua, keys, args))
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _wakes(message: Any, token: str) -> bool:
+    """A wake-up for this waiter: empty payload (one waiter per client), '*' (all) or its token."""
+    if not isinstance(message, list) or len(message) != 3 or _text(message[0]) != "smessage":
+        return False
+    return _text(message[2]) in ("", "*", token)
+
+
+def _own_connection(client: Any) -> Any:
+    """A connection made like the client's pool makes them, outside the pool; None without a pool."""
+    pool = getattr(client, "connection_pool", None)
+    return None if pool is None else pool.connection_class(**pool.connection_kwargs)
+
+
+class _Wakeups:
+    """The wake-ups of one waiting acquire, read on its own connection (no thread: a timed read)."""
+
+    def __init__(self, client: Any, key: str, token: str, patience_s: float):
+        self._token = token
+        self._connection = _own_connection(client)
+        try:
+            if self._connection is not None:
+                self._connection.send_command("SSUBSCRIBE", key, check_health=False)
+                # The confirmation, or no subscription: a server before 7.0, an ACL without channel rights.
+                if not self._connection.can_read(patience_s):
+                    raise TimeoutError("no SSUBSCRIBE confirmation")
+                self._connection.read_response()
+        except (RedisError, OSError):
+            self.close()
+
+    def wait(self, seconds: float) -> None:
+        """Returns when woken, or after seconds."""
+        deadline = time.monotonic() + seconds
+        while self._connection is not None:
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0 or not self._connection.can_read(left):
+                    return
+                if _wakes(self._connection.read_response(), self._token):
+                    return
+            except (RedisError, OSError):
+                self.close()  # the retry bound covers the rest
+        time.sleep(max(0.0, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.disconnect()
+            self._connection = None
+
+
+class _AsyncWakeups:
+    """The wake-ups of one waiting acquire_async, read by a task on its own connection."""
+
+    def __init__(self, token: str):
+        self._token = token
+        self._connection: Any = None
+        self._reader: Optional[asyncio.Task] = None
+        self._woken = asyncio.Event()
+
+    async def open(self, client: Any, key: str, patience_s: float) -> "_AsyncWakeups":
+        self._connection = _own_connection(client)
+        if self._connection is not None:
+            try:
+                await self._connection.send_command("SSUBSCRIBE", key, check_health=False)
+                await asyncio.wait_for(self._connection.read_response(), patience_s)
+                self._reader = asyncio.create_task(self._read())
+            except (RedisError, OSError, asyncio.TimeoutError):
+                await self.close()
+        return self
+
+    async def _read(self) -> None:
+        while True:
+            if _wakes(await self._connection.read_response(), self._token):
+                self._woken.set()
+
+    async def wait(self, seconds: float) -> None:
+        """Returns when woken, or after seconds."""
+        try:
+            await asyncio.wait_for(self._woken.wait(), seconds)
+        except asyncio.TimeoutError:
+            return
+        self._woken.clear()
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except BaseException:  # noqa: B036 - cancelled, or the connection failed: either way done
+                pass
+            self._reader = None
+        if self._connection is not None:
+            await self._connection.disconnect()
+            self._connection = None
+
+
+#: One try: the script's reply (0: not taken) and, where the script says, when the holder's lease ends (s).
+_Attempt = Tuple[int, Optional[float]]
+
+
+def _bound_s(retry_ms: int) -> float:
+    """The retry bound, jittered down to half: how long a waiter sleeps at most between tries."""
+    return retry_ms / 1000 * (0.5 + random.random() / 2)
+
+
+def _take(client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], _Attempt]) -> int:
+    """Tries; while the lock is held and wait_ms lasts, subscribes to its wake-ups, tries again (a
+    release may have gone out before the subscription), then sleeps until woken, until the
+    holder's lease ends or for the jittered retry bound, and tries again. The last reply."""
+    deadline = time.monotonic() + wait_ms / 1000
+    reply, _ = attempt()
+    if reply != 0 or wait_ms == 0:
+        return reply
+    wakeups = _Wakeups(client, key, token, retry_ms / 1000)
     try:
-        return int(await client.register_script(lua)(keys=keys, args=args))
-    except NoScriptError:
-        return int(await client.eval(lua, len(keys), *keys, *args))
+        while True:
+            reply, lease_left_s = attempt()
+            left = deadline - time.monotonic()
+            if reply != 0 or left <= 0:
+                return reply
+            bound = _bound_s(retry_ms)
+            wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+    finally:
+        wakeups.close()
+
+
+async def _take_async(
+    client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], Any]
+) -> int:
+    """_take for a redis.asyncio client: attempt returns an awaitable _Attempt."""
+    deadline = time.monotonic() + wait_ms / 1000
+    reply, _ = await attempt()
+    if reply != 0 or wait_ms == 0:
+        return reply
+    wakeups = await _AsyncWakeups(token).open(client, key, retry_ms / 1000)
+    try:
+        while True:
+            reply, lease_left_s = await attempt()
+            left = deadline - time.monotonic()
+            if reply != 0 or left <= 0:
+                return reply
+            bound = _bound_s(retry_ms)
+            await wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+    finally:
+        await wakeups.close()
 
 
 class _LeaseBase:
-    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int]):
+    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], kind: _Kind,
+                 queue: Optional[str]):
         self.client = client
         self.key = key
-        #: This holder's owner token: the lock key's value while it is held.
+        #: This holder's owner token: the lock key's value (or its member's name) while it is held.
         self.token = token
         #: The fencing token with fence_key: pass it to the guarded resource, which refuses older ones.
         self.fence = fence
         self.ttl_ms = ttl_ms
         #: Why the lease was lost (a LeaseLostError), once a renewal found it gone or failed.
         self.lost_reason: Optional[LeaseLostError] = None
+        self._kind = kind
+        # The waiter queue the lock was taken from: the release wakes the first in line.
+        self._release_keys = [key] if queue is None else [key, queue]
         self._released = False
 
     @property
@@ -91,10 +291,12 @@ class _LeaseBase:
 
 
 class Lease(_LeaseBase):
-    """A held lock (sync client). Renewal, when asked for, runs in a daemon thread."""
+    """A held lock, read lock, write lock or semaphore permit (sync client). Renewal, when asked
+    for, runs in a daemon thread."""
 
-    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool):
-        super().__init__(client, key, token, ttl_ms, fence)
+    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool,
+                 kind: _Kind = _KINDS["lock"], queue: Optional[str] = None):
+        super().__init__(client, key, token, ttl_ms, fence, kind, queue)
         #: Set when the lease is lost; wait on it to be told.
         self.lost_event = threading.Event()
         self._stopped = threading.Event()
@@ -107,17 +309,18 @@ class Lease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return _run(self.client, EXTEND, [self.key], [self.token, ttl_ms]) == 1
+        return _run(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
 
     def release(self) -> bool:
-        """Stops renewing and deletes the lock if this lease still holds it; False when it no longer did."""
+        """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
+        when it no longer did."""
         if self._released:
             return False
         self._released = True
         self._stopped.set()
         if self._renewer is not None and self._renewer is not threading.current_thread():
             self._renewer.join()  # a renewal in flight ends before the release
-        return _run(self.client, RELEASE, [self.key], [self.token]) == 1
+        return _run(self.client, self._kind.release, self._release_keys, [self.token]) != 0
 
     def _renew(self) -> None:
         while not self._stopped.wait(self.ttl_ms / 3000):
@@ -135,10 +338,12 @@ class Lease(_LeaseBase):
 
 
 class AsyncLease(_LeaseBase):
-    """A held lock (redis.asyncio client). Renewal, when asked for, runs in an asyncio task."""
+    """A held lock, read lock, write lock or semaphore permit (redis.asyncio client). Renewal, when
+    asked for, runs in an asyncio task."""
 
-    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool):
-        super().__init__(client, key, token, ttl_ms, fence)
+    def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool,
+                 kind: _Kind = _KINDS["lock"], queue: Optional[str] = None):
+        super().__init__(client, key, token, ttl_ms, fence, kind, queue)
         #: Set when the lease is lost; await its wait() to be told.
         self.lost_event = asyncio.Event()
         self._stopped = asyncio.Event()
@@ -148,10 +353,11 @@ class AsyncLease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return await _run_async(self.client, EXTEND, [self.key], [self.token, ttl_ms]) == 1
+        return await _run_async(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
 
     async def release(self) -> bool:
-        """Stops renewing and deletes the lock if this lease still holds it; False when it no longer did."""
+        """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
+        when it no longer did."""
         if self._released:
             return False
         self._released = True
@@ -159,7 +365,7 @@ class AsyncLease(_LeaseBase):
         if self._renewer is not None and self._renewer is not asyncio.current_task():
             # Not cancelled: a command cancelled half-way can leave its connection unusable.
             await self._renewer
-        return await _run_async(self.client, RELEASE, [self.key], [self.token]) == 1
+        return await _run_async(self.client, self._kind.release, self._release_keys, [self.token]) != 0
 
     async def _renew(self) -> None:
         while True:
@@ -181,77 +387,162 @@ class AsyncLease(_LeaseBase):
         self.lost_event.set()
 
 
-def _keys(key: str, fence_key: Optional[str]) -> list:
-    return [key] if fence_key is None else [key, fence_key]
+def _waiters_key(key: str) -> Optional[str]:
+    """The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
+    lock:order:42 -> {lock:order:42}:waiters; None for a key with '}' but no hash tag."""
+    opening = key.find("{")
+    if opening >= 0 and key.find("}", opening + 1) > opening + 1:
+        return f"{key}:waiters"
+    return None if "}" in key else f"{{{key}}}:waiters"
+
+
+class _Plan(NamedTuple):
+    """What one try of an acquire runs, and what the lease it gives needs."""
+
+    kind: _Kind
+    lua: str
+    keys: list
+    args: list
+    token: str
+    #: The waiter queue of a plain lock taken by waiting (acquire_queued's reply is an array).
+    queue: Optional[str]
+    fenced: bool
+
+
+def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
+          reentrant: bool, permits: Optional[int]) -> _Plan:
+    _check_ms("ttl_ms", ttl_ms, True)
+    _check_ms("wait_ms", wait_ms, False)
+    _check_ms("retry_ms", retry_ms, True)
+    if kind not in ("lock", "read", "write", "semaphore"):
+        raise ValueError(f"kind must be 'lock', 'read', 'write' or 'semaphore', got {kind!r}")
+    if (fence_key is not None or reentrant) and kind != "lock":
+        raise ValueError(f"fence_key and reentrant work with kind 'lock', not {kind!r}")
+    if fence_key is not None and reentrant:
+        raise ValueError("fence_key works with a plain lock, not a reentrant one")
+    if (permits is None) != (kind != "semaphore"):
+        raise ValueError("permits is for kind 'semaphore', and it needs one")
+    token = _REENTRANT.get().get(key, _token()) if reentrant else _token()
+    if kind == "semaphore":
+        if not isinstance(permits, int) or isinstance(permits, bool) or not 1 <= permits <= 999_999_999:
+            raise ValueError(f"permits must be an integer from 1 to 999999999, got {permits!r}")
+        return _Plan(_KINDS[kind], SEMAPHORE_ACQUIRE, [key], [token, ttl_ms, permits], token, None, False)
+    if kind == "read":
+        return _Plan(_KINDS[kind], READ_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+    if kind == "write":
+        # While it waits, its intent keeps new readers out, renewed by every try: no starving writer.
+        intent_ms = 2 * retry_ms if wait_ms > 0 else 1
+        return _Plan(_KINDS[kind], WRITE_ACQUIRE, [key], [token, ttl_ms, intent_ms], token, None, False)
+    if reentrant:
+        return _Plan(_KINDS["reentrant"], REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+    fence = [] if fence_key is None else [fence_key]
+    queue = _waiters_key(key) if wait_ms > 0 else None
+    if queue is None:
+        return _Plan(_KINDS[kind], ACQUIRE, [key, *fence], [token, ttl_ms], token, None, bool(fence))
+    # In line (first come, first served): the release takes the first waiter off and wakes that one.
+    queue_ms = wait_ms + 2 * retry_ms
+    return _Plan(_KINDS[kind], ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms], token, queue, bool(fence))
+
+
+def _attempt(plan: _Plan, reply: Any) -> _Attempt:
+    if plan.queue is None:
+        return int(reply), None
+    taken, pttl = int(reply[0]), int(reply[1])
+    return taken, (0.0 if pttl == -2 else pttl / 1000 if pttl > 0 else None)
 
 
 def acquire(
-    client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None, renew: bool = False
+    client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
+    renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
+    retry_ms: int = 500,
 ) -> Lease:
-    """Takes the lock, waiting up to wait_ms with jittered back-off, then LockBusyError.
+    """Takes the lock (or with kind 'read', 'write', 'semaphore' that kind), waiting up to wait_ms
+    for the release to wake it, then LockBusyError.
 
     ttl_ms: the lease, how long the lock outlives a holder that dies without releasing it.
     fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag}).
     renew: extend the lease every ttl_ms/3 from a thread; lease.lost turns true when that fails.
+    reentrant: a take inside the block of a reentrant lock on the same key re-enters it.
+    permits: how many holders a semaphore admits at once (the same for every caller).
+    retry_ms: the longest sleep between tries while waiting (jittered down to half).
     Redis errors are raised as they are.
     """
-    _check_ms("ttl_ms", ttl_ms, True)
-    _check_ms("wait_ms", wait_ms, False)
-    token, keys = _token(), _keys(key, fence_key)
-    deadline = time.monotonic() + wait_ms / 1000
-    attempt = 0
-    while True:
-        reply = _run(client, ACQUIRE, keys, [token, ttl_ms])
-        if reply != 0:
-            return Lease(client, key, token, ttl_ms, None if fence_key is None else reply, renew)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise LockBusyError(key, wait_ms)
-        time.sleep(_backoff_s(attempt, left))
-        attempt += 1
+    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, reentrant, permits)
+    reply = 0
+    try:
+        reply = _take(client, key, plan.token, wait_ms, retry_ms,
+                      lambda: _attempt(plan, _call(client, plan.lua, plan.keys, plan.args)))
+    finally:
+        if reply == 0 and plan.queue is not None:
+            try:
+                client.zrem(plan.queue, plan.token)  # leave the line
+            except RedisError:
+                pass  # the queue ends by itself, soon after the wait would have
+    if reply == 0:
+        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    return Lease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
 async def acquire_async(
-    client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None, renew: bool = False
+    client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
+    renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
+    retry_ms: int = 500,
 ) -> AsyncLease:
     """acquire() for a redis.asyncio client: renewal runs in a task."""
-    _check_ms("ttl_ms", ttl_ms, True)
-    _check_ms("wait_ms", wait_ms, False)
-    token, keys = _token(), _keys(key, fence_key)
-    deadline = time.monotonic() + wait_ms / 1000
-    attempt = 0
-    while True:
-        reply = await _run_async(client, ACQUIRE, keys, [token, ttl_ms])
-        if reply != 0:
-            return AsyncLease(client, key, token, ttl_ms, None if fence_key is None else reply, renew)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise LockBusyError(key, wait_ms)
-        await asyncio.sleep(_backoff_s(attempt, left))
-        attempt += 1
+    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, reentrant, permits)
+
+    async def attempt() -> _Attempt:
+        return _attempt(plan, await _call_async(client, plan.lua, plan.keys, plan.args))
+
+    reply = 0
+    try:
+        reply = await _take_async(client, key, plan.token, wait_ms, retry_ms, attempt)
+    finally:
+        if reply == 0 and plan.queue is not None:
+            try:
+                await client.zrem(plan.queue, plan.token)  # leave the line
+            except RedisError:
+                pass  # the queue ends by itself, soon after the wait would have
+    if reply == 0:
+        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    return AsyncLease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
 class lock:  # noqa: N801 - used like a function: with lock(...) as lease
     """``with lock(r, key, ttl_ms=...) as lease:`` (or ``async with`` on a redis.asyncio client).
 
-    Releases on exit, also after an exception. Raises LeaseLostError after a block that ended
-    normally if the lease was gone before the release: another holder may have run at the same
-    time, so the block's effects need checking (or fencing).
+    Takes what acquire() takes. Releases on exit, also after an exception. Raises LeaseLostError
+    after a block that ended normally if the lease was gone before the release: another holder may
+    have run at the same time, so the block's effects need checking (or fencing).
     """
 
     def __init__(
         self, client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-        renew: bool = False,
+        renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
+        retry_ms: int = 500,
     ):
         self._args = (client, key)
-        self._options = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, fence_key=fence_key, renew=renew)
+        self._options = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, fence_key=fence_key, renew=renew, reentrant=reentrant,
+                             kind=kind, permits=permits, retry_ms=retry_ms)
         self._lease: Optional[Union[Lease, AsyncLease]] = None
+        self._holds: Optional[contextvars.Token] = None
+
+    def _entered(self, lease: Union[Lease, AsyncLease]) -> None:
+        self._lease = lease
+        if self._options["reentrant"]:
+            self._holds = _REENTRANT.set({**_REENTRANT.get(), lease.key: lease.token})
+
+    def _exiting(self) -> None:
+        if self._holds is not None:
+            _REENTRANT.reset(self._holds)
 
     def __enter__(self) -> Lease:
-        self._lease = acquire(*self._args, **self._options)
-        return self._lease
+        lease = acquire(*self._args, **self._options)
+        self._entered(lease)
+        return lease
 
     def __exit__(self, error_type, error, traceback) -> None:
+        self._exiting()
         lease = self._lease
         assert isinstance(lease, Lease)
         if error_type is not None:
@@ -264,10 +555,12 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
     async def __aenter__(self) -> AsyncLease:
-        self._lease = await acquire_async(*self._args, **self._options)
-        return self._lease
+        lease = await acquire_async(*self._args, **self._options)
+        self._entered(lease)
+        return lease
 
     async def __aexit__(self, error_type, error, traceback) -> None:
+        self._exiting()
         lease = self._lease
         assert isinstance(lease, AsyncLease)
         if error_type is not None:
@@ -278,3 +571,24 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
             return
         if not await lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
+
+
+def read_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
+              retry_ms: int = 500) -> lock:
+    """``with read_lock(r, key, ttl_ms=...)``: held with other readers, never with a writer."""
+    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="read")
+
+
+def write_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
+               retry_ms: int = 500) -> lock:
+    """``with write_lock(r, key, ttl_ms=...)``: held alone, with no reader; while it waits, new
+    readers wait behind it."""
+    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="write")
+
+
+def semaphore(client: Any, key: str, *, permits: int, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
+              retry_ms: int = 500) -> lock:
+    """``with semaphore(r, key, permits=3, ttl_ms=...)``: one of permits holders at once, each with
+    its own lease (a holder that dies gives its permit back when its lease ends)."""
+    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="semaphore",
+                permits=permits)

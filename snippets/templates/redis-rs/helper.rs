@@ -11,6 +11,10 @@
 //! `Lease::acquire_with` takes `LockOptions`: a wait, a fencing key, and renewal (a thread with its
 //! own connection extends the lease every ttl/3 until release; `lease.lost()` turns true when
 //! that fails). A lease dropped without release stops renewing and expires after its TTL.
+//!
+//! A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs a subscribed
+//! connection, and `Lease::acquire` has only the caller's `&mut con`, which a subscription would
+//! take over.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;

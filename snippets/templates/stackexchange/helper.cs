@@ -8,9 +8,12 @@ using System.Threading.Tasks;
 using StackExchange.Redis;
 
 «opt:namespace»
-// Redis locks for StackExchange.Redis (C# 11, .NET 7+):
+// Redis locks for StackExchange.Redis 2.8.41+ (C# 11, .NET 7+):
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
-// takes the lock (waiting with jittered back-off) and releases it at the end of the scope.
+// takes the lock and releases it at the end of the scope. A waiter waits in line and sleeps until
+// the release wakes it (a sharded subscription to the lock key, RedisChannel.Sharded, on the
+// multiplexer's subscriber connection), the holder's lease ends, or a jittered retry bound passes:
+// a missed wake-up costs at most that bound.
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -43,6 +46,9 @@ public static class RedisLock
     internal const string AcquireScript = """
 «lua:acquire»
 """;
+    internal const string AcquireQueuedScript = """
+«lua:acquire_queued»
+""";
     internal const string ExtendScript = """
 «lua:extend»
 """;
@@ -52,11 +58,12 @@ public static class RedisLock
 
     /// <summary>
     /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
-    /// <paramref name="wait"/> (default 10 s) with jittered back-off (10 ms doubling to 500 ms,
-    /// ±50 %), then <see cref="LockBusyException"/>. <paramref name="fenceKey"/>: a fencing counter
-    /// key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>: extend the lease
-    /// every ttl/3 until release; <see cref="RedisLease.Lost"/> is cancelled when that fails.
-    /// Redis errors are thrown as StackExchange.Redis throws them.
+    /// <paramref name="wait"/> (default 10 s) in line (first come, first served) for the release
+    /// to wake it, then <see cref="LockBusyException"/>. <paramref name="retry"/>: the longest sleep
+    /// between tries while waiting (default 500 ms, jittered down to half). <paramref name="fenceKey"/>:
+    /// a fencing counter key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>:
+    /// extend the lease every ttl/3 until release (<see cref="RedisLease.Lost"/> is cancelled when
+    /// that fails). Redis errors are thrown as StackExchange.Redis throws them.
     /// </summary>
     public static async Task<RedisLease> AcquireAsync(
         IDatabaseAsync db,
@@ -65,41 +72,121 @@ public static class RedisLock
         TimeSpan? wait = null,
         RedisKey? fenceKey = null,
         bool renew = false,
-        CancellationToken cancellationToken = default)
+        CancellationToken cancellationToken = default,
+        TimeSpan? retry = null)
     {
         var ttlMs = (long)ttl.TotalMilliseconds;
         if (ttlMs < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
         var waitFor = wait ?? TimeSpan.FromSeconds(10);
         if (waitFor < TimeSpan.Zero) throw new ArgumentOutOfRangeException(nameof(wait), wait, "must not be negative");
+        var retryMs = (long)(retry ?? TimeSpan.FromMilliseconds(500)).TotalMilliseconds;
+        if (retryMs < 1) throw new ArgumentOutOfRangeException(nameof(retry), retry, "must be at least 1 ms");
         var token = $"{Environment.MachineName}:{Environment.ProcessId}:{Convert.ToHexString(RandomNumberGenerator.GetBytes(8))}";
         var keys = fenceKey is { } fence ? new[] { key, fence } : new[] { key };
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        for (var attempt = 0; ; attempt++)
+        var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+        if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
+        if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
+
+        // In line (first come, first served): the release takes the first waiter off the queue and
+        // wakes exactly that one. The scripts that free a lock SPUBLISH on its name: an empty
+        // payload (one waiter per client), "*" (all) or the token of the waiter to wake. Until the
+        // subscription is confirmed (or when it fails: a server before 7.0, no channel rights) the
+        // timer covers.
+        var queue = WaitersKey(key);
+        var queuedKeys = keys;
+        if (queue is { } line) queuedKeys = fenceKey is { } queuedFence ? new[] { key, line, queuedFence } : new[] { key, line };
+        var queueMs = (long)waitFor.TotalMilliseconds + 2 * retryMs;
+        var subscriber = db.Multiplexer.GetSubscriber();
+        var channel = RedisChannel.Sharded(key.ToString());
+        using var woken = new SemaphoreSlim(0, 1);
+        Action<RedisChannel, RedisValue> onWake = (_, payload) =>
         {
-            var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
-            if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew);
-            var leftMs = deadline - Environment.TickCount64;
-            if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
-            var backoffMs = Math.Min(10 * Math.Pow(2, Math.Min(attempt, 6)), 500) * (0.5 + Random.Shared.NextDouble());
-            await Task.Delay(TimeSpan.FromMilliseconds(Math.Min(backoffMs, leftMs)), cancellationToken);
+            if (!(payload.IsNullOrEmpty || payload == "*" || payload == token)) return;
+            try
+            {
+                woken.Release();
+            }
+            catch (Exception error) when (error is SemaphoreFullException or ObjectDisposedException)
+            {
+                // already woken, or the wait is over
+            }
+        };
+        try
+        {
+            try
+            {
+                await subscriber.SubscribeAsync(channel, onWake).WaitAsync(TimeSpan.FromMilliseconds(retryMs), cancellationToken);
+            }
+            catch (Exception error) when (error is RedisException or TimeoutException)
+            {
+                // no wake-ups: the retry bound covers
+            }
+            while (true)
+            {
+                long leaseLeftMs = -1;
+                if (queue is null)
+                {
+                    reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+                }
+                else
+                {
+                    var queued = (RedisResult[]?)await EvalAsync(db, AcquireQueuedScript, queuedKeys, token, ttlMs, queueMs)
+                        ?? throw new RedisException("acquire_queued replied no array");
+                    reply = (long)queued[0];
+                    leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];
+                }
+                if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, queue);
+                var leftMs = deadline - Environment.TickCount64;
+                if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
+                var sleepMs = Math.Min(leftMs, (long)(retryMs * (0.5 + Random.Shared.NextDouble() / 2)));
+                if (leaseLeftMs >= 0) sleepMs = Math.Min(sleepMs, leaseLeftMs);
+                await woken.WaitAsync(TimeSpan.FromMilliseconds(sleepMs), cancellationToken);
+            }
         }
+        catch when (queue is { } waiters)
+        {
+            // Leave the line; failing that, the queue ends by itself.
+            await db.SortedSetRemoveAsync(waiters, token).ContinueWith(_ => { }, TaskScheduler.Default);
+            throw;
+        }
+        finally
+        {
+            await subscriber.UnsubscribeAsync(channel, onWake).ContinueWith(_ => { }, TaskScheduler.Default);
+        }
+    }
+
+    /// <summary>
+    /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
+    /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
+    /// </summary>
+    internal static RedisKey? WaitersKey(RedisKey key)
+    {
+        var name = key.ToString();
+        var open = name.IndexOf('{');
+        if (open >= 0 && name.IndexOf('}', open + 1) > open + 1) return name + ":waiters";
+        if (name.Contains('}')) return null;
+        return "{" + name + "}:waiters";
     }
 
     // ScriptEvaluateAsync(string, ...) loads each script once (SCRIPT LOAD) and runs it by SHA1
     // (EVALSHA). After a SCRIPT FLUSH, restart or failover it fails once with NOSCRIPT and forgets
     // the SHA1, so one retry loads it again. Not LuaScript.Prepare: it would take the @tags in the
     // scripts' header comments for parameters.
-    internal static async Task<long> RunAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args)
+    internal static async Task<RedisResult> EvalAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args)
     {
         try
         {
-            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+            return await db.ScriptEvaluateAsync(lua, keys, args);
         }
         catch (RedisServerException error) when (error.Message.StartsWith("NOSCRIPT", StringComparison.Ordinal))
         {
-            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+            return await db.ScriptEvaluateAsync(lua, keys, args);
         }
     }
+
+    internal static async Task<long> RunAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args) =>
+        (long)await EvalAsync(db, lua, keys, args);
 }
 
 /// <summary>
@@ -113,11 +200,13 @@ public sealed class RedisLease : IAsyncDisposable
     private readonly CancellationTokenSource lost = new();
     private readonly CancellationTokenSource stop = new();
     private readonly Task renewer;
+    private readonly RedisKey? queue;
     private int released;
 
-    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew)
+    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew, RedisKey? queue)
     {
         this.db = db;
+        this.queue = queue;
         this.ttlMs = ttlMs;
         Key = key;
         Token = token;
@@ -147,13 +236,15 @@ public sealed class RedisLease : IAsyncDisposable
         return await RedisLock.RunAsync(db, RedisLock.ExtendScript, new[] { Key }, Token, ms) == 1;
     }
 
-    /// <summary>Stops renewing and deletes the lock if this lease still holds it; false when it no longer did.</summary>
+    /// <summary>Stops renewing and deletes the lock if this lease still holds it, waking a waiter; false when it no longer did.</summary>
     public async Task<bool> ReleaseAsync()
     {
         if (Interlocked.Exchange(ref released, 1) == 1) return false;
         stop.Cancel();
         await renewer; // a renewal in flight ends before the release
-        return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, new[] { Key }, Token) == 1;
+        // Taken in line: the release wakes the next in line.
+        var keys = queue is { } line ? new[] { Key, line } : new[] { Key };
+        return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, keys, Token) == 1;
     }
 
     public async ValueTask DisposeAsync()

@@ -2,11 +2,11 @@
 // Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper predis
-// @locksmith-pack 1d1d72660cc1
+// @locksmith-pack c42a0ba17d3e
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
-// @locksmith-script release 0029cd4092e4cd2a95223433ad105e03894a3a87
-// @locksmith-digest 4da2a29ac2182d18aca56c515710cefdb7c266e5
+// @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
+// @locksmith-digest fad72d6486c4b6c040227bf06d93a28b283d0bc9
 
 declare(strict_types=1);
 
@@ -15,6 +15,9 @@ declare(strict_types=1);
 // that cannot use one. PHP has no timer thread: with renew: true the callback calls
 // $lease->check() between steps, which extends the lease once a third of the TTL has passed and
 // throws LeaseLostException once it is gone.
+//
+// A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs SSUBSCRIBE, which
+// Predis 1.x has no consumer for, and its pub/sub loop holds the process until a message comes.
 
 /** The lock stayed held by another owner for the whole wait. */
 final class LockBusyException extends \RuntimeException
@@ -191,26 +194,41 @@ return 0
 LUA;
     public const RELEASE = <<<'LUA'
 -- @script release
--- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token, and wake a waiter.
 -- @key lock required The lock key.
+-- @key waiters optional The lock's waiter queue (see acquire_queued); must share the lock key's hash slot.
 -- @arg token token The owner token the lock was acquired with.
 -- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
--- @reply 1 Held by this token and now deleted.
+-- @reply 1 Held by this token and now deleted; the first queued waiter, if any, was taken off the queue and woken.
+-- @signal lock On delete: the first queued waiter's token (taken off the queue), or empty with no queue or none queued.
 -- @error ERR A missing or malformed argument, named in the message; nothing was written.
--- @error WRONGTYPE The lock key is not a string; nothing was written.
+-- @error WRONGTYPE The lock key is not a string, or the waiters key not a sorted set; nothing was written.
 
-if #KEYS ~= 1 then
-  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR release takes 1 or 2 keys (lock, optional waiters), got ' .. #KEYS)
 end
 local token = ARGV[1]
 if token == nil or token == '' then
   return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
 end
 
-if redis.call('GET', KEYS[1]) == token then
-  return redis.call('DEL', KEYS[1])
+local lock, waiters = KEYS[1], KEYS[2]
+if redis.call('GET', lock) ~= token then
+  return 0
 end
-return 0
+if waiters then
+  -- A waiters key of another type fails here, before the delete.
+  redis.call('ZCARD', waiters)
+end
+redis.call('DEL', lock)
+local wake = ''
+if waiters then
+  wake = redis.call('ZPOPMIN', waiters)[1] or ''
+end
+-- pcall: the wake-up is an optimisation. A server without SPUBLISH (before 7.0) or an ACL user
+-- without channel rights still releases; waiters then find the lock by their retry timer.
+redis.pcall('SPUBLISH', lock, wake)
+return 1
 LUA;
 
     /**

@@ -1,11 +1,11 @@
 // Redis Locksmith lock helper for redis-rs, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper redis-rs
-// @locksmith-pack 1d1d72660cc1
+// @locksmith-pack c42a0ba17d3e
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
-// @locksmith-script release 0029cd4092e4cd2a95223433ad105e03894a3a87
-// @locksmith-digest 369688c32f3ca8ece3c5accc6d47d7fdbda7876b
+// @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
+// @locksmith-digest 62f9f15217cc38b1c85225346c45c9aec93164db
 
 //! Redis locks for redis-rs:
 //!
@@ -18,6 +18,10 @@
 //! `Lease::acquire_with` takes `LockOptions`: a wait, a fencing key, and renewal (a thread with its
 //! own connection extends the lease every ttl/3 until release; `lease.lost()` turns true when
 //! that fails). A lease dropped without release stops renewing and expires after its TTL.
+//!
+//! A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs a subscribed
+//! connection, and `Lease::acquire` has only the caller's `&mut con`, which a subscription would
+//! take over.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
@@ -109,26 +113,41 @@ if redis.call('GET', KEYS[1]) == token then
 end
 return 0"#;
 const RELEASE: &str = r#"-- @script release
--- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token, and wake a waiter.
 -- @key lock required The lock key.
+-- @key waiters optional The lock's waiter queue (see acquire_queued); must share the lock key's hash slot.
 -- @arg token token The owner token the lock was acquired with.
 -- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
--- @reply 1 Held by this token and now deleted.
+-- @reply 1 Held by this token and now deleted; the first queued waiter, if any, was taken off the queue and woken.
+-- @signal lock On delete: the first queued waiter's token (taken off the queue), or empty with no queue or none queued.
 -- @error ERR A missing or malformed argument, named in the message; nothing was written.
--- @error WRONGTYPE The lock key is not a string; nothing was written.
+-- @error WRONGTYPE The lock key is not a string, or the waiters key not a sorted set; nothing was written.
 
-if #KEYS ~= 1 then
-  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR release takes 1 or 2 keys (lock, optional waiters), got ' .. #KEYS)
 end
 local token = ARGV[1]
 if token == nil or token == '' then
   return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
 end
 
-if redis.call('GET', KEYS[1]) == token then
-  return redis.call('DEL', KEYS[1])
+local lock, waiters = KEYS[1], KEYS[2]
+if redis.call('GET', lock) ~= token then
+  return 0
 end
-return 0"#;
+if waiters then
+  -- A waiters key of another type fails here, before the delete.
+  redis.call('ZCARD', waiters)
+end
+redis.call('DEL', lock)
+local wake = ''
+if waiters then
+  wake = redis.call('ZPOPMIN', waiters)[1] or ''
+end
+-- pcall: the wake-up is an optimisation. A server without SPUBLISH (before 7.0) or an ACL user
+-- without channel rights still releases; waiters then find the lock by their retry timer.
+redis.pcall('SPUBLISH', lock, wake)
+return 1"#;
 
 #[derive(Debug)]
 pub enum LockError {

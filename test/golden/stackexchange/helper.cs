@@ -1,11 +1,12 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange namespace=Locksmith
-// @locksmith-pack 1d1d72660cc1
+// @locksmith-pack c42a0ba17d3e
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
+// @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
-// @locksmith-script release 0029cd4092e4cd2a95223433ad105e03894a3a87
-// @locksmith-digest d61442d7932fbeecd9d18b444a95cb1dfefcf94a
+// @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
+// @locksmith-digest 1fa795b69a8bf2f74aaa70900c0427f1beec427f
 
 #nullable enable
 using System;
@@ -16,9 +17,12 @@ using StackExchange.Redis;
 
 namespace Locksmith;
 
-// Redis locks for StackExchange.Redis (C# 11, .NET 7+):
+// Redis locks for StackExchange.Redis 2.8.41+ (C# 11, .NET 7+):
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
-// takes the lock (waiting with jittered back-off) and releases it at the end of the scope.
+// takes the lock and releases it at the end of the scope. A waiter waits in line and sleeps until
+// the release wakes it (a sharded subscription to the lock key, RedisChannel.Sharded, on the
+// multiplexer's subscriber connection), the holder's lease ends, or a jittered retry bound passes:
+// a missed wake-up costs at most that bound.
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -102,6 +106,73 @@ if fence then
 end
 return 1
 """;
+    internal const string AcquireQueuedScript = """
+-- @script acquire_queued
+-- @summary Acquire like acquire.lua, or join the lock's waiter queue and reply how long the holder's lease has left.
+-- @key lock required The lock key: a string holding the owner token while the lock is held.
+-- @key waiters required Waiter queue: a sorted set of waiting tokens scored by arrival (server ms); same slot as lock.
+-- @key fence optional Fencing counter, INCRed once per new holder; must share the lock key's hash slot.
+-- @arg token token Owner token, unique per holder; binary-safe, non-empty.
+-- @arg ttl_ms ms Lease in milliseconds, as for acquire.lua.
+-- @arg queue_ms ms How long the waiters key lives after this call at least, so a queue of dead waiters expires.
+-- @reply {0,P,W} Held by another owner: this token is queued (its place kept), P is the lock's PTTL, W waiters queued.
+-- @reply {1,0,W} Acquired (or refreshed) without a fence key and taken off the queue; W other waiters queued.
+-- @reply {N,0,W} With a fence key: the fencing token as for acquire.lua; W other waiters queued.
+-- @error ERR A missing or malformed argument, named in the message; nothing was written.
+-- @error WRONGTYPE The lock key is not a string or the waiters key not a sorted set; nothing was written.
+
+if #KEYS < 2 or #KEYS > 3 then
+  return redis.error_reply('ERR acquire_queued takes 2 or 3 keys (lock, waiters, optional fence), got ' .. #KEYS)
+end
+local token, ttl, queue_ms = ARGV[1], ARGV[2], ARGV[3]
+if token == nil or token == '' then
+  return redis.error_reply('ERR acquire_queued: ARGV[1] token must be a non-empty string')
+end
+local function bad_ms(i, name)
+  local value = ARGV[i]
+  if value == nil or not string.match(value, '^[1-9]%d*$') or #value > 15 then
+    return 'ERR acquire_queued: ARGV[' .. i .. '] ' .. name .. ' must be a positive integer of milliseconds'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(value), 1, 32) .. "'"
+  end
+end
+local bad = bad_ms(2, 'ttl_ms') or bad_ms(3, 'queue_ms')
+if bad then
+  return redis.error_reply(bad)
+end
+
+local lock, waiters, fence = KEYS[1], KEYS[2], KEYS[3]
+local holder = redis.call('GET', lock)
+redis.call('ZCARD', waiters)
+if holder and holder ~= token then
+  local now = redis.call('TIME')
+  redis.call('ZADD', waiters, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), token)
+  if redis.call('PTTL', waiters) < tonumber(queue_ms) then
+    redis.call('PEXPIRE', waiters, queue_ms)
+  end
+  return { 0, redis.call('PTTL', lock), redis.call('ZCARD', waiters) }
+end
+
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
+    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15')
+  end
+end
+
+if holder then
+  -- Same owner again (a retry after a lost reply): refresh the lease and keep the fencing token.
+  redis.call('PEXPIRE', lock, ttl)
+else
+  redis.call('SET', lock, token, 'PX', ttl)
+end
+local result = 1
+if fence then
+  result = (holder and fenced and tonumber(fenced) > 0) and tonumber(fenced) or redis.call('INCR', fence)
+end
+redis.call('ZREM', waiters, token)
+return { result, 0, redis.call('ZCARD', waiters) }
+""";
     internal const string ExtendScript = """
 -- @script extend
 -- @summary Compare-and-extend: set the lease to ttl_ms only while the lock holds this owner's token.
@@ -133,35 +204,51 @@ return 0
 """;
     internal const string ReleaseScript = """
 -- @script release
--- @summary Compare-and-delete: delete the lock only while it still holds this owner's token.
+-- @summary Compare-and-delete: delete the lock only while it still holds this owner's token, and wake a waiter.
 -- @key lock required The lock key.
+-- @key waiters optional The lock's waiter queue (see acquire_queued); must share the lock key's hash slot.
 -- @arg token token The owner token the lock was acquired with.
 -- @reply 0 Not held by this token (expired, released, or taken by another owner): nothing changed.
--- @reply 1 Held by this token and now deleted.
+-- @reply 1 Held by this token and now deleted; the first queued waiter, if any, was taken off the queue and woken.
+-- @signal lock On delete: the first queued waiter's token (taken off the queue), or empty with no queue or none queued.
 -- @error ERR A missing or malformed argument, named in the message; nothing was written.
--- @error WRONGTYPE The lock key is not a string; nothing was written.
+-- @error WRONGTYPE The lock key is not a string, or the waiters key not a sorted set; nothing was written.
 
-if #KEYS ~= 1 then
-  return redis.error_reply('ERR release takes exactly 1 key (lock), got ' .. #KEYS)
+if #KEYS < 1 or #KEYS > 2 then
+  return redis.error_reply('ERR release takes 1 or 2 keys (lock, optional waiters), got ' .. #KEYS)
 end
 local token = ARGV[1]
 if token == nil or token == '' then
   return redis.error_reply('ERR release: ARGV[1] token must be a non-empty string')
 end
 
-if redis.call('GET', KEYS[1]) == token then
-  return redis.call('DEL', KEYS[1])
+local lock, waiters = KEYS[1], KEYS[2]
+if redis.call('GET', lock) ~= token then
+  return 0
 end
-return 0
+if waiters then
+  -- A waiters key of another type fails here, before the delete.
+  redis.call('ZCARD', waiters)
+end
+redis.call('DEL', lock)
+local wake = ''
+if waiters then
+  wake = redis.call('ZPOPMIN', waiters)[1] or ''
+end
+-- pcall: the wake-up is an optimisation. A server without SPUBLISH (before 7.0) or an ACL user
+-- without channel rights still releases; waiters then find the lock by their retry timer.
+redis.pcall('SPUBLISH', lock, wake)
+return 1
 """;
 
     /// <summary>
     /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
-    /// <paramref name="wait"/> (default 10 s) with jittered back-off (10 ms doubling to 500 ms,
-    /// ±50 %), then <see cref="LockBusyException"/>. <paramref name="fenceKey"/>: a fencing counter
-    /// key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>: extend the lease
-    /// every ttl/3 until release; <see cref="RedisLease.Lost"/> is cancelled when that fails.
-    /// Redis errors are thrown as StackExchange.Redis throws them.
+    /// <paramref name="wait"/> (default 10 s) in line (first come, first served) for the release
+    /// to wake it, then <see cref="LockBusyException"/>. <paramref name="retry"/>: the longest sleep
+    /// between tries while waiting (default 500 ms, jittered down to half). <paramref name="fenceKey"/>:
+    /// a fencing counter key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>:
+    /// extend the lease every ttl/3 until release (<see cref="RedisLease.Lost"/> is cancelled when
+    /// that fails). Redis errors are thrown as StackExchange.Redis throws them.
     /// </summary>
     public static async Task<RedisLease> AcquireAsync(
         IDatabaseAsync db,
@@ -170,41 +257,121 @@ return 0
         TimeSpan? wait = null,
         RedisKey? fenceKey = null,
         bool renew = false,
-        CancellationToken cancellationToken = default)
+        CancellationToken cancellationToken = default,
+        TimeSpan? retry = null)
     {
         var ttlMs = (long)ttl.TotalMilliseconds;
         if (ttlMs < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
         var waitFor = wait ?? TimeSpan.FromSeconds(10);
         if (waitFor < TimeSpan.Zero) throw new ArgumentOutOfRangeException(nameof(wait), wait, "must not be negative");
+        var retryMs = (long)(retry ?? TimeSpan.FromMilliseconds(500)).TotalMilliseconds;
+        if (retryMs < 1) throw new ArgumentOutOfRangeException(nameof(retry), retry, "must be at least 1 ms");
         var token = $"{Environment.MachineName}:{Environment.ProcessId}:{Convert.ToHexString(RandomNumberGenerator.GetBytes(8))}";
         var keys = fenceKey is { } fence ? new[] { key, fence } : new[] { key };
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        for (var attempt = 0; ; attempt++)
+        var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+        if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
+        if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
+
+        // In line (first come, first served): the release takes the first waiter off the queue and
+        // wakes exactly that one. The scripts that free a lock SPUBLISH on its name: an empty
+        // payload (one waiter per client), "*" (all) or the token of the waiter to wake. Until the
+        // subscription is confirmed (or when it fails: a server before 7.0, no channel rights) the
+        // timer covers.
+        var queue = WaitersKey(key);
+        var queuedKeys = keys;
+        if (queue is { } line) queuedKeys = fenceKey is { } queuedFence ? new[] { key, line, queuedFence } : new[] { key, line };
+        var queueMs = (long)waitFor.TotalMilliseconds + 2 * retryMs;
+        var subscriber = db.Multiplexer.GetSubscriber();
+        var channel = RedisChannel.Sharded(key.ToString());
+        using var woken = new SemaphoreSlim(0, 1);
+        Action<RedisChannel, RedisValue> onWake = (_, payload) =>
         {
-            var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
-            if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew);
-            var leftMs = deadline - Environment.TickCount64;
-            if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
-            var backoffMs = Math.Min(10 * Math.Pow(2, Math.Min(attempt, 6)), 500) * (0.5 + Random.Shared.NextDouble());
-            await Task.Delay(TimeSpan.FromMilliseconds(Math.Min(backoffMs, leftMs)), cancellationToken);
+            if (!(payload.IsNullOrEmpty || payload == "*" || payload == token)) return;
+            try
+            {
+                woken.Release();
+            }
+            catch (Exception error) when (error is SemaphoreFullException or ObjectDisposedException)
+            {
+                // already woken, or the wait is over
+            }
+        };
+        try
+        {
+            try
+            {
+                await subscriber.SubscribeAsync(channel, onWake).WaitAsync(TimeSpan.FromMilliseconds(retryMs), cancellationToken);
+            }
+            catch (Exception error) when (error is RedisException or TimeoutException)
+            {
+                // no wake-ups: the retry bound covers
+            }
+            while (true)
+            {
+                long leaseLeftMs = -1;
+                if (queue is null)
+                {
+                    reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+                }
+                else
+                {
+                    var queued = (RedisResult[]?)await EvalAsync(db, AcquireQueuedScript, queuedKeys, token, ttlMs, queueMs)
+                        ?? throw new RedisException("acquire_queued replied no array");
+                    reply = (long)queued[0];
+                    leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];
+                }
+                if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, queue);
+                var leftMs = deadline - Environment.TickCount64;
+                if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
+                var sleepMs = Math.Min(leftMs, (long)(retryMs * (0.5 + Random.Shared.NextDouble() / 2)));
+                if (leaseLeftMs >= 0) sleepMs = Math.Min(sleepMs, leaseLeftMs);
+                await woken.WaitAsync(TimeSpan.FromMilliseconds(sleepMs), cancellationToken);
+            }
         }
+        catch when (queue is { } waiters)
+        {
+            // Leave the line; failing that, the queue ends by itself.
+            await db.SortedSetRemoveAsync(waiters, token).ContinueWith(_ => { }, TaskScheduler.Default);
+            throw;
+        }
+        finally
+        {
+            await subscriber.UnsubscribeAsync(channel, onWake).ContinueWith(_ => { }, TaskScheduler.Default);
+        }
+    }
+
+    /// <summary>
+    /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
+    /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
+    /// </summary>
+    internal static RedisKey? WaitersKey(RedisKey key)
+    {
+        var name = key.ToString();
+        var open = name.IndexOf('{');
+        if (open >= 0 && name.IndexOf('}', open + 1) > open + 1) return name + ":waiters";
+        if (name.Contains('}')) return null;
+        return "{" + name + "}:waiters";
     }
 
     // ScriptEvaluateAsync(string, ...) loads each script once (SCRIPT LOAD) and runs it by SHA1
     // (EVALSHA). After a SCRIPT FLUSH, restart or failover it fails once with NOSCRIPT and forgets
     // the SHA1, so one retry loads it again. Not LuaScript.Prepare: it would take the @tags in the
     // scripts' header comments for parameters.
-    internal static async Task<long> RunAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args)
+    internal static async Task<RedisResult> EvalAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args)
     {
         try
         {
-            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+            return await db.ScriptEvaluateAsync(lua, keys, args);
         }
         catch (RedisServerException error) when (error.Message.StartsWith("NOSCRIPT", StringComparison.Ordinal))
         {
-            return (long)await db.ScriptEvaluateAsync(lua, keys, args);
+            return await db.ScriptEvaluateAsync(lua, keys, args);
         }
     }
+
+    internal static async Task<long> RunAsync(IDatabaseAsync db, string lua, RedisKey[] keys, params RedisValue[] args) =>
+        (long)await EvalAsync(db, lua, keys, args);
 }
 
 /// <summary>
@@ -218,11 +385,13 @@ public sealed class RedisLease : IAsyncDisposable
     private readonly CancellationTokenSource lost = new();
     private readonly CancellationTokenSource stop = new();
     private readonly Task renewer;
+    private readonly RedisKey? queue;
     private int released;
 
-    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew)
+    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew, RedisKey? queue)
     {
         this.db = db;
+        this.queue = queue;
         this.ttlMs = ttlMs;
         Key = key;
         Token = token;
@@ -252,13 +421,15 @@ public sealed class RedisLease : IAsyncDisposable
         return await RedisLock.RunAsync(db, RedisLock.ExtendScript, new[] { Key }, Token, ms) == 1;
     }
 
-    /// <summary>Stops renewing and deletes the lock if this lease still holds it; false when it no longer did.</summary>
+    /// <summary>Stops renewing and deletes the lock if this lease still holds it, waking a waiter; false when it no longer did.</summary>
     public async Task<bool> ReleaseAsync()
     {
         if (Interlocked.Exchange(ref released, 1) == 1) return false;
         stop.Cancel();
         await renewer; // a renewal in flight ends before the release
-        return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, new[] { Key }, Token) == 1;
+        // Taken in line: the release wakes the next in line.
+        var keys = queue is { } line ? new[] { Key, line } : new[] { Key };
+        return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, keys, Token) == 1;
     }
 
     public async ValueTask DisposeAsync()

@@ -1,13 +1,25 @@
 // Proof program for the generated ioredis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   and those of kinds.js.
 const Redis = require(process.env.IOREDIS_PATH);
-const { acquire, withLock, LockBusyError, LeaseLostError } = require('./locksmith');
+const helper = require('./locksmith');
+const { kindModes } = require('./kinds');
+
+const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
 const redis = new Redis(url);
 
+const commands = {
+  incr: (key) => redis.incr(key),
+  decr: (key) => redis.decr(key),
+  get: (key) => redis.get(key),
+  set: (key, value) => redis.set(key, value),
+  hget: (key, field) => redis.hget(key, field),
+};
 const modes = {
+  ...kindModes(helper, redis, commands, Number(rounds)),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {
@@ -66,7 +78,7 @@ const modes = {
   },
 };
 
-modes[mode]()
+modes[mode](rounds)
   .then(() => redis.quit())
   .catch((error) => {
     console.error(error);

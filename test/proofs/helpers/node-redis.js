@@ -1,13 +1,25 @@
 // Proof program for the generated node-redis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   and those of kinds.js.
 const { createClient } = require(process.env.NODE_REDIS_PATH);
-const { acquire, withLock, LockBusyError, LeaseLostError } = require('./locksmith');
+const helper = require('./locksmith');
+const { kindModes } = require('./kinds');
+
+const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
 const redis = createClient({ url });
 
+const commands = {
+  incr: (key) => redis.incr(key),
+  decr: (key) => redis.decr(key),
+  get: (key) => redis.get(key),
+  set: (key, value) => redis.set(key, value),
+  hget: (key, field) => redis.hGet(key, field),
+};
 const modes = {
+  ...kindModes(helper, redis, commands, Number(rounds)),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {
@@ -68,7 +80,7 @@ const modes = {
 
 redis
   .connect()
-  .then(() => modes[mode]())
+  .then(() => modes[mode](rounds))
   .then(() => redis.close())
   .catch((error) => {
     console.error(error);

@@ -1,16 +1,27 @@
 <?php
 // Proof program for the generated phpredis helper (Locksmith.php next to it). Usage:
-//   php proof.php <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+//   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
+//   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
+//   hold, take.
 declare(strict_types=1);
 
 require_once __DIR__ . '/Locksmith.php';
 
 [, $url, $mode] = $argv;
-$rounds = (int) ($argv[3] ?? 1);
+$arg = $argv[3] ?? '1';
+$rounds = (int) $arg;
 ['host' => $host, 'port' => $port] = parse_url($url);
 $redis = new Redis();
 $redis->connect($host, $port);
 $nowMs = static fn (): int => (int) floor(microtime(true) * 1000);
+// Takes a kind on proof:lock.
+$acquireKind = static fn (string $kind, int $ttlMs, int $waitMs): LocksmithLease => match ($kind) {
+    'lock' => Locksmith::acquire($redis, 'proof:lock', $ttlMs, $waitMs),
+    'reentrant' => Locksmith::acquire($redis, 'proof:lock', $ttlMs, $waitMs, reentrant: true),
+    'read' => Locksmith::acquireRead($redis, 'proof:lock', $ttlMs, $waitMs),
+    'write' => Locksmith::acquireWrite($redis, 'proof:lock', $ttlMs, $waitMs),
+    'semaphore' => Locksmith::acquireSemaphore($redis, 'proof:lock', 1, $ttlMs, $waitMs),
+};
 
 switch ($mode) {
     case 'counter':
@@ -85,6 +96,79 @@ switch ($mode) {
             break;
         }
         throw new RuntimeException('acquired a lock another owner holds');
+    case 'reentrant':
+        for ($round = 0; $round < $rounds; $round++) {
+            Locksmith::withLock($redis, 'proof:lock', 5000, function ($outer) use ($redis) {
+                if ($redis->incr('proof:occupancy') !== 1) {
+                    throw new RuntimeException('two holders at once');
+                }
+                Locksmith::withLock($redis, 'proof:lock', 5000, function ($inner) use ($redis, $outer) {
+                    if ($inner->token !== $outer->token || $redis->hGet('proof:lock', $outer->token) !== '2') {
+                        throw new RuntimeException('the nested take did not re-enter');
+                    }
+                    $redis->set('proof:counter', (int) $redis->get('proof:counter') + 1);
+                }, reentrant: true);
+                if ($redis->hGet('proof:lock', $outer->token) !== '1') {
+                    throw new RuntimeException('hold count is not back to 1');
+                }
+                $redis->decr('proof:occupancy');
+            }, waitMs: 60_000, reentrant: true);
+        }
+        break;
+    case 'rw-reader':
+        for ($round = 0; $round < $rounds; $round++) {
+            Locksmith::withReadLock($redis, 'proof:rw', 5000, function () use ($redis) {
+                if ($redis->incr('proof:readers') > 1) {
+                    $redis->set('proof:overlap', '1');
+                }
+                if ((int) $redis->get('proof:writers') !== 0) {
+                    throw new RuntimeException('read while a writer held the lock');
+                }
+                usleep(10_000);
+                $redis->decr('proof:readers');
+            }, waitMs: 60_000);
+        }
+        break;
+    case 'rw-writer':
+        for ($round = 0; $round < $rounds; $round++) {
+            Locksmith::withWriteLock($redis, 'proof:rw', 5000, function () use ($redis) {
+                if ($redis->incr('proof:writers') !== 1) {
+                    throw new RuntimeException('two writers at once');
+                }
+                if ((int) $redis->get('proof:readers') !== 0) {
+                    throw new RuntimeException('wrote while a reader held the lock');
+                }
+                $redis->set('proof:counter', (int) $redis->get('proof:counter') + 1);
+                $redis->decr('proof:writers');
+            }, waitMs: 60_000);
+        }
+        break;
+    case 'semaphore':
+        for ($round = 0; $round < $rounds; $round++) {
+            Locksmith::withSemaphore($redis, 'proof:sem', 2, 5000, function () use ($redis) {
+                $holders = $redis->incr('proof:holders');
+                if ($holders > 2) {
+                    throw new RuntimeException("$holders holders of 2 permits");
+                }
+                if ($holders === 2) {
+                    $redis->set('proof:full', '1');
+                }
+                usleep(5_000);
+                $redis->decr('proof:holders');
+            }, waitMs: 60_000);
+        }
+        break;
+    case 'hold':
+        $acquireKind($arg, 1000, 0);
+        echo "held\n";
+        flush();
+        sleep(60);
+        break;
+    case 'take':
+        $lease = $acquireKind($arg, 5000, 10_000);
+        echo 'took ' . $nowMs() . "\n";
+        $lease->release();
+        break;
     default:
         throw new InvalidArgumentException("unknown mode $mode");
 }

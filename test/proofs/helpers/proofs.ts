@@ -13,6 +13,10 @@ export interface HelperProof {
   /** Writes the helper and the program into `dir`; returns the command that runs the program (URL and mode follow). */
   prepare(dir: string, pack: Pack): Promise<string[]>;
   env?: Record<string, string>;
+  /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
+  wakes: boolean;
+  /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
+  kinds: boolean;
 }
 
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
@@ -33,14 +37,26 @@ export function writeProof(
 
 const node = (client: string, program: string, options: HelperOptions): HelperProof => ({
   client,
-  prepare: (dir, pack) => Promise.resolve([process.execPath, writeProof(dir, client, program, pack, options)]),
+  prepare(dir, pack) {
+    const target = writeProof(dir, client, program, pack, options);
+    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    return Promise.resolve([process.execPath, target]);
+  },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
+  wakes: true,
+  kinds: true,
 });
 
 /** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
-const interpreted = (client: string, program: string, interpreter: string): HelperProof => ({
+const interpreted = (
+  client: string,
+  program: string,
+  interpreter: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'kinds'>,
+): HelperProof => ({
   client,
   prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+  ...capabilities,
 });
 
 // Go builds offline against Debian's golang-github-gomodule-redigo-dev in GOPATH mode: the
@@ -71,15 +87,18 @@ const redigo: HelperProof = {
     }
     return [join(dir, 'proof')];
   },
+  wakes: true,
+  kinds: true,
 };
 
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
-  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3'),
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php'),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, kinds: true }),
+  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php'),
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby'),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, kinds: false }),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, kinds: true }),
   redigo,
 ];

@@ -1,6 +1,9 @@
 # Proof program for the generated redis-py helper (locksmith.py next to it). Usage:
-#   python3 proof.py <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
-# Sync and asyncio both run: counter and steal sync, fence async, renew and busy both.
+#   python3 proof.py <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+#   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
+#   rw-reader, rw-writer, semaphore, hold, take.
+# Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
+# async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
 import sys
 import time
@@ -8,10 +11,13 @@ import time
 import redis
 import redis.asyncio
 
-from locksmith import LeaseLostError, LockBusyError, acquire, acquire_async, lock
+from locksmith import (
+    LeaseLostError, LockBusyError, acquire, acquire_async, lock, read_lock, semaphore, write_lock
+)
 
 url, mode = sys.argv[1], sys.argv[2]
-rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+arg = sys.argv[3] if len(sys.argv) > 3 else "1"
+rounds = int(arg) if arg.isdigit() else 1
 r = redis.Redis.from_url(url)
 
 
@@ -109,4 +115,124 @@ def busy():
     raise RuntimeError("acquired a lock another owner holds")
 
 
-{"counter": counter, "renew": renew, "steal": steal, "fence": lambda: asyncio.run(fence_async()), "busy": busy}[mode]()
+def kind_options(kind):
+    """acquire()'s keywords for a kind, on proof:lock."""
+    if kind in ("lock", "read", "write"):
+        return {"kind": kind}
+    return {"reentrant": True} if kind == "reentrant" else {"kind": "semaphore", "permits": 1}
+
+
+async def woken_async(kind):
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await acquire_async(client, "proof:lock", ttl_ms=5000, wait_ms=60_000, retry_ms=30_000,
+                                **kind_options(kind))
+    print(f"held {int(time.time() * 1000)}", flush=True)
+    await lease.release()
+    await client.close()
+
+
+def woken():
+    if arg in ("reentrant", "write"):
+        asyncio.run(woken_async(arg))
+        return
+    lease = acquire(r, "proof:lock", ttl_ms=5000, wait_ms=60_000, retry_ms=30_000, **kind_options(arg))
+    print(f"held {int(time.time() * 1000)}", flush=True)
+    lease.release()
+
+
+def reentrant_round():
+    with lock(r, "proof:lock", ttl_ms=5000, wait_ms=60_000, reentrant=True) as outer:
+        if r.incr("proof:occupancy") != 1:
+            raise RuntimeError("two holders at once")
+        with lock(r, "proof:lock", ttl_ms=5000, reentrant=True) as inner:
+            if inner.token != outer.token or r.hget("proof:lock", outer.token) != b"2":
+                raise RuntimeError("the nested take did not re-enter")
+            r.set("proof:counter", int(r.get("proof:counter") or 0) + 1)
+        if r.hget("proof:lock", outer.token) != b"1":
+            raise RuntimeError("hold count is not back to 1")
+        r.decr("proof:occupancy")
+
+
+async def reentrant_rounds_async(count):
+    client = redis.asyncio.Redis.from_url(url)
+    for _ in range(count):
+        async with lock(client, "proof:lock", ttl_ms=5000, wait_ms=60_000, reentrant=True) as outer:
+            if await client.incr("proof:occupancy") != 1:
+                raise RuntimeError("two holders at once (async)")
+            async with lock(client, "proof:lock", ttl_ms=5000, reentrant=True) as inner:
+                if inner.token != outer.token or await client.hget("proof:lock", outer.token) != b"2":
+                    raise RuntimeError("the nested take did not re-enter (async)")
+                await client.set("proof:counter", int(await client.get("proof:counter") or 0) + 1)
+            await client.decr("proof:occupancy")
+    await client.close()
+
+
+def reentrant():
+    for _ in range(rounds - rounds // 2):
+        reentrant_round()
+    asyncio.run(reentrant_rounds_async(rounds // 2))
+
+
+async def rw_reader_async():
+    client = redis.asyncio.Redis.from_url(url)
+    for _ in range(rounds):
+        async with read_lock(client, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+            if await client.incr("proof:readers") > 1:
+                await client.set("proof:overlap", 1)
+            if int(await client.get("proof:writers") or 0) != 0:
+                raise RuntimeError("read while a writer held the lock")
+            await asyncio.sleep(0.01)
+            await client.decr("proof:readers")
+    await client.close()
+
+
+def rw_writer():
+    for _ in range(rounds):
+        with write_lock(r, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+            if r.incr("proof:writers") != 1:
+                raise RuntimeError("two writers at once")
+            if int(r.get("proof:readers") or 0) != 0:
+                raise RuntimeError("wrote while a reader held the lock")
+            r.set("proof:counter", int(r.get("proof:counter") or 0) + 1)
+            r.decr("proof:writers")
+
+
+def semaphore_rounds():
+    for _ in range(rounds):
+        with semaphore(r, "proof:sem", permits=2, ttl_ms=5000, wait_ms=60_000):
+            holders = r.incr("proof:holders")
+            if holders > 2:
+                raise RuntimeError(f"{holders} holders of 2 permits")
+            if holders == 2:
+                r.set("proof:full", 1)
+            time.sleep(0.005)
+            r.decr("proof:holders")
+
+
+def hold():
+    acquire(r, "proof:lock", ttl_ms=1000, wait_ms=0, **kind_options(arg))
+    print("held", flush=True)
+    time.sleep(60)
+
+
+def take():
+    lease = acquire(r, "proof:lock", ttl_ms=5000, wait_ms=10_000, **kind_options(arg))
+    print(f"took {int(time.time() * 1000)}")
+    lease.release()
+
+
+MODES = {
+    "counter": counter,
+    "renew": renew,
+    "steal": steal,
+    "fence": lambda: asyncio.run(fence_async()),
+    "busy": busy,
+    "woken": woken,
+    "reentrant": reentrant,
+    "rw-reader": lambda: asyncio.run(rw_reader_async()),
+    "rw-writer": rw_writer,
+    "semaphore": semaphore_rounds,
+    "hold": hold,
+    "take": take,
+}
+MODES[mode]()

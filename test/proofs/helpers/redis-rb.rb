@@ -1,11 +1,25 @@
 # Proof program for the generated redis-rb helper (locksmith.rb next to it). Usage:
-#   ruby proof.rb <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+#   ruby proof.rb <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
+#   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
+#   hold, take.
 require 'redis'
 require_relative 'locksmith'
 
-url, mode, rounds = ARGV[0], ARGV[1], Integer(ARGV[2] || 1)
+url, mode, arg = ARGV[0], ARGV[1], ARGV[2] || '1'
+rounds = arg.to_i
 redis = Redis.new(url: url)
 now_ms = -> { (Time.now.to_f * 1000).floor }
+# Takes a kind on proof:lock.
+acquire_kind = lambda do |kind, ttl_ms, wait_ms|
+  case kind
+  when 'lock' then Locksmith.acquire(redis, 'proof:lock', ttl_ms: ttl_ms, wait_ms: wait_ms)
+  when 'reentrant' then Locksmith.acquire(redis, 'proof:lock', ttl_ms: ttl_ms, wait_ms: wait_ms, reentrant: true)
+  when 'read' then Locksmith.acquire_read(redis, 'proof:lock', ttl_ms: ttl_ms, wait_ms: wait_ms)
+  when 'write' then Locksmith.acquire_write(redis, 'proof:lock', ttl_ms: ttl_ms, wait_ms: wait_ms)
+  when 'semaphore' then Locksmith.acquire_semaphore(redis, 'proof:lock', permits: 1, ttl_ms: ttl_ms, wait_ms: wait_ms)
+  else raise ArgumentError, "no kind #{kind}"
+  end
+end
 
 case mode
 when 'counter'
@@ -59,6 +73,61 @@ when 'busy'
   rescue Locksmith::BusyError => e
     puts "busy #{((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000).floor} #{e.message}"
   end
+when 'reentrant'
+  rounds.times do
+    Locksmith.with_lock(redis, 'proof:lock', ttl_ms: 5000, wait_ms: 60_000, reentrant: true) do |outer|
+      raise 'two holders at once' unless redis.incr('proof:occupancy') == 1
+
+      Locksmith.with_lock(redis, 'proof:lock', ttl_ms: 5000, reentrant: true) do |inner|
+        raise 'the nested take did not re-enter' unless inner.token == outer.token && redis.hget('proof:lock', outer.token) == '2'
+
+        redis.set('proof:counter', redis.get('proof:counter').to_i + 1)
+      end
+      raise 'hold count is not back to 1' unless redis.hget('proof:lock', outer.token) == '1'
+
+      redis.decr('proof:occupancy')
+    end
+  end
+when 'rw-reader'
+  rounds.times do
+    Locksmith.with_read_lock(redis, 'proof:rw', ttl_ms: 5000, wait_ms: 60_000) do
+      redis.set('proof:overlap', '1') if redis.incr('proof:readers') > 1
+      raise 'read while a writer held the lock' unless redis.get('proof:writers').to_i.zero?
+
+      sleep 0.01
+      redis.decr('proof:readers')
+    end
+  end
+when 'rw-writer'
+  rounds.times do
+    Locksmith.with_write_lock(redis, 'proof:rw', ttl_ms: 5000, wait_ms: 60_000) do
+      raise 'two writers at once' unless redis.incr('proof:writers') == 1
+      raise 'wrote while a reader held the lock' unless redis.get('proof:readers').to_i.zero?
+
+      redis.set('proof:counter', redis.get('proof:counter').to_i + 1)
+      redis.decr('proof:writers')
+    end
+  end
+when 'semaphore'
+  rounds.times do
+    Locksmith.with_semaphore(redis, 'proof:sem', permits: 2, ttl_ms: 5000, wait_ms: 60_000) do
+      holders = redis.incr('proof:holders')
+      raise "#{holders} holders of 2 permits" if holders > 2
+
+      redis.set('proof:full', '1') if holders == 2
+      sleep 0.005
+      redis.decr('proof:holders')
+    end
+  end
+when 'hold'
+  acquire_kind.call(arg, 1000, 0)
+  puts 'held'
+  $stdout.flush
+  sleep 60
+when 'take'
+  lease = acquire_kind.call(arg, 5000, 10_000)
+  puts "took #{now_ms.call}"
+  lease.release
 else
   raise ArgumentError, "unknown mode #{mode}"
 end

@@ -1,0 +1,46 @@
+// Runs a helper proof program against a Redis URL and watches what it prints.
+import { spawn } from 'node:child_process';
+
+export interface Running {
+  /** Resolves with the program's stdout once it exits 0; rejects with its output otherwise. */
+  done: Promise<string>;
+  /** Resolves when the program prints `line`. */
+  printed(line: string): Promise<void>;
+  /** Ends the program with SIGKILL, as a crash would: no cleanup runs. */
+  kill(): void;
+}
+
+export function start(command: string[], url: string, env: Record<string, string>, args: string[]): Running {
+  const [file, ...rest] = command;
+  const child = spawn(file, [...rest, url, ...args], {
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ line: string; resolve: () => void }> = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    for (const waiter of waiters) if (stdout.split('\n').includes(waiter.line)) waiter.resolve();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<string>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${command.join(' ')} ${args.join(' ')} exited ${code ?? signal}:\n${stdout}${stderr}`)),
+    );
+  });
+  return {
+    done,
+    printed: (line) =>
+      Promise.race([
+        new Promise<void>((resolve) => waiters.push({ line, resolve })),
+        done.then(() => {
+          throw new Error(`exited without printing '${line}':\n${stdout}`);
+        }),
+      ]),
+    kill: () => void child.kill('SIGKILL'),
+  };
+}
