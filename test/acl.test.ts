@@ -2,6 +2,8 @@
 // Locks and Scripts views, and Release / Extend / Load fail with a clear "Not permitted (NOPERM
 // ...)" message; a manage user can do everything; and each rule is needed (the rules are minimal).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { SCRIPT_NAMES, loadPack } from '../pack/pack';
@@ -17,7 +19,7 @@ import { useRedis } from './helpers';
 const BROWSE_ACL =
   'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists';
 const MANAGE_ACL =
-  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists +evalsha +eval +script|load +del +pexpire +spublish &*';
+  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists +evalsha +eval +script|load +del +pexpire +spublish &* +time +hget +hincrby +zrem +zremrangebyscore +zrevrangebyscore +pexpireat';
 
 const PASSWORD = 'acl-test-secret';
 // A database other than 0, so that the connection's SELECT is exercised too.
@@ -51,6 +53,7 @@ async function createUser(documented: string, rules?: string[]): Promise<string>
 }
 
 const TOKEN = 'api-1:4711:9f86d081884c7d65';
+const OTHER = 'api-2:815:4a44dc15364204a8';
 const REDISSON = '8743c9c0-0795-4907-87fd-6c719a6b4586';
 
 /** One key of each shape discovery reads, so that every read command is sent. */
@@ -146,8 +149,35 @@ async function manage(session: Session) {
   const released = await scripts.release('lock:{order:42}', TOKEN);
   await fx.redis.script('FLUSH');
   const releasedByEval = await scripts.release('lock:release-me', TOKEN);
-  return { ...browsed, shas, extended, released, releasedByEval };
+  return { ...browsed, shas, extended, released, releasedByEval, ...(await releaseHolders(scripts)) };
 }
+
+/**
+ * Release This Holder on each kind the pack holds, as the command does it, with another holder
+ * left in each (so the scripts renew the key's lease): a reentrant owner gives back every hold.
+ */
+async function releaseHolders(scripts: LockScripts) {
+  const holders = new LockScripts(admin, pack);
+  await holders.reentrant.acquire('lock:reentrant', TOKEN, 30_000);
+  await holders.reentrant.acquire('lock:reentrant', TOKEN, 30_000);
+  for (const token of [TOKEN, OTHER]) {
+    await holders.rw.read('lock:catalog', token, 30_000);
+    await holders.semaphore.acquire('sem:exports', token, 30_000, 2);
+  }
+  let left = await scripts.reentrant.release('lock:reentrant', TOKEN);
+  const reentrantHolds = [left];
+  while (left > 1) reentrantHolds.push((left = await scripts.reentrant.release('lock:reentrant', TOKEN)));
+  return {
+    reentrantHolds,
+    readerReleased: await scripts.rw.release('lock:catalog', TOKEN),
+    permitReleased: await scripts.semaphore.release('sem:exports', TOKEN),
+  };
+}
+
+test('README.md documents exactly these two lines', () => {
+  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+  for (const line of [BROWSE_ACL, MANAGE_ACL]) assert.ok(readme.includes(`\n${line}\n`), line);
+});
 
 describe('browse-only user', () => {
   test('connects, and the Locks view and the Scripts view work without any command being denied', async () => {
@@ -230,6 +260,15 @@ describe('manage user', () => {
     assert.equal(result.released, true);
     assert.equal(result.releasedByEval, true);
     assert.equal(await admin.exists('lock:{order:42}', 'lock:release-me'), 0);
+    assert.deepEqual(result.reentrantHolds, [2, 1], 'both holds given back');
+    assert.equal(await admin.exists('lock:reentrant'), 0);
+    assert.equal(result.readerReleased, true);
+    assert.deepEqual(await admin.zrange('lock:catalog', 0, -1), [`read:${OTHER}`], 'the other reader keeps its lease');
+    assert.equal(result.permitReleased, true);
+    assert.deepEqual(
+      (await admin.zrange('sem:exports', 0, -1)).filter((member) => member.startsWith('hold:')),
+      [`hold:${OTHER}`],
+    );
     assert.deepEqual(await aclLog(), []);
   });
 
