@@ -244,6 +244,7 @@ describe('LOCK010: the busy retry loop becomes a call of the helper, whose acqui
     ['python/LOCK010-positive-no-fix-deadline-loop.py', 'python', 'a loop that gives up with its own error'],
     ['typescript/LOCK010-positive-no-fix-loop-does-work.ts', 'typescript', 'a loop that does other work'],
     ['go/LOCK010-positive-no-fix-lock-unlock-split.go', 'go', 'acquire and release in different functions'],
+    ['python/LOCK010-positive-no-fix-script-release.py', 'python', 'a release the linter does not see (EVAL)'],
     ['python/LOCK010-positive-busy-retry.py', 'python', 'an acquire that returns the token to its caller'],
     ['java/LOCK010-positive-spin-wait.java', 'java', 'an acquire that returns the token to its caller'],
   ];

@@ -293,6 +293,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
             op: acquire.op,
             bound: boundName(syntax, acquire.path),
             retryLoop: retryLoop(acquire),
+            fn,
           },
         )
       : undefined;

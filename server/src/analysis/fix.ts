@@ -71,6 +71,8 @@ export interface PlannedAcquire {
   bound?: string;
   /** The retry loop around it (retry.ts), which the helper's waiting acquire replaces. */
   retryLoop?: Node;
+  /** The function holding the lock calls. */
+  fn: Node;
 }
 
 export function planFix(
@@ -137,7 +139,7 @@ export function planFix(
     body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
   if (!hasRelease && handsOver) return undefined;
 
-  const fn = enclosingFunction(syntax, block);
+  const { fn } = planned;
   // What the fix keeps of the function, but a line: before and after the replaced statements, and the body.
   const keptWithout = (line: { start: number; end: number }) =>
     [
@@ -160,12 +162,6 @@ export function planFix(
     ...(retryLoop && { replacesRetryLoop: true }),
     ...(unusedToken && { unusedToken }),
   };
-}
-
-function enclosingFunction(syntax: Syntax, node: Node): Node {
-  let fn = node;
-  while (fn.parent && !syntax.functions.has(fn.type)) fn = fn.parent;
-  return fn;
 }
 
 /**
