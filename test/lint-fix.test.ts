@@ -187,6 +187,23 @@ const WAITING: {
     kept: /^require_relative 'locksmith'$/m,
   },
   {
+    fixture: 'php/LOCK010-positive-fix-wait-then-release.php',
+    languageId: 'php',
+    file: 'feed/rebuild.php',
+    helper: 'feed/Locksmith.php',
+    // A PHP closure sees the function's variables only through `use`.
+    call: /^ {4}Locksmith::withLock\(\$redis, "lock:feed:\$userId", 15000, function \(\$lease\) use \(&\$userId\) \{\n {8}renderFeed\(\$userId\);\n {4}\}\);$/m,
+    kept: /^require_once __DIR__ \. '\/Locksmith\.php';$/m,
+  },
+  {
+    fixture: 'csharp/LOCK010-positive-fix-delay-then-release.cs',
+    languageId: 'csharp',
+    file: 'media/ThumbnailJob.cs',
+    helper: 'media/RedisLock.cs',
+    call: /^ {8}await using var lease = await RedisLock\.AcquireAsync\(db, "lock:thumbs:" \+ album, TimeSpan\.FromMilliseconds\(30000\)\);\n {8}await RenderAsync\(album\);$/m,
+    kept: /^using Locksmith;$/m,
+  },
+  {
     fixture: 'java/LOCK010-positive-fix-spin-then-release.java',
     languageId: 'java',
     file: 'payouts/PayoutJob.java',
@@ -223,7 +240,10 @@ describe('LOCK010: the busy retry loop becomes a call of the helper, whose acqui
       assert.match(fixed, call);
       assert.match(fixed, kept);
       // The loop, its pause and the token only the lock used are gone; the rest of the file stays.
-      assert.doesNotMatch(fixed, /\b(while|until|for \{|for \(;;\))|sleep\(0\.00|Sleep\(time\.Millisecond|onSpinWait/);
+      assert.doesNotMatch(
+        fixed,
+        /\b(while|until|for \{|for \(;;\))|sleep\(0\.00|sleep 0\.001|usleep\(500\)|Sleep\(time\.Millisecond|Task\.Delay\(1\)|onSpinWait/,
+      );
       assert.doesNotMatch(fixed, /\btoken\b/);
       if (dropped) assert.doesNotMatch(fixed, dropped);
       const findings = await analyzeText(languageId, fixed);

@@ -91,7 +91,9 @@ export function lockFix(input: FixInput): LockFix {
     },
     helper,
   );
-  const code = call.code.replace(/\n$/, '').replace(/\n(?=.)/g, `\n${plan.indent}`);
+  const code = withPhpCaptures(call.code, plan.body)
+    .replace(/\n$/, '')
+    .replace(/\n(?=.)/g, `\n${plan.indent}`);
   const edits: TextChange[] = [...dropped, { start: plan.start, end: plan.end, text: code }];
   const imports = planImports(client, text, call.imports);
   if (imports && imports.offset <= plan.start)
@@ -106,6 +108,20 @@ export function lockFix(input: FixInput): LockFix {
     title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}`,
     changes: [...(created ? [created] : []), { path: file, edits }],
   };
+}
+
+/**
+ * A PHP closure sees no variable of the function around it: the helper's callback takes the
+ * guarded code's variables by reference (`function ($lease) use (&$userId) {`), so the code reads
+ * and writes them as it did before the fix. Other languages' callbacks close over them already.
+ */
+function withPhpCaptures(code: string, body: string | undefined): string {
+  const names = [...new Set(body?.match(/\$[A-Za-z_]\w*/g) ?? [])].filter(
+    (name) => name !== '$this' && name !== '$lease' && !/^\$(GLOBALS|_[A-Z]+)$/.test(name),
+  );
+  return names.length
+    ? code.replace('function ($lease) {', `function ($lease) use (${names.map((name) => `&${name}`).join(', ')}) {`)
+    : code;
 }
 
 /** `text` with `edits` (offsets of `text`, not overlapping) made. */
