@@ -49,3 +49,53 @@ export function planImports(client: ClientInfo, source: string, lines: readonly 
   const needsBreak = at > 0 && !source.slice(0, at).endsWith('\n');
   return { offset: at, text: `${needsBreak ? eol : ''}${missing.join(eol)}${eol}` };
 }
+
+interface GoImport {
+  start: number;
+  end: number;
+  /** The name the file uses it by: its alias, else its path's last part (`v9` skipped, `go-` and `.v3` dropped). */
+  name: string;
+}
+
+/** The import specs of a Go file, each with its whole line. */
+function goImports(text: string): GoImport[] {
+  const out: GoImport[] = [];
+  let offset = 0;
+  let inBlock = false;
+  for (const line of text.split(/(?<=\n)/)) {
+    const bare = line.replace(/\r?\n$/, '');
+    const spec = (inBlock ? /^\s*([\w.]+\s+)?"([^"]+)"\s*$/ : /^import\s+([\w.]+\s+)?"([^"]+)"\s*$/).exec(bare);
+    if (/^import\s*\($/.test(bare)) inBlock = true;
+    else if (inBlock && bare.trim() === ')') inBlock = false;
+    else if (spec) {
+      const last =
+        spec[2]
+          .split('/')
+          .filter((part) => !/^v\d+$/.test(part))
+          .at(-1) ?? '';
+      const name = spec[1]?.trim() ?? last.replace(/^go-/, '').replace(/\.v\d+$/, '');
+      out.push({ start: offset, end: offset + line.length, name });
+    }
+    offset += line.length;
+  }
+  return out;
+}
+
+/** Whether the Go file uses package `name` outside its import lines. */
+function usesPackage(text: string, name: string): boolean {
+  const code = goImports(text)
+    .reverse()
+    .reduce((rest, spec) => rest.slice(0, spec.start) + rest.slice(spec.end), text);
+  return new RegExp(`(^|[^\\w.])${name}\\.\\w`).test(code);
+}
+
+/**
+ * Import lines of the Go file `before` (ranges with their line break) whose package it used and
+ * `after` (the same file once a fix took code out) no longer does: Go refuses to compile an
+ * unused import. Blank (`_`) and dot imports stay.
+ */
+export function unusedGoImports(before: string, after: string): { start: number; end: number }[] {
+  return goImports(before)
+    .filter(({ name }) => /^\w+$/.test(name) && name !== '_' && usesPackage(before, name) && !usesPackage(after, name))
+    .map(({ start, end }) => ({ start, end }));
+}

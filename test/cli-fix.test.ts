@@ -1,11 +1,12 @@
 // `lint --fix` and `--fix-dry-run` as child processes on copies of the shop project: the unsafe
 // locks of two files become calls of one lock helper created for both, the files check clean
 // afterwards and the report is what remains; the dry run changes nothing and prints a diff that
-// `git apply` turns into exactly what --fix writes; an outdated helper is updated (LOCK008);
-// Windows line breaks and byte order marks are kept.
+// `git apply` turns into exactly what --fix writes; an outdated helper is updated (LOCK008); busy
+// retry loops become the helper's waiting acquire (LOCK010); Windows line breaks and byte order
+// marks are kept.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
@@ -153,6 +154,41 @@ test('LOCK008: --fix updates an outdated helper from the installed pack', async 
   const { stdout } = await runCli(['lint', '--fix', 'src/lock.ts'], shop);
   assert.equal(stdout, '\nFixed src/lock.ts: LOCK008\n\n✔ No problems (1 file checked, 1 analysed)\n');
   assert.equal(read(shop, 'src/lock.ts'), current);
+});
+
+test('LOCK010: --fix turns busy retry loops into calls of the helper, and the files then check clean', async () => {
+  const shop = copyFixture('shop');
+  const fixture = (path: string) => readFileSync(join(__dirname, 'fixtures', 'lint', path), 'utf8');
+  writeFileSync(
+    join(shop, 'src', 'jobs', 'sitemap.ts'),
+    fixture('typescript/LOCK010-positive-fix-wait-then-release.ts'),
+  );
+  mkdirSync(join(shop, 'tools'));
+  writeFileSync(join(shop, 'tools', 'index_job.py'), fixture('python/LOCK010-positive-fix-wait-then-release.py'));
+  const files = ['src/jobs/sitemap.ts', 'tools/index_job.py'];
+  const flagged = await runCli(['lint', '--format', 'json', ...files], shop);
+  assert.equal((flagged.stdout.match(/"rule": "LOCK010"/g) ?? []).length, 2);
+  const { code, stdout } = await runCli(['lint', '--fix', ...files], shop);
+  assert.equal(
+    stdout,
+    [
+      '',
+      'Fixed src/jobs/sitemap.ts: LOCK010, LOCK004, created src/lib/locksmith.ts',
+      'Fixed tools/index_job.py: LOCK010, LOCK003, created tools/locksmith.py',
+      '',
+      '✔ No problems (2 files checked, 2 analysed)',
+      '',
+    ].join('\n'),
+  );
+  assert.equal(code, 0);
+  assert.match(
+    read(shop, 'src/jobs/sitemap.ts'),
+    /^ {2}await withLock\(redis, `lock:sitemap:\$\{site\}`, \{ ttlMs: 20000 \}/m,
+  );
+  assert.match(read(shop, 'tools/index_job.py'), /^ {4}with lock\(r, "lock:search-index", ttl_ms=60000\):$/m);
+  for (const file of files) assert.doesNotMatch(read(shop, file), /while|sleep\(0\.002\)|sleep\(1\)/, file);
+  const again = await runCli(['lint', ...files, 'src/lib', 'tools'], shop);
+  assert.equal(again.code, 0, again.stdout);
 });
 
 test('Windows line breaks and a byte order mark are kept', async () => {

@@ -1,6 +1,7 @@
 // The lock fix as file changes: unsafe lock code becomes a call of the project's lock helper
 // with its import, the helper created once and reused, a file of the user's own never
-// overwritten, the inline lock outside a project; and LOCK008 on an outdated helper.
+// overwritten, the inline lock outside a project; LOCK010's busy retry loop becomes the helper's
+// waiting acquire (and is left alone where it cannot); and LOCK008 on an outdated helper.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { analyzeText } from '../server/src/analysis';
 import { lockFix, outdatedHelper, type FileChange } from '../server/src/lockFix';
+import { fixClient, readManifests } from '../server/src/quickFix';
 import { renderHelper } from '../snippets/helper';
 import { findClient } from '../snippets/render';
 
@@ -125,6 +127,157 @@ describe('the lock fix calls the project helper', () => {
       'the inline lock embeds the scripts',
     );
   });
+});
+
+const FIXTURES = join(__dirname, 'fixtures', 'lint');
+
+/** LOCK010 fixtures that get the fix: the file as the project holds it, and what the fixed file must say. */
+const WAITING: {
+  fixture: string;
+  languageId: string;
+  file: string;
+  manifest?: [string, string];
+  helper: string;
+  call: RegExp;
+  kept: RegExp;
+  /** Gone from the fixed file besides the loop and the token (Go: the import only the token used). */
+  dropped?: RegExp;
+}[] = [
+  {
+    fixture: 'python/LOCK010-positive-fix-wait-then-release.py',
+    languageId: 'python',
+    file: 'search/index_job.py',
+    helper: 'search/locksmith.py',
+    call: /^ {4}with lock\(r, "lock:search-index", ttl_ms=60000\):\n {8}reindex_everything\(\)$/m,
+    kept: /^from locksmith import lock$/m,
+  },
+  {
+    fixture: 'typescript/LOCK010-positive-fix-wait-then-release.ts',
+    languageId: 'typescript',
+    file: 'web/src/sitemap.ts',
+    manifest: ['web/package.json', '{ "dependencies": { "ioredis": "^5.4.0" } }'],
+    helper: 'web/src/lib/locksmith.ts',
+    call: /^ {2}await withLock\(redis, `lock:sitemap:\$\{site\}`, \{ ttlMs: 20000 \}, async \(\) => \{\n {4}await renderSitemap\(site\);\n {2}\}\);$/m,
+    kept: /^import \{ withLock \} from '\.\/lib\/locksmith';$/m,
+  },
+  {
+    fixture: 'javascript/LOCK010-positive-fix-forever-break.js',
+    languageId: 'javascript',
+    file: 'billing/invoices.js',
+    helper: 'billing/locksmith.js',
+    call: /^ {2}await withLock\(redis, 'lock:invoices', \{ ttlMs: 60000 \}, async \(\) => \{\n {4}await chargeBatch\(batchId\);\n {2}\}\);/m,
+    kept: /^const \{ withLock \} = require\('\.\/locksmith'\);$/m,
+  },
+  {
+    fixture: 'go/LOCK010-positive-fix-wait-then-release.go',
+    languageId: 'go',
+    file: 'ledger/jobs/compact.go',
+    manifest: ['ledger/go.mod', 'module example.com/ledger\n\ngo 1.21\n'],
+    helper: 'ledger/internal/locksmith/locksmith.go',
+    call: /^\tlease, err := locksmith\.Acquire\(ctx, rdb, "lock:ledger:"\+ledger, 120000\*time\.Millisecond\)\n\tif err != nil \{\n\t\treturn err\n\t\}\n\tdefer lease\.Release\(ctx\)$/m,
+    kept: /^import "example\.com\/ledger\/internal\/locksmith"$/m,
+    dropped: /google\/uuid/,
+  },
+  {
+    fixture: 'ruby/LOCK010-positive-fix-until-set.rb',
+    languageId: 'ruby',
+    file: 'keys/rotate.rb',
+    helper: 'keys/locksmith.rb',
+    call: /^ {2}Locksmith\.with_lock\(REDIS, "lock:key-rotation", ttl_ms: 30000\) do \|_lease\|\n {4}rotate_all\n {2}end$/m,
+    kept: /^require_relative 'locksmith'$/m,
+  },
+  {
+    fixture: 'php/LOCK010-positive-fix-wait-then-release.php',
+    languageId: 'php',
+    file: 'feed/rebuild.php',
+    helper: 'feed/Locksmith.php',
+    // A PHP closure sees the function's variables only through `use`.
+    call: /^ {4}Locksmith::withLock\(\$redis, "lock:feed:\$userId", 15000, function \(\$lease\) use \(&\$userId\) \{\n {8}renderFeed\(\$userId\);\n {4}\}\);$/m,
+    kept: /^require_once __DIR__ \. '\/Locksmith\.php';$/m,
+  },
+  {
+    fixture: 'csharp/LOCK010-positive-fix-delay-then-release.cs',
+    languageId: 'csharp',
+    file: 'media/ThumbnailJob.cs',
+    helper: 'media/RedisLock.cs',
+    call: /^ {8}await using var lease = await RedisLock\.AcquireAsync\(db, "lock:thumbs:" \+ album, TimeSpan\.FromMilliseconds\(30000\)\);\n {8}await RenderAsync\(album\);$/m,
+    kept: /^using Locksmith;$/m,
+  },
+  {
+    fixture: 'java/LOCK010-positive-fix-spin-then-release.java',
+    languageId: 'java',
+    file: 'payouts/PayoutJob.java',
+    helper: 'payouts/Locksmith.java',
+    call: /^ {8}try \(Locksmith\.Lease lease = Locksmith\.acquire\(jedis, "lock:payouts", Locksmith\.ttlMs\(45000\)\)\) \{\n {12}payAll\(\);\n {8}\}$/m,
+    kept: /^import redis\.clients\.jedis\.JedisPooled;$/m,
+  },
+];
+
+/** Writes a fixture into a project under `root` and applies the fix of its LOCK010 finding. */
+async function fixWaiting(fixture: string, languageId: string, file: string, manifest?: [string, string]) {
+  const text = readFileSync(join(FIXTURES, fixture), 'utf8');
+  const path = join(root, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  if (manifest) writeFileSync(join(root, manifest[0]), manifest[1]);
+  const finding = (await analyzeText(languageId, text)).find((each) => each.code === 'LOCK010');
+  assert.ok(finding?.fix?.replacesRetryLoop, `${fixture}: LOCK010 offers the fix`);
+  const manifests = readManifests(path, root);
+  const client = fixClient(languageId, text, manifests);
+  assert.ok(client, `${fixture}: a client`);
+  return lockFix({ client, plan: finding.fix, pack, text, file: path, root, manifests, readFile: read });
+}
+
+describe('LOCK010: the busy retry loop becomes a call of the helper, whose acquire waits', () => {
+  for (const { fixture, languageId, file, manifest, helper, call, kept, dropped } of WAITING) {
+    test(fixture, async () => {
+      const fix = await fixWaiting(fixture, languageId, file, manifest);
+      const [created, edited] = fix.changes;
+      assert.ok('create' in created && created.path === join(root, helper), `creates ${helper}`);
+      assert.ok('edits' in edited && edited.path === join(root, file), 'one edit of the file: one undo');
+      apply(fix.changes);
+      const fixed = readFileSync(join(root, file), 'utf8');
+      assert.match(fixed, call);
+      assert.match(fixed, kept);
+      // The loop, its pause and the token only the lock used are gone; the rest of the file stays.
+      assert.doesNotMatch(
+        fixed,
+        /\b(while|until|for \{|for \(;;\))|sleep\(0\.00|sleep 0\.001|usleep\(500\)|Sleep\(time\.Millisecond|Task\.Delay\(1\)|onSpinWait/,
+      );
+      assert.doesNotMatch(fixed, /\btoken\b/);
+      if (dropped) assert.doesNotMatch(fixed, dropped);
+      const findings = await analyzeText(languageId, fixed);
+      assert.deepEqual(
+        findings.map((each) => each.code),
+        [],
+        'the fixed file has no findings',
+      );
+    });
+  }
+
+  test('a second fix in the project reuses its helper: one module per project', async () => {
+    const fix = await fixWaiting('python/LOCK010-positive-fix-wait-then-release.py', 'python', 'search/suggest_job.py');
+    assert.equal(fix.changes.length, 1, 'no new file');
+  });
+
+  const unfixable = [
+    ['python/LOCK010-positive-no-fix-deadline-loop.py', 'python', 'a loop that gives up with its own error'],
+    ['typescript/LOCK010-positive-no-fix-loop-does-work.ts', 'typescript', 'a loop that does other work'],
+    ['go/LOCK010-positive-no-fix-lock-unlock-split.go', 'go', 'acquire and release in different functions'],
+    ['python/LOCK010-positive-no-fix-script-release.py', 'python', 'a release the linter does not see (EVAL)'],
+    ['python/LOCK010-positive-busy-retry.py', 'python', 'an acquire that returns the token to its caller'],
+    ['java/LOCK010-positive-spin-wait.java', 'java', 'an acquire that returns the token to its caller'],
+  ];
+  for (const [fixture, languageId, shape] of unfixable) {
+    test(`no fix for ${shape}: ${fixture}, the diagnostic stays`, async () => {
+      const findings = await analyzeText(languageId, readFileSync(join(FIXTURES, fixture), 'utf8'));
+      assert.ok(findings.some((each) => each.code === 'LOCK010'));
+      assert.deepEqual(
+        findings.filter((each) => each.fix).map((each) => each.code),
+        [],
+      );
+    });
+  }
 });
 
 describe('LOCK008: an outdated lock helper', () => {

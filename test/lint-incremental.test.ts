@@ -55,7 +55,8 @@ async function parsesCleanly(languageId: string, text: string): Promise<boolean>
   }
 }
 
-const summary = (findings: Finding[]) => findings.map((f) => `${f.start}-${f.end} ${f.code} ${f.fix?.start ?? ''}`);
+const summary = (findings: Finding[]) =>
+  findings.map((f) => `${f.start}-${f.end} ${f.code} ${f.fix?.start ?? ''} ${f.fix?.unusedToken?.start ?? ''}`);
 
 for (const dir of readdirSync(ROOT, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
   test(`${dir.name}: random edits to every fixture keep the findings of a fresh analysis`, async () => {

@@ -1,7 +1,7 @@
 // Where a call site's import goes in a user's file, and how a file imports an existing helper.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { planImports } from '../snippets/imports';
+import { planImports, unusedGoImports } from '../snippets/imports';
 import { helperImportFor } from '../snippets/paths';
 import { findClient } from '../snippets/render';
 
@@ -122,5 +122,44 @@ describe('helperImportFor', () => {
       helperImportFor('redis-rb', { path: 'lib/locksmith.rb', text: '' }, input('app/job.rb')).helperImport,
       '../lib/locksmith',
     );
+  });
+});
+
+describe('unusedGoImports', () => {
+  const before = [
+    'package jobs',
+    '',
+    'import (',
+    '\t"context"',
+    '\t_ "embed"',
+    '\tyaml "gopkg.in/yaml.v3"',
+    '',
+    '\t"github.com/google/uuid"',
+    '\t"github.com/redis/go-redis/v9"',
+    ')',
+    'import "strings"',
+    '',
+    'func Run(ctx context.Context, rdb *redis.Client) error {',
+    '\ttoken := uuid.NewString()',
+    '\t_ = yaml.Marshal',
+    '\treturn rdb.Set(ctx, strings.ToLower("k"), token, 0).Err()',
+    '}',
+    '',
+  ].join('\n');
+  const lines = (text: string, ranges: { start: number; end: number }[]) =>
+    ranges.map(({ start, end }) => text.slice(start, end));
+
+  test('the lines of packages only the removed code used, with their line breaks', () => {
+    const after = before.replace(/\ttoken := .*\n/, '').replace(/strings\.ToLower\("k"\), token/, '"k", "t"');
+    assert.deepEqual(lines(before, unusedGoImports(before, after)), [
+      '\t"github.com/google/uuid"\n',
+      'import "strings"\n',
+    ]);
+  });
+
+  test('packages still used (by version suffix, alias or path), blank imports and unchanged files stay', () => {
+    assert.deepEqual(unusedGoImports(before, before), []);
+    const after = before.replace('\t_ = yaml.Marshal\n', '\t_ = yaml.Unmarshal\n');
+    assert.deepEqual(unusedGoImports(before, after), []);
   });
 });

@@ -9,7 +9,7 @@ import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
 import { checkHelperFile, renderHelper } from '../../snippets/helper';
-import { planImports } from '../../snippets/imports';
+import { planImports, unusedGoImports } from '../../snippets/imports';
 import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
 import type { JsFlavor } from '../../snippets/template';
 import type { Finding } from './analysis';
@@ -48,9 +48,16 @@ export interface FixInput {
 
 export function lockFix(input: FixInput): LockFix {
   const { client, plan, pack, text, file, root } = input;
+  // The token's declaration goes when the fix leaves it unused.
+  const dropped: TextChange[] = plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : [];
   const inline = (): LockFix => ({
     title: `Replace with Locksmith's vetted lock (${client.library})`,
-    changes: [{ path: file ?? '', edits: [{ start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }] }],
+    changes: [
+      {
+        path: file ?? '',
+        edits: [...dropped, { start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }],
+      },
+    ],
   });
   if (!file || !root) return inline();
   const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
@@ -84,11 +91,16 @@ export function lockFix(input: FixInput): LockFix {
     },
     helper,
   );
-  const code = call.code.replace(/\n$/, '').replace(/\n(?=.)/g, `\n${plan.indent}`);
-  const edits: TextChange[] = [{ start: plan.start, end: plan.end, text: code }];
+  const code = withPhpCaptures(call.code, plan.body)
+    .replace(/\n$/, '')
+    .replace(/\n(?=.)/g, `\n${plan.indent}`);
+  const edits: TextChange[] = [...dropped, { start: plan.start, end: plan.end, text: code }];
   const imports = planImports(client, text, call.imports);
   if (imports && imports.offset <= plan.start)
     edits.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  // Go does not compile with an import that only the replaced code used (`uuid` for the token).
+  if (client.extension === 'go')
+    edits.unshift(...unusedGoImports(text, applyEdits(text, edits)).map((line) => ({ ...line, text: '' })));
   const helperPath = created
     ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
     : undefined;
@@ -96,6 +108,28 @@ export function lockFix(input: FixInput): LockFix {
     title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}`,
     changes: [...(created ? [created] : []), { path: file, edits }],
   };
+}
+
+/**
+ * A PHP closure sees no variable of the function around it: the helper's callback takes the
+ * guarded code's variables by reference (`function ($lease) use (&$userId) {`), so the code reads
+ * and writes them as it did before the fix. Other languages' callbacks close over them already.
+ */
+function withPhpCaptures(code: string, body: string | undefined): string {
+  const names = [...new Set(body?.match(/\$[A-Za-z_]\w*/g) ?? [])].filter(
+    (name) => name !== '$this' && name !== '$lease' && !/^\$(GLOBALS|_[A-Z]+)$/.test(name),
+  );
+  return names.length
+    ? code.replace('function ($lease) {', `function ($lease) use (${names.map((name) => `&${name}`).join(', ')}) {`)
+    : code;
+}
+
+/** `text` with `edits` (offsets of `text`, not overlapping) made. */
+export function applyEdits(text: string, edits: readonly TextChange[]): string {
+  let out = text;
+  for (const edit of [...edits].sort((a, b) => b.start - a.start))
+    out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
 }
 
 /** LOCK008: a lock helper whose embedded pack differs from the installed pack's, on its header lines. */

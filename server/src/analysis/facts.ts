@@ -11,7 +11,7 @@ import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
-import { retryOf, type RetryFact } from './retry';
+import { retryLoopOf, retryOf, type RetryFact } from './retry';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
 import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
 
@@ -281,10 +281,21 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
     group
       .filter((p) => p.op.key && share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
       .map((p) => p.op);
+  const retryLoop = (acquire: Placed) => retryLoopOf(syntax, acquire.path, acquire.fnIndex, acquire.op.key);
   // Outside functions the statements around a lock belong to other units: no fix is planned there.
   const fixFor = (lock: Placed, acquire: Placed | undefined) =>
     inFunction
-      ? planFix(syntax, lockOps(lock.op), acquire?.op, acquire && boundName(syntax, acquire.path), text)
+      ? planFix(
+          syntax,
+          lockOps(lock.op),
+          text,
+          acquire && {
+            op: acquire.op,
+            bound: boundName(syntax, acquire.path),
+            retryLoop: retryLoop(acquire),
+            fn,
+          },
+        )
       : undefined;
 
   const out: OpFact[] = [];
@@ -323,7 +334,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
         );
         fact.inMulti = before('multi').length > 0;
         fact.counter = group.some((p) => p.op.kind === 'incr' && share(p.op, op));
-        fact.retry = retryOf(syntax, path, placed.fnIndex, keyNode);
+        fact.retry = retryOf(syntax, retryLoop(placed));
         fact.fix = fixFor(placed, placed);
         break;
       }

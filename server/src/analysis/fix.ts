@@ -3,8 +3,9 @@
 // body), with the lock calls and the checks of their results taken out.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { RedisOp } from './ops';
-import type { Syntax } from './syntax';
-import { mentions, within } from './tree';
+import { isPause } from './retry';
+import { unwrap, type Syntax } from './syntax';
+import { identifierPattern, mentions, within } from './tree';
 
 export interface FixPlan {
   /** UTF-16 offsets of the replaced statements. */
@@ -19,6 +20,10 @@ export interface FixPlan {
   indent: string;
   /** The client expression the user called (`redis`, `$this->redis`). */
   receiver?: string;
+  /** The retry loop around the acquire is replaced too: the helper's acquire waits instead (LOCK010). */
+  replacesRetryLoop?: boolean;
+  /** UTF-16 offsets of the token's declaration before the replaced statements, removed too: nothing else uses it. */
+  unusedToken?: { start: number; end: number };
 }
 
 /** Statements that leave the block: return, raise, throw, continue, break. */
@@ -45,12 +50,12 @@ function dedent(node: Node): string {
     .join('\n');
 }
 
-/** Blocks directly inside `node` (not inside a nested block), skipping else/catch clauses. */
-function innerBlocks(syntax: Syntax, node: Node): Node[] {
+/** Blocks directly inside `node` (not inside a nested block), skipping else/catch clauses unless `all`. */
+function innerBlocks(syntax: Syntax, node: Node, all = false): Node[] {
   const out: Node[] = [];
   const visit = (current: Node) => {
     for (const child of current.namedChildren) {
-      if (!child || NOT_GUARDED.test(child.type)) continue;
+      if (!child || (!all && NOT_GUARDED.test(child.type))) continue;
       if (syntax.blocks.has(child.type)) out.push(child);
       else visit(child);
     }
@@ -59,16 +64,28 @@ function innerBlocks(syntax: Syntax, node: Node): Node[] {
   return out;
 }
 
+/** The acquire a fix is planned around. */
+export interface PlannedAcquire {
+  op: RedisOp;
+  /** The variable its result is stored in. */
+  bound?: string;
+  /** The retry loop around it (retry.ts), which the helper's waiting acquire replaces. */
+  retryLoop?: Node;
+  /** The function holding the lock calls. */
+  fn: Node;
+}
+
 export function planFix(
   syntax: Syntax,
   ops: RedisOp[],
-  acquire: RedisOp | undefined,
-  boundName: string | undefined,
   text: string,
+  planned: PlannedAcquire | undefined,
 ): FixPlan | undefined {
   const calls = ops.map((op) => op.call.node);
   // Without the acquire here (lock() and unlock() split across a class) the guard does not fit.
-  if (!calls.length || !acquire?.key) return undefined;
+  const key = planned?.op.key;
+  if (!calls.length || !planned || !key) return undefined;
+  const acquire = planned.op;
   // The deepest block holding every lock call.
   let block: Node | null = calls[0].parent;
   while (block && !(syntax.blocks.has(block.type) && calls.every((call) => within(call, block!)))) {
@@ -83,6 +100,14 @@ export function planFix(
   // Without a release, the lock was held for the rest of the block: that is the body.
   const hasRelease = ops.some((op) => op.kind === 'del' || op.kind === 'getset');
   const last = hasRelease ? holding[holding.length - 1] : statements[statements.length - 1];
+  // A retry loop that is one of the replaced statements goes whole: the helper's acquire waits
+  // instead. It must do nothing but wait for the lock, with the guarded code and the release after it.
+  const retryLoop = planned.retryLoop && within(planned.retryLoop, first) ? planned.retryLoop : undefined;
+  if (retryLoop && !(hasRelease && last !== first && waitsOnly(syntax, first, retryLoop, calls, planned)))
+    return undefined;
+  // The acquire had a lease the fix cannot read (`ttl()`, a SetArgs value): the helper's default would replace it.
+  if (retryLoop && acquire.hasExpiry && acquire.ttlMs === undefined) return undefined;
+  const boundName = planned.bound;
   const mentionsBound = (node: Node) => mentions(node, boundName);
 
   const body: string[] = [];
@@ -92,14 +117,21 @@ export function planFix(
       body.push(dedent(statement));
       return;
     }
-    for (const inner of innerBlocks(syntax, statement)) {
-      const children = inner.namedChildren.filter((child): child is Node => !!child && !child.type.includes('comment'));
+    // Ruby's `begin ... ensure ... end` is a block itself: its statements are its own children.
+    for (const inner of syntax.blocks.has(statement.type) ? [statement] : innerBlocks(syntax, statement)) {
+      const children = inner.namedChildren.filter(
+        (child): child is Node => !!child && !child.type.includes('comment') && !NOT_GUARDED.test(child.type),
+      );
       // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
       if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) continue;
       for (const child of children) collect(child);
     }
   };
-  for (const statement of statements.slice(statements.indexOf(first), statements.indexOf(last) + 1)) collect(statement);
+  for (const statement of statements.slice(
+    statements.indexOf(first) + (retryLoop ? 1 : 0),
+    statements.indexOf(last) + 1,
+  ))
+    collect(statement);
 
   // A function that hands the lock to its caller (`return redis.setnx(...)`, `return token`) is not a guarded section.
   const handsOver =
@@ -107,15 +139,126 @@ export function planFix(
     body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
   if (!hasRelease && handsOver) return undefined;
 
+  const { fn } = planned;
+  // What the fix keeps of the function, but a line: before and after the replaced statements, and the body.
+  const keptWithout = (line: { start: number; end: number }) =>
+    [
+      text.slice(fn.startIndex, line.start),
+      text.slice(line.end, first.startIndex),
+      text.slice(last.endIndex, fn.endIndex),
+      ...body,
+    ].join('\n');
+  const unusedToken = tokenDeclaration(text, statements.slice(0, statements.indexOf(first)), acquire, keptWithout);
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;
-  const ttlMs = acquire?.ttlMs ?? ops.find((op) => op.kind === 'expire' && op.ttlMs !== undefined)?.ttlMs;
+  const ttlMs = acquire.ttlMs ?? ops.find((op) => op.kind === 'expire' && op.ttlMs !== undefined)?.ttlMs;
   return {
     start: first.startIndex,
     end: last.endIndex,
-    key: acquire.key.text,
+    key: key.text,
     ttlMs,
     body: body.length ? body.join('\n') : undefined,
     indent: /^[ \t]*/.exec(text.slice(lineStart, first.startIndex))![0],
     receiver: acquire.call.receiver?.text,
+    ...(retryLoop && { replacesRetryLoop: true }),
+    ...(unusedToken && { unusedToken }),
   };
+}
+
+/**
+ * The line declaring the acquire's token among `before` (`token = str(uuid.uuid4())`,
+ * `token := uuid.NewString()`, `const token = randomUUID();`), when nothing the fix keeps uses
+ * the token (Go refuses to compile an unused variable).
+ */
+function tokenDeclaration(
+  text: string,
+  before: Node[],
+  acquire: RedisOp,
+  keptWithout: (line: { start: number; end: number }) => string,
+): { start: number; end: number } | undefined {
+  const name = acquire.value && unwrap(acquire.value).text;
+  if (!name || !/^\$?[A-Za-z_]\w*$/.test(name)) return undefined;
+  const declares = new RegExp(
+    `^(?:(?:const|let|var|final|auto)\\s+)?(?:[\\w.<>]+\\s+)?${name.replace(/\$/g, '\\$')}\\s*(?::\\s*\\w+\\s*)?:?=[^=]`,
+  );
+  const declaration = before.filter((statement) => declares.test(statement.text)).at(-1);
+  if (!declaration || declaration.text.includes('\n')) return undefined;
+  const start = text.lastIndexOf('\n', declaration.startIndex - 1) + 1;
+  const end = text.indexOf('\n', declaration.endIndex) + 1;
+  // The declaration alone on its line, and the token named nowhere else that stays.
+  if (
+    end === 0 ||
+    text.slice(start, declaration.startIndex).trim() ||
+    /[^\s;]/.test(text.slice(declaration.endIndex, end))
+  )
+    return undefined;
+  return identifierPattern(name).test(keptWithout({ start, end })) ? undefined : { start, end };
+}
+
+/** Statements of a block, looking through nested blocks (Go's `block` holds a `statement_list`). */
+function statementsOf(syntax: Syntax, block: Node): Node[] {
+  return block.namedChildren.flatMap((child) =>
+    !child || child.type.includes('comment')
+      ? []
+      : syntax.blocks.has(child.type)
+        ? statementsOf(syntax, child)
+        : [child],
+  );
+}
+
+/** A loop that runs until a `break`: `while True:`, `for {`, `for (;;)`, `while (true)`, Ruby's `loop do`. */
+const FOREVER = /^(?:for(?:\(;;\))?|while\(?(?:true|True|1)\)?:?|do(?:end)?|dowhile\((?:true|1)\);?)$/;
+/** A loop condition that repeats while the acquire failed: `while not r.set(...)`, `while (!ok)`, `until`. */
+const WHILE_FAILED = /!|\bnot\b|\buntil\b|==\s*(?:false|False|nil|None|null|0)\b/;
+
+/**
+ * Whether `statement` is the retry loop and it only waits for the acquire: it repeats while the
+ * acquire fails (or forever, left by a `break` once it succeeded), and holds nothing but the
+ * acquire, the test of its result, pauses, and (Go) the return of its error. A loop that gives up
+ * (a deadline, a count, an `else`), returns the token or does other work keeps its code: no fix.
+ */
+function waitsOnly(syntax: Syntax, statement: Node, loop: Node, calls: Node[], planned: PlannedAcquire): boolean {
+  const acquire = planned.op.call.node;
+  const body = loop.childForFieldName('body');
+  // The loop is the statement itself (or Ruby's `loop do ... end` call), with no `else`, and holds no other lock call.
+  const before = statement.text.slice(0, loop.startIndex - statement.startIndex).trim();
+  if (!body || !within(loop, statement) || statement.endIndex !== loop.endIndex || !/^(loop)?$/.test(before))
+    return false;
+  if (calls.some((call) => call.id !== acquire.id && within(call, loop))) return false;
+  if (loop.namedChildren.some((child) => !!child && /else/.test(child.type))) return false;
+  const inCondition = !within(acquire, body);
+  const control = [body, ...loop.namedChildren.filter((child) => !!child && child.type.includes('comment'))]
+    .sort((a, b) => b!.startIndex - a!.startIndex)
+    .reduce(
+      (rest, part) => rest.slice(0, part!.startIndex - loop.startIndex) + rest.slice(part!.endIndex - loop.startIndex),
+      loop.text,
+    )
+    .replace(acquire.text, '');
+  const repeats = inCondition
+    ? WHILE_FAILED.test(control) || /until/.test(loop.type)
+    : FOREVER.test(control.replace(/\s+/g, ''));
+  if (!repeats) return false;
+
+  let breaks = 0;
+  const acquired = (node: Node) => within(acquire, node) || mentions(node, planned.bound);
+  const waits = (node: Node): boolean => {
+    if (syntax.loops.has(node.type)) return false;
+    const blocks = innerBlocks(syntax, node, true);
+    const condition = node.childForFieldName('condition');
+    // `if (ok === 'OK') break;`, `break if ok`: a conditional whose branch is one statement.
+    const branches = blocks.length
+      ? blocks.flatMap((inner) => statementsOf(syntax, inner))
+      : syntax.conditionals.has(node.type)
+        ? node.namedChildren.filter((child): child is Node => !!child && child.id !== condition?.id)
+        : undefined;
+    if (branches)
+      return branches.every((child) =>
+        /^break/.test(child.type)
+          ? !inCondition && !!condition && acquired(condition) && !testsFailure(node) && ++breaks > 0
+          : waits(child),
+      );
+    if (within(acquire, node) || /^(continue|pass)/.test(node.type) || isPause(node.text)) return true;
+    // go-redis and redigo: `if err != nil { return err }`, as the helper's call site does.
+    return syntax.grammar === 'go' && /^return\b.*\berr\b/.test(node.text);
+  };
+  return statementsOf(syntax, body).every(waits) && (inCondition || breaks > 0);
 }

@@ -44,7 +44,14 @@ function firstSyntaxError(node: Node): Node | undefined {
 }
 
 const shiftFix = (fix: OpFact['fix'], delta: number) =>
-  fix && { ...fix, start: fix.start + delta, end: fix.end + delta };
+  fix && {
+    ...fix,
+    start: fix.start + delta,
+    end: fix.end + delta,
+    ...(fix.unusedToken && {
+      unusedToken: { start: fix.unusedToken.start + delta, end: fix.unusedToken.end + delta },
+    }),
+  };
 
 /** Unit facts are kept with offsets relative to the unit's start; `delta` moves them. */
 function shift(facts: UnitFacts, delta: number): UnitFacts {

@@ -5,6 +5,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
 import { pathTo } from './tree';
+import { durationMs } from './values';
 
 export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi' | 'watch' | 'incr' | 'extend';
 
@@ -285,10 +286,25 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         value,
         hasExpiry,
         constantValue: isConstant(value),
-        ttlMs: ttlFromOptions(options),
+        ttlMs: ttlFromOptions(options) ?? (hasExpiry ? literalLease(options) : undefined),
       };
     }
   }
+}
+
+/**
+ * A lease written as a literal where `ttlFromOptions` does not look: a duration (go-redis
+ * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`), Jedis `.px(45_000)`, phpredis
+ * `['nx', 'px' => 15000]`. The fix keeps it rather than the helper's default.
+ */
+function literalLease(options: Arg[]): string | undefined {
+  for (const { value } of options) {
+    const duration = durationMs(value.text);
+    if (Number.isInteger(duration) && duration > 0) return String(duration);
+    const option = /\b(px|ex)['"]?\s*(?:=>|\()\s*([\d_]+)\s*\)?/i.exec(value.text);
+    if (option) return String(Number(option[2].replace(/_/g, '')) * (option[1].toLowerCase() === 'ex' ? 1000 : 1));
+  }
+  return undefined;
 }
 
 /** An options variable's initializer (`args := redis.SetArgs{...}`) in the same function, or the node itself. */

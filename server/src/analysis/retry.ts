@@ -4,6 +4,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Syntax } from './syntax';
 import { identifierPattern } from './tree';
+import { durationMs } from './values';
 
 export interface RetryFact {
   /** The shortest sleep in the loop in ms; undefined when the loop does not sleep at all. */
@@ -13,6 +14,7 @@ export interface RetryFact {
 const SLEEP_CALL =
   /\b(time\.sleep|asyncio\.sleep|gevent\.sleep|Thread\.sleep|Thread\.Sleep|Task\.Delay|time\.Sleep|time\.After|usleep|time_nanosleep|setTimeout|TimeUnit\.(\w+)\.sleep|parkNanos|sleep|delay|Sleep|Delay|wait)\s*\(?\s*/g;
 const SPIN = /onSpinWait|SpinWait|Task\.Yield|Thread\.yield|runtime\.Gosched/;
+const SPIN_STATEMENT = new RegExp(`^(?:[\\w$]+\\.)*(?:${SPIN.source})`);
 
 /** Sleep durations found in `text`, in ms; NaN where the duration is not a literal. */
 function sleeps(syntax: Syntax, text: string): number[] {
@@ -26,17 +28,8 @@ function sleeps(syntax: Syntax, text: string): number[] {
     if (call === 'setTimeout') argument = (/,\s*([^,()]+)\)/.exec(rest)?.[1] ?? '').trim();
     const literal = Number(argument.replace(/_/g, '').replace(/[lLfFdDmM]$/, ''));
     let ms = Number.NaN;
-    if (syntax.grammar === 'go') {
-      const go = /^(?:(\d+(?:\.\d+)?)\s*\*\s*)?time\.(Nanosecond|Microsecond|Millisecond|Second)$/.exec(
-        argument.replace(/\s+/g, ''),
-      );
-      if (go) {
-        const scale = { Nanosecond: 1e-6, Microsecond: 1e-3, Millisecond: 1, Second: 1000 }[go[2]]!;
-        ms = Number(go[1] ?? 1) * scale;
-      }
-    } else if (/TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.test(argument)) {
-      const [, span, amount] = /TimeSpan\.From(Milliseconds|Seconds)\(([\d.]+)\)/.exec(argument)!;
-      ms = Number(amount) * (span === 'Seconds' ? 1000 : 1);
+    if (syntax.grammar === 'go' || /^TimeSpan\./.test(argument)) {
+      ms = durationMs(argument);
     } else if (!Number.isNaN(literal) && argument !== '') {
       if (call === 'usleep') ms = literal / 1000;
       else if (call === 'parkNanos') ms = literal / 1e6;
@@ -66,8 +59,8 @@ function isRetryLoop(loop: Node, key: Node | undefined): boolean {
   return true;
 }
 
-/** The retry loop around an acquire that sleeps under 10 ms or not at all (LOCK010), if any. */
-export function retryOf(syntax: Syntax, path: Node[], fnIndex: number, key: Node | undefined): RetryFact | undefined {
+/** The innermost loop between the function and the acquire, when it retries the acquire (not a walk over keys). */
+export function retryLoopOf(syntax: Syntax, path: Node[], fnIndex: number, key: Node | undefined): Node | undefined {
   for (let i = path.length - 2; i > fnIndex; i--) {
     const loop = path[i];
     const isLoop =
@@ -75,12 +68,28 @@ export function retryOf(syntax: Syntax, path: Node[], fnIndex: number, key: Node
       (syntax.grammar === 'ruby' &&
         /^(do_block|block)$/.test(loop.type) &&
         /\b(loop|times|until|while)\b/.test(path[i - 1]?.text.slice(0, 40) ?? ''));
-    if (!isLoop) continue;
-    if (!isRetryLoop(loop, key)) return undefined;
-    const found = sleeps(syntax, loop.text);
-    if (!found.length) return {};
-    if (found.some((ms) => Number.isNaN(ms) || ms >= 10)) return undefined;
-    return { sleepMs: Math.min(...found) };
+    if (isLoop) return isRetryLoop(loop, key) ? loop : undefined;
   }
   return undefined;
+}
+
+/** The retry loop around an acquire that sleeps under 10 ms or not at all (LOCK010), if any. */
+export function retryOf(syntax: Syntax, loop: Node | undefined): RetryFact | undefined {
+  if (!loop) return undefined;
+  const found = sleeps(syntax, loop.text);
+  if (!found.length) return {};
+  if (found.some((ms) => Number.isNaN(ms) || ms >= 10)) return undefined;
+  return { sleepMs: Math.min(...found) };
+}
+
+/** A statement that only waits: a sleep or a spin hint (`time.sleep(0.01)`, `await sleep(2)`, `Thread.onSpinWait();`). */
+export function isPause(statement: string): boolean {
+  const text = statement
+    .trim()
+    .replace(/^await\s+/, '')
+    .replace(/;$/, '');
+  if (/^new Promise\(.*\bsetTimeout\b/s.test(text)) return true;
+  SLEEP_CALL.lastIndex = 0;
+  const call = SLEEP_CALL.exec(text);
+  return (call?.index === 0 || SPIN_STATEMENT.test(text)) && !/\n/.test(text);
 }

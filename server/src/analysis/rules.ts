@@ -13,7 +13,7 @@ export interface Finding {
   /** UTF-16 offsets into the document. */
   start: number;
   end: number;
-  /** What the vetted snippet replaces (LOCK001..LOCK006). */
+  /** What the vetted snippet replaces (LOCK001..LOCK006, LOCK010). */
   fix?: FixPlan;
 }
 
@@ -98,8 +98,8 @@ interface Rule {
   /** Details for the message when `op` breaks the rule. */
   check(op: OpFact, facts: DocumentFacts): Record<string, string> | undefined;
   message(details: Record<string, string>): string;
-  /** Whether the vetted-lock quick fix applies. */
-  fixable: boolean;
+  /** Whether the vetted-lock quick fix applies (to the plan made for the op). */
+  fixable: boolean | ((plan: FixPlan) => boolean);
 }
 
 const key = (op: OpFact) => short(op.keyText ?? '');
@@ -196,7 +196,8 @@ export const RULES: Rule[] = [
   {
     code: 'LOCK010',
     on: 'acquire',
-    fixable: false,
+    // Only a fix that replaces the retry loop stops the polling.
+    fixable: (plan) => !!plan.replacesRetryLoop,
     check: (op, facts) =>
       op.retry && facts.isLockAcquire(op)
         ? {
@@ -249,7 +250,7 @@ export function checkFacts(facts: DocumentFacts): Finding[] {
         message: rule.message(details),
         start: op.start,
         end: op.end,
-        ...(rule.fixable && op.fix && { fix: op.fix }),
+        ...(op.fix && (rule.fixable === true || (rule.fixable && rule.fixable(op.fix))) && { fix: op.fix }),
       });
     }
   }

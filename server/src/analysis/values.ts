@@ -12,6 +12,27 @@ export const CLOCK_NAME =
 export const GENERATED =
   /uuid|guid|random|rand\(|\brand\b|nanoid|token_hex|token_urlsafe|urandom|ObjectId|SecureRandom|uniqid|ulid/i;
 export const NULLISH = /^(null|nil|none|undefined)$/i;
+
+const UNITS: Record<string, number> = {
+  Nanosecond: 1e-6,
+  Microsecond: 1e-3,
+  Millisecond: 1,
+  Milliseconds: 1,
+  Second: 1000,
+  Seconds: 1000,
+  Minute: 60_000,
+  Minutes: 60_000,
+};
+
+/** A literal duration in ms: Go's `30 * time.Second`, .NET's `TimeSpan.FromSeconds(30)`; NaN for anything else. */
+export function durationMs(text: string): number {
+  const compact = text.replace(/\s+/g, '');
+  const go = /^(?:(\d+(?:\.\d+)?)\*)?time\.(Nanosecond|Microsecond|Millisecond|Second|Minute)$/.exec(compact);
+  if (go) return Number(go[1] ?? 1) * UNITS[go[2]];
+  const span = /^TimeSpan\.From(Milliseconds|Seconds|Minutes)\(([\d.]+)\)$/.exec(compact);
+  return span ? Number(span[2]) * UNITS[span[1]] : Number.NaN;
+}
+
 /** The value of a declaration or assignment node (C#'s declarator keeps it as its last child, without a field). */
 export function declaredValue(node: Node): Node | null {
   const value = node.childForFieldName('value') ?? node.childForFieldName('right');

@@ -10,7 +10,7 @@ import type { Pack } from '../../../pack/pack';
 import { AnalyzedDocument, type Finding } from '../analysis';
 import type { LintSettings, RuleCode } from '../catalogue';
 import { checkText, severityOf } from '../check';
-import { lockFix, type TextChange } from '../lockFix';
+import { applyEdits, lockFix, type TextChange } from '../lockFix';
 import { fixClient, readIfExists, readManifests } from '../quickFix';
 import type { SourceText } from './lint';
 import { toSlashes, type FoundFile } from './walk';
@@ -50,14 +50,12 @@ const enabledFindings = (findings: Finding[], settings: LintSettings) =>
 const isFixable = (finding: Finding, helperUpdate: string | undefined) =>
   !!finding.fix || (finding.code === 'LOCK008' && helperUpdate !== undefined);
 
-/** Applies edits given in offsets of `text`, from the last to the first; line breaks follow the file's. */
-function applyEdits(text: string, edits: readonly TextChange[], eol: string): string {
-  let out = text;
-  for (const edit of [...edits].sort((a, b) => b.start - a.start)) {
-    out = out.slice(0, edit.start) + withEol(edit.text, eol) + out.slice(edit.end);
-  }
-  return out;
-}
+/** Applies edits given in offsets of `text`; line breaks follow the file's. */
+const applyFileEdits = (text: string, edits: readonly TextChange[], eol: string) =>
+  applyEdits(
+    text,
+    edits.map((edit) => ({ ...edit, text: withEol(edit.text, eol) })),
+  );
 
 const withEol = (text: string, eol: string) => (eol === '\n' ? text : text.replace(/\r?\n/g, eol));
 const eolOf = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');
@@ -114,7 +112,7 @@ export async function planFixes(
             changed.set(path, { path, before: undefined, after: change.create });
             record.created.push(path);
           } else if (path === file.path) {
-            next = applyEdits(next, change.edits, eol);
+            next = applyFileEdits(next, change.edits, eol);
           }
         }
         cleared = findings.filter((finding) => finding.fix?.start === plan.start && finding.fix.end === plan.end);
