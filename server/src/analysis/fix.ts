@@ -29,8 +29,8 @@ export interface FixPlan {
 /** Statements that leave the block: return, raise, throw, continue, break. */
 const EXITS = /^(return|raise|throw|continue|break)(_statement|_expression)?$/;
 
-/** A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`, `== 0`, `is None`. */
-const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0|false|False|nil|None|null)\b|\bis\s+None\b/;
+/** A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`, `== 0`, `is None`, `!== 'OK'`. */
+const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0|false|False|nil|None|null)\b|\bis\s+None\b|!==?\s*['"]OK['"]/;
 
 function testsFailure(statement: Node): boolean {
   if (/unless/.test(statement.type)) return true;
@@ -62,6 +62,24 @@ function innerBlocks(syntax: Syntax, node: Node, all = false): Node[] {
   };
   visit(node);
   return out;
+}
+
+/** Grammars whose helpers take the guarded code as a callback (withLock). */
+const CALLBACK_BODIES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'php']);
+const JUMPS = ['return_statement', 'break_statement', 'continue_statement'];
+
+/** Whether `statement` returns from its function, or breaks or continues a loop outside itself. */
+function leavesCallback(syntax: Syntax, statement: Node): boolean {
+  const jumps = JUMPS.includes(statement.type) ? [statement] : statement.descendantsOfType(JUMPS);
+  return jumps.some((jump) => {
+    if (!jump) return false;
+    for (let node: Node | null = jump; node && node.id !== statement.id; node = node.parent) {
+      if (syntax.functions.has(node.type)) return false;
+      if (jump.type !== 'return_statement' && (syntax.loops.has(node.type) || node.type === 'switch_statement'))
+        return false;
+    }
+    return true;
+  });
 }
 
 /** The acquire a fix is planned around. */
@@ -111,10 +129,12 @@ export function planFix(
   const mentionsBound = (node: Node) => mentions(node, boundName);
 
   const body: string[] = [];
+  const bodyNodes: Node[] = [];
   const collect = (statement: Node) => {
     const hasLockCall = calls.some((call) => within(call, statement));
     if (!hasLockCall && !mentionsBound(statement)) {
       body.push(dedent(statement));
+      bodyNodes.push(statement);
       return;
     }
     // Ruby's `begin ... ensure ... end` is a block itself: its statements are its own children.
@@ -138,6 +158,10 @@ export function planFix(
     /^return/.test(first.type) ||
     body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
   if (!hasRelease && handsOver) return undefined;
+  // JavaScript and PHP helpers run the guarded code in a callback: a `return` there would leave
+  // the callback, not the function, and a `break` the loop it no longer sits in.
+  if (CALLBACK_BODIES.has(syntax.grammar) && bodyNodes.some((statement) => leavesCallback(syntax, statement)))
+    return undefined;
 
   const { fn } = planned;
   // What the fix keeps of the function, but a line: before and after the replaced statements, and the body.
