@@ -16,6 +16,7 @@ import type {
   ShowDocumentParams,
   TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol';
+import { ensureVsix } from './vsix';
 
 export const SERVER = join(__dirname, '..', '..', 'server', 'out', 'server.js');
 
@@ -50,6 +51,8 @@ export class LspClient {
   }
 
   static async start({ settings }: LspOptions = {}): Promise<LspClient> {
+    // A test file run alone after an edit gets a server built from the current sources.
+    await ensureVsix();
     const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
     const connection = createMessageConnection(
       new StreamMessageReader(child.stdout),
