@@ -30,7 +30,7 @@ export interface FixPlan {
 const EXITS = /^(return|raise|throw|continue|break)(_statement|_expression)?$/;
 
 /** A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`, `== 0`, `is None`, `!== 'OK'`. */
-const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0|false|False|nil|None|null)\b|\bis\s+None\b|!==?\s*['"]OK['"]/;
+const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0[lL]?|false|False|nil|None|null)\b|\bis\s+None\b|!==?\s*['"]OK['"]/;
 
 function testsFailure(statement: Node): boolean {
   if (/unless/.test(statement.type)) return true;
@@ -62,6 +62,30 @@ function innerBlocks(syntax: Syntax, node: Node, all = false): Node[] {
   };
   visit(node);
   return out;
+}
+
+/** `if (acquire) { return ...; }` or Ruby's `return true if acquire`: success leaves the function at once. */
+function returnsOnSuccess(syntax: Syntax, statement: Node, acquire: Node): boolean {
+  if (!syntax.conditionals.has(statement.type) || testsFailure(statement)) return false;
+  const condition = statement.childForFieldName('condition');
+  if (!condition || !within(acquire, condition)) return false;
+  const modified = statement.childForFieldName('body');
+  const branch =
+    modified && !syntax.blocks.has(modified.type)
+      ? [modified]
+      : (innerBlocks(syntax, statement)[0]?.namedChildren ?? []).filter(
+          (child): child is Node => !!child && !child.type.includes('comment'),
+        );
+  return branch.length > 0 && branch.every((child) => /^return/.test(child.type));
+}
+
+/** Grammars whose call sites await the helper (JavaScript, TypeScript, C#). */
+const AWAITING_CALL_SITES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'c-sharp']);
+
+/** Whether a function is declared `async` (the word before its body). */
+function isAsync(fn: Node): boolean {
+  const body = fn.childForFieldName('body');
+  return /\basync\b/.test(fn.text.slice(0, body ? body.startIndex - fn.startIndex : fn.text.length));
 }
 
 /** Grammars whose helpers take the guarded code as a callback (withLock). */
@@ -153,11 +177,20 @@ export function planFix(
   ))
     collect(statement);
 
-  // A function that hands the lock to its caller (`return redis.setnx(...)`, `return token`) is not a guarded section.
-  const handsOver =
-    /^return/.test(first.type) ||
-    body.some((statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text));
-  if (!hasRelease && handsOver) return undefined;
+  // A function that hands the lock to its caller (`return redis.setnx(...)`, `if (setnx(...)) return true;`)
+  // is not a guarded section: a DEL or GETSET after it runs on the busy path (a takeover), not as a release.
+  const acquires = ops.filter((op) => op.kind === 'acquire').map((op) => op.call.node);
+  if (/^return/.test(first.type) || acquires.some((call) => returnsOnSuccess(syntax, first, call))) return undefined;
+  const returnsValue = body.some(
+    (statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text),
+  );
+  const releases = ops.some((op) => op.kind === 'del');
+  if (returnsValue && !releases) return undefined;
+  // Without a release the lock outlives the function: one that returns a value (`return true`) tells its
+  // caller it now holds the lock, which a lock released when the block ends would take back at once.
+  if (!releases && bodyNodes.some((node) => /^return/.test(node.type) && node.namedChildCount > 0)) return undefined;
+  // The call sites of these clients `await` the helper: a function that is not async cannot.
+  if (AWAITING_CALL_SITES.has(syntax.grammar) && !isAsync(planned.fn)) return undefined;
   // JavaScript and PHP helpers run the guarded code in a callback: a `return` there would leave
   // the callback, not the function, and a `break` the loop it no longer sits in.
   if (CALLBACK_BODIES.has(syntax.grammar) && bodyNodes.some((statement) => leavesCallback(syntax, statement)))
