@@ -79,6 +79,16 @@ function returnsOnSuccess(syntax: Syntax, statement: Node, acquire: Node): boole
   return branch.length > 0 && branch.every((child) => /^return/.test(child.type));
 }
 
+/** The return statements of `statement` (itself included), outside functions nested in it. */
+function returnsIn(syntax: Syntax, statement: Node): Node[] {
+  const returns = /^return/.test(statement.type) ? [statement] : statement.descendantsOfType(RETURNS);
+  return returns.filter((ret): ret is Node => {
+    for (let node = ret; node && node.id !== statement.id; node = node.parent)
+      if (syntax.functions.has(node.type)) return false;
+    return !!ret;
+  });
+}
+
 /** Grammars whose call sites await the helper (JavaScript, TypeScript, C#). */
 const AWAITING_CALL_SITES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'c-sharp']);
 
@@ -91,6 +101,8 @@ function isAsync(fn: Node): boolean {
 /** Grammars whose helpers take the guarded code as a callback (withLock). */
 const CALLBACK_BODIES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'php']);
 const JUMPS = ['return_statement', 'break_statement', 'continue_statement'];
+/** Return statements in every grammar (Ruby's is `return`). */
+const RETURNS = ['return_statement', 'return'];
 
 /** Whether `statement` returns from its function, or breaks or continues a loop outside itself. */
 function leavesCallback(syntax: Syntax, statement: Node): boolean {
@@ -181,11 +193,16 @@ export function planFix(
   // is not a guarded section: a DEL or GETSET after it runs on the busy path (a takeover), not as a release.
   const acquires = ops.filter((op) => op.kind === 'acquire').map((op) => op.call.node);
   if (/^return/.test(first.type) || acquires.some((call) => returnsOnSuccess(syntax, first, call))) return undefined;
-  const returnsValue = body.some(
-    (statement) => /^return\b/.test(statement) && !!acquire.value && statement.includes(acquire.value.text),
+  // `return reply === 'OK'`, `return token`: the acquire's result or token goes to the caller with the lock.
+  const token = acquire.value && /^[$\w.]+$/.test(acquire.value.text) ? acquire.value.text : undefined;
+  const replaced = statements.slice(statements.indexOf(first), statements.indexOf(last) + 1);
+  const handsResult = replaced.some((statement) =>
+    returnsIn(syntax, statement).some(
+      (ret) => ret.namedChildCount > 0 && (mentionsBound(ret) || (!!token && mentions(ret, token))),
+    ),
   );
+  if (handsResult) return undefined;
   const releases = ops.some((op) => op.kind === 'del');
-  if (returnsValue && !releases) return undefined;
   // Without a release the lock outlives the function: one that returns a value (`return true`) tells its
   // caller it now holds the lock, which a lock released when the block ends would take back at once.
   if (!releases && bodyNodes.some((node) => /^return/.test(node.type) && node.namedChildCount > 0)) return undefined;
