@@ -1,0 +1,116 @@
+// Every quick fix the fixture corpus requires, applied by `redis-locksmith lint --fix` to the
+// fixtures of one language together (one project, one helper), then checked by the language's own
+// tools: the fixed files must still be programs (py_compile and no undefined names, php -l,
+// ruby -c, node --check, gofmt -e). lint-fixtures.test.ts parses fixed code with tree-sitter,
+// which accepts what no interpreter does: `await` in a function that is not async, a name whose
+// assignment the fix removed.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ensureCli, runCli } from './harness/cli';
+
+const FIXTURES = join(__dirname, 'fixtures', 'lint');
+const run = promisify(execFile);
+
+// Names a function loads that nothing in the file binds: what a fix leaves when it removes an assignment.
+const PYTHON_NAMES = `
+import ast, builtins, sys
+for path in sys.argv[1:]:
+    tree = ast.parse(open(path).read())
+    bound = set(dir(builtins)) | {"__file__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load): bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): bound.add(node.name)
+        elif isinstance(node, ast.arg): bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name: bound.add(node.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+            print(f"{path}:{node.lineno}: {node.id} is not defined")
+`;
+
+/** The command that checks one fixed file, or undefined for files no tool here checks. */
+type Check = (file: string) => [string, string[]] | undefined;
+
+const CHECKS: Record<string, { ext: string; check: Check; all?: (files: string[]) => [string, string[]] }> = {
+  python: {
+    ext: '.py',
+    check: (file) => ['python3', ['-m', 'py_compile', file]],
+    all: (files) => ['python3', ['-c', PYTHON_NAMES, ...files]],
+  },
+  php: { ext: '.php', check: (file) => ['php', ['-l', file]] },
+  ruby: { ext: '.rb', check: (file) => ['ruby', ['-c', file]] },
+  // A file with import/export is an ES module: checked under .mjs so Node reads it as one.
+  javascript: {
+    ext: '.js',
+    check: (file) => {
+      if (!/^(import|export)\b/m.test(readFileSync(file, 'utf8'))) return ['node', ['--check', file]];
+      const module = `${file}.check.mjs`;
+      copyFileSync(file, module);
+      return ['node', ['--check', module]];
+    },
+  },
+  go: { ext: '.go', check: (file) => ['gofmt', ['-e', '-l', file]] },
+};
+
+/** Fixtures of `language` with a line that must offer the fix. */
+function fixable(language: string): string[] {
+  return readdirSync(join(FIXTURES, language)).filter((name) =>
+    /expect: [A-Z0-9, ]+ fix\b/.test(readFileSync(join(FIXTURES, language, name), 'utf8')),
+  );
+}
+
+function filesUnder(dir: string, ext: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && extname(entry.name) === ext && !entry.parentPath.includes('.git'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+async function problems(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(command, args, { maxBuffer: 16 * 1024 * 1024 });
+    // gofmt -l names files it would reformat; -e makes syntax errors fail instead.
+    return command === 'python3' ? stdout.trim() : '';
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (code === 'ENOENT') throw new Error(`${command} is not installed: run bash .ci/run (it installs it)`);
+    return `${command} ${args.at(-1)}: ${stderr || stdout}`.trim();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'locksmith-fix-compiles-'));
+before(ensureCli);
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('fixed fixtures still compile', () => {
+  for (const [language, { ext, check, all }] of Object.entries(CHECKS)) {
+    test(language, async () => {
+      const names = fixable(language);
+      assert.ok(names.length > 0, `no ${language} fixture with a fix`);
+      const project = join(work, language);
+      mkdirSync(project, { recursive: true });
+      await run('git', ['init', '-q'], { cwd: project });
+      for (const name of names) copyFileSync(join(FIXTURES, language, name), join(project, name));
+
+      const fixed = await runCli(['lint', '--fix', '--max-warnings', '-1'], project);
+      assert.equal(fixed.code, 0, fixed.stderr);
+      const fixedFiles = [...fixed.stdout.matchAll(/^Fixed (\S+):/gm)].map((match) => match[1]).sort();
+      assert.deepEqual(fixedFiles, [...names].sort(), 'every fixture with a fix marker was fixed');
+
+      const files = filesUnder(project, ext);
+      const found: string[] = [];
+      for (const file of files) {
+        const command = check(file);
+        if (command) found.push(await problems(...command));
+      }
+      if (all) found.push(await problems(...all(files)));
+      const report = found.filter(Boolean).map((line) => line.replaceAll(`${project}/`, ''));
+      assert.deepEqual(report, [], `fixed ${language} files, in ${relative(process.cwd(), project)}`);
+    });
+  }
+});
