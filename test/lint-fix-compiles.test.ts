@@ -1,17 +1,19 @@
 // Every quick fix the fixture corpus requires, applied by `redis-locksmith lint --fix` to the
 // fixtures of one language together (one project, one helper), then checked by the language's own
 // tools: the fixed files must still be programs (py_compile and no undefined names, php -l,
-// ruby -c, node --check, gofmt -e). lint-fixtures.test.ts parses fixed code with tree-sitter,
+// ruby -c, node --check, gofmt -e, and TypeScript's compiler for syntax, `await` outside async
+// functions and undeclared names). lint-fixtures.test.ts parses fixed code with tree-sitter,
 // which accepts what no interpreter does: `await` in a function that is not async, a name whose
 // assignment the fix removed.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { extname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { ensureCli, runCli } from './harness/cli';
+import { ROOT } from './harness/vsix';
 
 const FIXTURES = join(__dirname, 'fixtures', 'lint');
 const run = promisify(execFile);
@@ -34,10 +36,42 @@ for path in sys.argv[1:]:
             print(f"{path}:{node.lineno}: {node.id} is not defined")
 `;
 
+/** TypeScript's errors that no fixture makes on purpose: syntax, `await` outside async functions, undeclared names. */
+const TYPESCRIPT_ERRORS = new Set([1308, 2304, 2552]);
+
+function typescriptProblems(files: string[]): string[] {
+  const program = ts.createProgram(files, {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: ['node'],
+    esModuleInterop: true,
+    skipLibCheck: true,
+    noEmit: true,
+  });
+  return [
+    ...program.getSyntacticDiagnostics(),
+    ...program.getSemanticDiagnostics().filter((diagnostic) => TYPESCRIPT_ERRORS.has(diagnostic.code)),
+  ]
+    .filter((diagnostic) => diagnostic.file && files.includes(diagnostic.file.fileName))
+    .map((diagnostic) => {
+      const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+      return `${diagnostic.file!.fileName}:${line + 1}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
+    });
+}
+
 /** The command that checks one fixed file, or undefined for files no tool here checks. */
 type Check = (file: string) => [string, string[]] | undefined;
 
-const CHECKS: Record<string, { ext: string; check: Check; all?: (files: string[]) => [string, string[]] }> = {
+const CHECKS: Record<
+  string,
+  {
+    ext: string;
+    check?: Check;
+    all?: (files: string[]) => [string, string[]];
+    inProcess?: (files: string[]) => string[];
+  }
+> = {
   python: {
     ext: '.py',
     check: (file) => ['python3', ['-m', 'py_compile', file]],
@@ -56,6 +90,7 @@ const CHECKS: Record<string, { ext: string; check: Check; all?: (files: string[]
     },
   },
   go: { ext: '.go', check: (file) => ['gofmt', ['-e', '-l', file]] },
+  typescript: { ext: '.ts', inProcess: typescriptProblems },
 };
 
 /** Fixtures of `language` with a line that must offer the fix. */
@@ -83,12 +118,14 @@ async function problems(command: string, args: string[]): Promise<string> {
   }
 }
 
-const work = mkdtempSync(join(tmpdir(), 'locksmith-fix-compiles-'));
+// Inside the repository (ignored by git and the type check) so the fixed TypeScript finds node_modules.
+mkdirSync(join(ROOT, '.test-artifacts'), { recursive: true });
+const work = mkdtempSync(join(ROOT, '.test-artifacts', 'fix-compiles-'));
 before(ensureCli);
 after(() => rmSync(work, { recursive: true, force: true }));
 
 describe('fixed fixtures still compile', () => {
-  for (const [language, { ext, check, all }] of Object.entries(CHECKS)) {
+  for (const [language, { ext, check, all, inProcess }] of Object.entries(CHECKS)) {
     test(language, async () => {
       const names = fixable(language);
       assert.ok(names.length > 0, `no ${language} fixture with a fix`);
@@ -105,10 +142,11 @@ describe('fixed fixtures still compile', () => {
       const files = filesUnder(project, ext);
       const found: string[] = [];
       for (const file of files) {
-        const command = check(file);
+        const command = check?.(file);
         if (command) found.push(await problems(...command));
       }
       if (all) found.push(await problems(...all(files)));
+      if (inProcess) found.push(...inProcess(files));
       const report = found.filter(Boolean).map((line) => line.replaceAll(`${project}/`, ''));
       assert.deepEqual(report, [], `fixed ${language} files, in ${relative(process.cwd(), project)}`);
     });
