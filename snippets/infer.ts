@@ -69,7 +69,8 @@ const EVIDENCE: Record<string, Evidence> = {
   },
   phpredis: {
     manifests: [{ name: 'composer.json', dependency: jsonDependency('ext-redis') }],
-    imports: /new\s+\\?Redis\s*\(/,
+    // An extension: no import to read, but `new Redis(`, a `Redis $redis` parameter or `Redis::` constants.
+    imports: /new\s+\\?Redis\s*\(|(?<![\w\\])\\?Redis\s+\$\w|(?<![\w\\])\\?Redis::/,
   },
   predis: {
     manifests: [{ name: 'composer.json', dependency: jsonDependency('predis/predis') }],
@@ -131,4 +132,10 @@ export function rankClients({ languageId, source, manifests = [], remembered }: 
   return CLIENTS.map((client, order) => ({ client, order, points: score(client) }))
     .sort((a, b) => b.points - a.points || a.order - b.order)
     .map(({ client }) => client);
+}
+
+/** Whether the file imports `client` or a manifest depends on it: more than a guess by language. */
+export function usesClient(client: ClientInfo, source: string, manifests: Manifest[] = []): boolean {
+  const evidence = EVIDENCE[client.id];
+  return evidence.imports.test(source) || manifests.some((manifest) => matchesManifest(evidence, manifest));
 }

@@ -87,5 +87,6 @@ export function renderCode(
     pack,
     slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
     literal: renameClient(client.clientVariable, clientExpression),
+    script: (text) => text,
   });
 }

@@ -70,11 +70,14 @@ export interface Expansion {
   header?: (offset: number, template: string) => string;
   /** Literal template text (and embedded Lua) as it goes out: snippet escaping, renames. */
   literal?: (text: string) => string;
+  /** Embedded Lua as it goes out, where it differs from `literal`: a client rename must not reach `redis.call`. */
+  script?: (text: string) => string;
 }
 
 /** Fills every marker of a template whose spans are already resolved. */
 export function expand(where: string, template: string, expansion: Expansion): string {
   const literal = expansion.literal ?? ((text: string) => text);
+  const script = expansion.script ?? literal;
   let out = '';
   let last = 0;
   for (const match of template.matchAll(MARKER)) {
@@ -84,7 +87,7 @@ export function expand(where: string, template: string, expansion: Expansion): s
       const name = marker.slice(4) as ScriptName;
       if (!SCRIPT_NAMES.includes(name)) throw new SnippetError(`${where}: unknown script ${name}`);
       if (!expansion.pack) throw new SnippetError(`${where}: embeds ${name}.lua, but no pack was given`);
-      out += literal(expansion.pack[name].source.replace(/\n$/, ''));
+      out += script(expansion.pack[name].source.replace(/\n$/, ''));
     } else if (marker === 'header') {
       if (!expansion.header) throw new SnippetError(`${where}: a «header» marker outside a helper`);
       out += expansion.header(match.index, template);

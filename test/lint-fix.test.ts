@@ -10,7 +10,8 @@ import { after, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { analyzeText } from '../server/src/analysis';
 import { lockFix, outdatedHelper, type FileChange } from '../server/src/lockFix';
-import { fixClient, readManifests } from '../server/src/quickFix';
+import { fixClient, readManifests, renderFix } from '../server/src/quickFix';
+import { CLIENTS } from '../snippets/clients';
 import { renderHelper } from '../snippets/helper';
 import { findClient } from '../snippets/render';
 
@@ -296,4 +297,16 @@ describe('LOCK008: an outdated lock helper', () => {
     assert.match(old.slice(finding.start, finding.end), /^# @locksmith-helper redis-py[\s\S]*@locksmith-digest \w+$/);
     assert.equal(finding.update, current);
   });
+});
+
+test('the inline lock does not declare again a key variable the user named like its own', () => {
+  for (const client of CLIENTS) {
+    for (const key of ['lockKey', 'lock_key', '$lockKey']) {
+      const code = renderFix(client, { start: 0, end: 0, key, indent: '', body: 'work()', receiver: 'store' }, pack);
+      const name = key.replace('$', '\\$');
+      const selfAssignment = new RegExp(`^(?:(?:const|let|var|String) )?${name}\\s*:?=\\s*${name};?$`);
+      const line = code.split('\n').find((each) => selfAssignment.test(each.trim()));
+      assert.equal(line, undefined, `${client.id} with key ${key}`);
+    }
+  }
 });

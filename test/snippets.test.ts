@@ -78,3 +78,16 @@ describe('npm run snippet', () => {
     assert.match(result.stderr, /^usage: npm run snippet -- <client> <pattern>/);
   });
 });
+
+test('a quick fix that renames the client leaves the embedded Lua alone', () => {
+  const luaCalls = (text: string) => text.match(/\bredis\.(?:p?call|error_reply|status_reply)\(/g)?.length ?? 0;
+  for (const client of CLIENTS.filter((each) => each.clientVariable)) {
+    for (const pattern of PATTERNS) {
+      const plain = renderCode(client.id, pattern, pack);
+      const renamed = renderCode(client.id, pattern, pack, {}, { clientExpression: 'this.store' });
+      assert.ok(luaCalls(plain) > 0, `${client.id} ${pattern} embeds Lua`);
+      assert.equal(luaCalls(renamed), luaCalls(plain), `${client.id} ${pattern}: redis.call in the Lua renamed`);
+      assert.ok(renamed.includes('this.store'), `${client.id} ${pattern}: the client renamed`);
+    }
+  }
+});

@@ -14,7 +14,7 @@ import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../.
 import type { JsFlavor } from '../../snippets/template';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
-import { clientReceiver, renderFix } from './quickFix';
+import { renderFix } from './quickFix';
 
 export interface TextChange {
   /** UTF-16 offsets into the file as it is. */
@@ -79,7 +79,6 @@ export function lockFix(input: FixInput): LockFix {
     helper = { helperImport: placement.helperImport, flavor: placement.flavor };
     created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
   }
-  const receiver = clientReceiver(plan);
   const call = renderCallSite(
     client.id,
     'guard',
@@ -87,7 +86,7 @@ export function lockFix(input: FixInput): LockFix {
       key: plan.key,
       ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
       ...(plan.body !== undefined && { body: plan.body }),
-      ...(receiver && { client: receiver }),
+      client: plan.receiver,
     },
     helper,
   );

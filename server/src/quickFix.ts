@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import type { Pack } from '../../pack/pack';
 import type { FixPlan } from './analysis/fix';
 import type { ClientInfo } from '../../snippets/clients';
-import { MANIFEST_GLOBS, rankClients, type Manifest } from '../../snippets/infer';
+import { MANIFEST_GLOBS, rankClients, usesClient, type Manifest } from '../../snippets/infer';
 import { renderCode } from '../../snippets/render';
 
 const manifestName = (name: string) =>
@@ -47,31 +47,38 @@ export function readIfExists(path: string): string | undefined {
   }
 }
 
-/** The client the fix is written for: the file's import, else a manifest dependency. */
+/**
+ * The client the fix is written for: the file's import, else a manifest dependency. None when
+ * neither names one (Spring's RedisTemplate, a wrapper): code for a guessed client would not compile.
+ */
 export function fixClient(languageId: string, source: string, manifests: Manifest[]): ClientInfo | undefined {
   const best = rankClients({ languageId, source, manifests })[0];
-  return best?.languageIds.includes(languageId) ? best : undefined;
-}
-
-/** A plain client reference (`r`, `this.redis`, `$this->redis`, `@redis`), not a pipeline or transaction. */
-const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
-const TRANSACTION = /pipe|multi|tx|trans|batch/i;
-
-/** The client expression the fix keeps: the user's when it is a plain reference, not a pipeline or transaction. */
-export function clientReceiver(plan: FixPlan): string | undefined {
-  return plan.receiver && CLIENT_REFERENCE.test(plan.receiver) && !TRANSACTION.test(plan.receiver)
-    ? plan.receiver
-    : undefined;
+  return best?.languageIds.includes(languageId) && usesClient(best, source, manifests) ? best : undefined;
 }
 
 /** The replacement text, indented to sit where the replaced statements were. */
 export function renderFix(client: ClientInfo, plan: FixPlan, pack: Pack): string {
-  const receiver = clientReceiver(plan);
   const values = {
     key: plan.key,
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
     ...(plan.body !== undefined && { body: plan.body }),
   };
-  const code = renderCode(client.id, 'guard', pack, values, { clientExpression: receiver });
+  const code = withoutSelfAssignment(
+    renderCode(client.id, 'guard', pack, values, { clientExpression: plan.receiver }),
+    plan.key,
+  );
   return code.replace(/\n(?=.)/g, `\n${plan.indent}`);
+}
+
+/**
+ * `String lockKey = lockKey;`: the user's key is a variable with the name the inline lock gives
+ * its key, so that declaration goes (Java, C#, Go and JavaScript refuse to declare it twice).
+ */
+function withoutSelfAssignment(code: string, key: string): string {
+  if (!/^\$?\w+$/.test(key)) return code;
+  const name = key.replace(/\$/g, '\\$');
+  return code.replace(
+    new RegExp(`^[ \\t]*(?:const |let |var |String )?${name}\\s*:?=\\s*${name};?[ \\t]*\\n`, 'm'),
+    '',
+  );
 }

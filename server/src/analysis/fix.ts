@@ -18,8 +18,8 @@ export interface FixPlan {
   body?: string;
   /** Leading whitespace of the first replaced line. */
   indent: string;
-  /** The client expression the user called (`redis`, `$this->redis`). */
-  receiver?: string;
+  /** The client the user called (`redis`, `$this->redis`, `r` of `r.pipeline()`): the fix calls the helper with it. */
+  receiver: string;
   /** The retry loop around the acquire is replaced too: the helper's acquire waits instead (LOCK010). */
   replacesRetryLoop?: boolean;
   /** UTF-16 offsets of the token's declaration before the replaced statements, removed too: nothing else uses it. */
@@ -87,6 +87,24 @@ function returnsIn(syntax: Syntax, statement: Node): Node[] {
       if (syntax.functions.has(node.type)) return false;
     return !!ret;
   });
+}
+
+/** A plain client reference: `r`, `this.redis`, `self.redis`, `$this->redis`, `@redis`. */
+const CLIENT_REFERENCE = /^(?:this\.|self\.|\$this->|@)?[$\w]+$/;
+/** A transaction or pipeline started on a client reference: `redis.multi()`, `$redis->multi()`. */
+const CLIENT_CHAIN =
+  /^((?:this\.|self\.|\$this->|@)?[$\w]+)\s*(?:\.|->)\s*(?:multi|pipeline|pipelined|txpipeline|tx_pipeline|transaction)\b/i;
+/** Names of pipelines and transactions rather than clients. */
+const TRANSACTION = /pipe|multi|tx|trans|batch/i;
+
+/**
+ * The client a lock call is made on, when the fix can pass it to the helper; undefined for a
+ * pipeline variable, a wrapper (`this.store.client()`) or Spring's `opsForValue()`.
+ */
+function clientOf(receiver: string | undefined): string | undefined {
+  const text = receiver?.trim();
+  const client = text && (CLIENT_REFERENCE.test(text) ? text : CLIENT_CHAIN.exec(text)?.[1]);
+  return client && !TRANSACTION.test(client) ? client : undefined;
 }
 
 /** Grammars whose call sites await the helper (JavaScript, TypeScript, C#). */
@@ -222,6 +240,9 @@ export function planFix(
       text.slice(last.endIndex, fn.endIndex),
       ...body,
     ].join('\n');
+  // The fix passes the user's client to the helper: without one it would name a variable that does not exist.
+  const receiver = clientOf(acquire.call.receiver?.text);
+  if (!receiver) return undefined;
   const unusedToken = tokenDeclaration(text, statements.slice(0, statements.indexOf(first)), acquire, keptWithout);
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;
   const ttlMs = acquire.ttlMs ?? ops.find((op) => op.kind === 'expire' && op.ttlMs !== undefined)?.ttlMs;
@@ -232,7 +253,7 @@ export function planFix(
     ttlMs,
     body: body.length ? body.join('\n') : undefined,
     indent: /^[ \t]*/.exec(text.slice(lineStart, first.startIndex))![0],
-    receiver: acquire.call.receiver?.text,
+    receiver,
     ...(retryLoop && { replacesRetryLoop: true }),
     ...(unusedToken && { unusedToken }),
   };
