@@ -310,3 +310,25 @@ test('the inline lock does not declare again a key variable the user named like 
     }
   }
 });
+
+test("the busy branch stays out of the guarded code (Go's block holds a statement list)", async () => {
+  const fixture = 'go/LOCK003-positive-defer-del.go';
+  const text = readFileSync(join(FIXTURES, fixture), 'utf8');
+  const path = join(root, 'locks/defer.go');
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  writeFileSync(
+    join(root, 'go.mod'),
+    'module example.com/locks\n\ngo 1.21\n\nrequire github.com/redis/go-redis/v9 v9.5.1\n',
+  );
+  const finding = (await analyzeText('go', text)).find((each) => each.code === 'LOCK003');
+  assert.ok(finding?.fix, `${fixture}: LOCK003 offers the fix`);
+  const manifests = readManifests(path, root);
+  const client = fixClient('go', text, manifests);
+  assert.ok(client, 'go-redis from the import');
+  apply(lockFix({ client, plan: finding.fix, pack, text, file: path, root, manifests, readFile: read }).changes);
+  const fixed = readFileSync(path, 'utf8');
+  assert.match(fixed, /defer lease\.Release\(ctx\)/);
+  assert.doesNotMatch(fixed, /return ErrLocked/, 'the busy path is the helper’s error now');
+  assert.match(fixed, /\n\treturn fn\(\)\n}/, 'the guarded call still runs');
+});

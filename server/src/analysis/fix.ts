@@ -193,9 +193,8 @@ export function planFix(
     }
     // Ruby's `begin ... ensure ... end` is a block itself: its statements are its own children.
     for (const inner of syntax.blocks.has(statement.type) ? [statement] : innerBlocks(syntax, statement)) {
-      const children = inner.namedChildren.filter(
-        (child): child is Node => !!child && !child.type.includes('comment') && !NOT_GUARDED.test(child.type),
-      );
+      // Go's block holds a statement_list: its statements are the block's.
+      const children = statementsOf(syntax, inner).filter((child) => !NOT_GUARDED.test(child.type));
       // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
       if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) continue;
       for (const child of children) collect(child);
@@ -223,7 +222,12 @@ export function planFix(
   const releases = ops.some((op) => op.kind === 'del');
   // Without a release the lock outlives the function: one that returns a value (`return true`) tells its
   // caller it now holds the lock, which a lock released when the block ends would take back at once.
-  if (!releases && bodyNodes.some((node) => /^return/.test(node.type) && node.namedChildCount > 0)) return undefined;
+  // A Ruby method returns its last value: `true` there says the same.
+  const returnsValue = (node: Node) =>
+    (/^return/.test(node.type) && node.namedChildCount > 0) ||
+    (syntax.grammar === 'ruby' && /^(true|false)$/.test(node.type) && node.id === bodyNodes.at(-1)?.id);
+  // Nothing guarded and nothing released: the function only takes the lock, for its caller.
+  if (!releases && (!bodyNodes.length || bodyNodes.some(returnsValue))) return undefined;
   // The call sites of these clients `await` the helper: a function that is not async cannot.
   if (AWAITING_CALL_SITES.has(syntax.grammar) && !isAsync(planned.fn)) return undefined;
   // JavaScript and PHP helpers run the guarded code in a callback: a `return` there would leave
