@@ -70,23 +70,25 @@ function returnsOnSuccess(syntax: Syntax, statement: Node, acquire: Node): boole
   const condition = statement.childForFieldName('condition');
   if (!condition || !within(acquire, condition)) return false;
   const modified = statement.childForFieldName('body');
+  const consequence = innerBlocks(syntax, statement)[0];
   const branch =
-    modified && !syntax.blocks.has(modified.type)
-      ? [modified]
-      : (innerBlocks(syntax, statement)[0]?.namedChildren ?? []).filter(
-          (child): child is Node => !!child && !child.type.includes('comment'),
-        );
-  return branch.length > 0 && branch.every((child) => /^return/.test(child.type));
+    modified && !syntax.blocks.has(modified.type) ? [modified] : consequence ? statementsOf(syntax, consequence) : [];
+  return branch.length > 0 && branch.every((child) => RETURNS.includes(child.type));
 }
 
-/** The return statements of `statement` (itself included), outside functions nested in it. */
-function returnsIn(syntax: Syntax, statement: Node): Node[] {
-  const returns = /^return/.test(statement.type) ? [statement] : statement.descendantsOfType(RETURNS);
-  return returns.filter((ret): ret is Node => {
-    for (let node = ret; node && node.id !== statement.id; node = node.parent)
-      if (syntax.functions.has(node.type)) return false;
-    return !!ret;
-  });
+/** Whether a node between `node` and `statement` (`node` included, `statement` not) passes `test`. */
+function enclosedBy(node: Node, statement: Node, test: (between: Node) => boolean): boolean {
+  for (let between: Node | null = node; between && between.id !== statement.id; between = between.parent)
+    if (test(between)) return true;
+  return false;
+}
+
+/** Statements of `types` in `statement` (itself included) that belong to its function, not to one nested in it. */
+function ownStatements(syntax: Syntax, statement: Node, types: string[]): Node[] {
+  const found = types.includes(statement.type) ? [statement] : statement.descendantsOfType(types);
+  return found.filter(
+    (node): node is Node => !!node && !enclosedBy(node, statement, (between) => syntax.functions.has(between.type)),
+  );
 }
 
 /** A plain client reference: `r`, `this.redis`, `self.redis`, `$this->redis`, `@redis`. */
@@ -124,16 +126,11 @@ const RETURNS = ['return_statement', 'return'];
 
 /** Whether `statement` returns from its function, or breaks or continues a loop outside itself. */
 function leavesCallback(syntax: Syntax, statement: Node): boolean {
-  const jumps = JUMPS.includes(statement.type) ? [statement] : statement.descendantsOfType(JUMPS);
-  return jumps.some((jump) => {
-    if (!jump) return false;
-    for (let node: Node | null = jump; node && node.id !== statement.id; node = node.parent) {
-      if (syntax.functions.has(node.type)) return false;
-      if (jump.type !== 'return_statement' && (syntax.loops.has(node.type) || node.type === 'switch_statement'))
-        return false;
-    }
-    return true;
-  });
+  return ownStatements(syntax, statement, JUMPS).some(
+    (jump) =>
+      jump.type === 'return_statement' ||
+      !enclosedBy(jump, statement, (between) => syntax.loops.has(between.type) || between.type === 'switch_statement'),
+  );
 }
 
 /** The acquire a fix is planned around. */
@@ -209,12 +206,12 @@ export function planFix(
   // A function that hands the lock to its caller (`return redis.setnx(...)`, `if (setnx(...)) return true;`)
   // is not a guarded section: a DEL or GETSET after it runs on the busy path (a takeover), not as a release.
   const acquires = ops.filter((op) => op.kind === 'acquire').map((op) => op.call.node);
-  if (/^return/.test(first.type) || acquires.some((call) => returnsOnSuccess(syntax, first, call))) return undefined;
+  if (RETURNS.includes(first.type) || acquires.some((call) => returnsOnSuccess(syntax, first, call))) return undefined;
   // `return reply === 'OK'`, `return token`: the acquire's result or token goes to the caller with the lock.
   const token = acquire.value && /^[$\w.]+$/.test(acquire.value.text) ? acquire.value.text : undefined;
   const replaced = statements.slice(statements.indexOf(first), statements.indexOf(last) + 1);
   const handsResult = replaced.some((statement) =>
-    returnsIn(syntax, statement).some(
+    ownStatements(syntax, statement, RETURNS).some(
       (ret) => ret.namedChildCount > 0 && (mentionsBound(ret) || (!!token && mentions(ret, token))),
     ),
   );
@@ -224,7 +221,7 @@ export function planFix(
   // caller it now holds the lock, which a lock released when the block ends would take back at once.
   // A Ruby method returns its last value: `true` there says the same.
   const returnsValue = (node: Node) =>
-    (/^return/.test(node.type) && node.namedChildCount > 0) ||
+    (RETURNS.includes(node.type) && node.namedChildCount > 0) ||
     (syntax.grammar === 'ruby' && /^(true|false)$/.test(node.type) && node.id === bodyNodes.at(-1)?.id);
   // Nothing guarded and nothing released: the function only takes the lock, for its caller.
   if (!releases && (!bodyNodes.length || bodyNodes.some(returnsValue))) return undefined;
