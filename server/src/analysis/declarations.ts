@@ -1,9 +1,9 @@
 // Names a unit declares that the rules look up: module constants, static and class fields, fields
 // a constructor sets, and helpers that return a clock reading (LOCK005, LOCK006).
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { UnitContext } from './facts';
 import { lastName } from './keys';
 import { isConstant, unwrap } from './syntax';
+import type { UnitContext } from './units';
 import { CLOCK_CALL, declaredValue, GENERATED, NULLISH } from './values';
 
 /** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
