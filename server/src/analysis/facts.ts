@@ -12,6 +12,7 @@ import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
 import { retryLoopOf, retryOf, type RetryFact } from './retry';
+import { firstElement } from './scripts';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
 import type { UnitContext } from './units';
 import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
@@ -73,6 +74,8 @@ export interface OpFact {
   replyIgnored?: boolean;
   /** expire/extend: in a loop, a closure or a function named for renewal. */
   renewal?: boolean;
+  /** scriptRelease: the script's name, when only the file's declarations can tell that it releases. */
+  scriptName?: string;
   fix?: FixPlan;
 }
 
@@ -280,6 +283,9 @@ class FunctionFacts {
       case 'extend':
         this.readRenewal(fact, placed);
         break;
+      case 'scriptRelease':
+        fact.scriptName = op.scriptName;
+        break;
     }
     return fact;
   }
@@ -355,9 +361,11 @@ class FunctionFacts {
     const found = new Set<string>([op.keyText!]);
     // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
     const bare = /splat|spread|variadic/.test(key.type) ? (key.namedChild(0) ?? key) : key;
-    const resolved = /^(identifier|variable_name)$/.test(bare.type)
+    const assigned = /^(identifier|variable_name)$/.test(bare.type)
       ? assignedBefore(this.assignments(), bare.text, op.call.node.startIndex)
       : undefined;
+    // A script's keys in a variable (`keys = [lock_key]`): the first of them.
+    const resolved = assigned && op.kind === 'scriptRelease' ? (firstElement(assigned) ?? assigned) : assigned;
     if (resolved) found.add(keyText(resolved));
     const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
     for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);
@@ -403,9 +411,13 @@ class FunctionFacts {
   /** The vetted-lock fix around `lock`; outside functions the statements around a lock belong to other units: none. */
   private fixFor(lock: Placed, acquire: Placed | undefined): FixPlan | undefined {
     if (!this.inFunction) return undefined;
+    const ops = this.lockOps(lock.op);
+    // A script run on the lock whose script only the file's declarations explain: a fix could
+    // not tell whether it releases (and must go) or does other work (and must stay).
+    if (ops.some((op) => op.scriptName !== undefined)) return undefined;
     return planFix(
       this.syntax,
-      this.lockOps(lock.op),
+      ops,
       this.context.text,
       acquire && {
         op: acquire.op,
@@ -447,10 +459,10 @@ class FunctionFacts {
 }
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
-const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend']);
+const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend', 'scriptRelease']);
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
-  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval|evalsha|scriptevaluate|run)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire)['"]|\bnx\b|notexists/i;
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|execute|do|\w*(?:release|unlock)\w*)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha)['"]|\bkeys\s*=|\bnx\b|notexists/i;
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
   if (fnIndex >= 0) {
