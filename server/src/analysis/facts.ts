@@ -9,7 +9,7 @@ import { planFix, type FixPlan } from './fix';
 import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
-import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
+import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
 import { retryLoopOf, retryOf, type RetryFact } from './retry';
 import { firstElement } from './scripts';
@@ -172,7 +172,8 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   const { syntax, text } = context;
   const part = text.slice(unit.startIndex, unit.endIndex);
   // Only a unit that can hold a reported operation is read from the tree (most are caches, or no Redis at all).
-  const ops = REPORTABLE.test(part) ? findOps(syntax, unit, text, context.mentionsRedis) : [];
+  const reportable = REPORTABLE.test(part) || (!!context.ownCommands && OWN_REPORTABLE.test(part));
+  const ops = reportable ? findOps(syntax, unit, text, context.mentionsRedis, context.ownCommands) : [];
   const lua =
     context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
       ? checkEmbeddedLua(unit, text, context.lua)
@@ -241,9 +242,21 @@ class FunctionFacts {
     const out: OpFact[] = [];
     for (const placed of this.group) {
       // GETs, counters and transactions only inform the facts of the ops around them.
-      if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
+      if (REPORTED.has(placed.op.kind) && !this.implements(placed.op)) out.push(this.factOf(placed));
     }
     return out;
+  }
+
+  /**
+   * Whether the function implements the command it runs: it is named like it and passes its own
+   * parameter on as the key (`def setnx(self, name, value): return self.execute_command('SETNX', name, value)`,
+   * a subclass's `setnx(key, value) { return jedis.setnx(key, value); }`). Its callers are the code to judge.
+   */
+  private implements(op: RedisOp): boolean {
+    if (!this.params || !op.key || commandKind(this.fnName) !== op.kind) return false;
+    const key = unwrap(op.key);
+    const name = /splat|spread|variadic|list_splat/.test(key.type) ? (key.namedChild(0) ?? key) : key;
+    return /^[$\w]+$/.test(name.text) && mentions(this.params, name.text);
   }
 
   private factOf(placed: Placed): OpFact {
@@ -411,6 +424,8 @@ class FunctionFacts {
   /** The vetted-lock fix around `lock`; outside functions the statements around a lock belong to other units: none. */
   private fixFor(lock: Placed, acquire: Placed | undefined): FixPlan | undefined {
     if (!this.inFunction) return undefined;
+    // `this.setnx(...)`: the class's own command; the helper needs a client, which the object is not.
+    if (/^(?:this|self|\$this)$/.test(acquire?.op.call.receiver?.text ?? '')) return undefined;
     const ops = this.lockOps(lock.op);
     // A script run on the lock whose script only the file's declarations explain: a fix could
     // not tell whether it releases (and must go) or does other work (and must stay).
@@ -463,6 +478,9 @@ const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expi
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
   /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|execute|do|\w*(?:release|unlock)\w*)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha)['"]|\bkeys\s*=|\bnx\b|notexists/i;
+/** The same, for a class's own commands called without a receiver (`del(key)`). */
+const OWN_REPORTABLE =
+  /(?<![\w$.>:@])(?:setnx|setifabsent|getset|getandset|del|delete|unlink|expire|pexpire|expireat|pexpireat)(?:async)?\b|\bnx\b/i;
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
   if (fnIndex >= 0) {

@@ -159,6 +159,18 @@ const CANDIDATE = new RegExp(
 /** The same, for files that do not mention Redis: only Redis-only method names. */
 const REDIS_ONLY_CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${REDIS_ONLY_NAMES})(?:async)?\\b`, 'gi');
 
+/**
+ * A method named like a Redis-only command declared or called without a receiver (`abstract Long
+ * setnx(String key, String value);`, `def setnx(key, value)`, `setnx(key, v)`): the code's own
+ * methods stand for Redis commands, implemented elsewhere on a client.
+ */
+export const OWN_COMMANDS = /(?<![\w$.>:])(?:setnx|set_nx|getset|get_set|setifabsent|pexpire)\s*\(/i;
+/** Grammars where a class calls its own methods without a receiver (`setnx(key, v)` in Java, C#, Ruby). */
+const IMPLICIT_RECEIVER: ReadonlySet<string> = new Set(['java', 'c-sharp', 'ruby']);
+/** Calls without a receiver of the commands a class may declare as its own. */
+const BARE_CANDIDATE =
+  /(?<![\w$.>:@])(setnx|setifabsent|set|expire|pexpire|expireat|pexpireat|del|delete|unlink|get|getset|getandset|incr|incrby|decr|decrby|watch|multi)(?:async)?(?:\s*\(|[ \t]+(?=[\w@:'"]))/gi;
+
 /** Whether generic names (get, set, del) can mean Redis here at all. */
 export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
 /** A method name that only a Redis client has, anywhere in a text. */
@@ -369,33 +381,67 @@ export function resolve(syntax: Syntax, node: Node): Node {
 /**
  * Every lock-relevant Redis operation inside `scope` (a unit of the tree), in source order.
  * `text` is the document; only the scope's part of it is scanned. Without `mentionsRedis` only
- * method names that nothing but a Redis client has count.
+ * method names that nothing but a Redis client has count; with `ownCommands` (the code declares
+ * its own `setnx`, `del`...) calls of them without a receiver count too.
  */
-export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis: boolean): RedisOp[] {
+export function findOps(
+  syntax: Syntax,
+  scope: Node,
+  text: string,
+  mentionsRedis: boolean,
+  ownCommands = false,
+): RedisOp[] {
   const ops: RedisOp[] = [];
   const seen = new Set<number>();
-  const pattern = mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE;
   const part = text.slice(scope.startIndex, scope.endIndex);
-  for (const match of part.matchAll(pattern)) {
-    const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
-    const found = scope.descendantForIndex(start);
-    // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
-    const path = found ? pathTo(scope, found) : [];
-    // Climb from the name (or the command string) to the call it belongs to.
-    for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
-      const call = syntax.call(path[i]);
-      if (!call) continue;
-      if (seen.has(call.node.id)) break;
-      const isName = call.nameNode.startIndex === start;
-      const isCommandArg = !!match[2] && call.nameNode.startIndex < start;
-      if (!isName && !isCommandArg) continue;
-      seen.add(call.node.id);
-      const op = toOp(syntax, call);
-      if (op) ops.push({ ...op, path: path.slice(0, i + 1) });
-      break;
+  const patterns = [mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE];
+  if (ownCommands && IMPLICIT_RECEIVER.has(syntax.grammar)) patterns.push(BARE_CANDIDATE);
+  for (const pattern of patterns) {
+    for (const match of part.matchAll(pattern)) {
+      const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
+      const op = opAt(syntax, scope, start, !!match[2], seen);
+      if (op) ops.push(op);
     }
   }
   return ops.sort((a, b) => a.call.nameNode.startIndex - b.call.nameNode.startIndex);
+}
+
+/** The operation of the call named at `start` (or whose command string starts there), read once per call. */
+function opAt(
+  syntax: Syntax,
+  scope: Node,
+  start: number,
+  commandString: boolean,
+  seen: Set<number>,
+): RedisOp | undefined {
+  const found = scope.descendantForIndex(start);
+  // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
+  const path = found ? pathTo(scope, found) : [];
+  // Climb from the name (or the command string) to the call it belongs to.
+  for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
+    const call = syntax.call(path[i]);
+    if (!call) continue;
+    if (seen.has(call.node.id)) return undefined;
+    const isName = call.nameNode.startIndex === start;
+    const isCommandArg = commandString && call.nameNode.startIndex < start;
+    if (!isName && !isCommandArg) continue;
+    seen.add(call.node.id);
+    const op = toOp(syntax, call);
+    return op && { ...op, path: path.slice(0, i + 1) };
+  }
+  return undefined;
+}
+
+/** The kind of operation a method named `name` performs, by its name alone (`setNX` and `set_nx` are SETNX). */
+export function commandKind(name: string): OpKind | undefined {
+  const kind =
+    METHODS[
+      name
+        .toLowerCase()
+        .replace(/_/g, '')
+        .replace(/async$/, '')
+    ];
+  return kind === 'set' || kind === 'stringset' ? 'acquire' : kind === 'script' ? undefined : kind;
 }
 
 export function isClockReading(node: Node | undefined): boolean {
