@@ -6,7 +6,7 @@
 // and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { planFix, type FixPlan } from './fix';
-import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
+import { keyBuilder, keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
@@ -382,6 +382,8 @@ class FunctionFacts {
     if (resolved) found.add(keyText(resolved));
     const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
     for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);
+    const builder = keyBuilder(resolved ?? bare);
+    if (builder) found.add(`fn:${builder}`);
     const glob = normalizeGlob(keyGlob(resolved ?? key, this.lookup));
     if (glob !== '*') found.add(`glob:${glob}`);
     this.globOf.set(op, glob);
