@@ -180,7 +180,7 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
       : [];
   const declarations = readDeclarations(unit, context);
   // A unit of GETs and plain SETs (a cache) says nothing about locks.
-  if (!ops.some((op) => REPORTED.has(op.kind))) return { ops: [], declarations, lua };
+  if (!ops.some((op) => REPORTED.has(op.kind) || op.kind === 'watch')) return { ops: [], declarations, lua };
 
   const placed: Placed[] = ops.map((op) => {
     const path = op.path ?? pathTo(unit, op.call.node);
@@ -220,6 +220,7 @@ class FunctionFacts {
   private readonly shapesOf = new Map<RedisOp, string[]>();
   private readonly globOf = new Map<RedisOp, string>();
   private assignmentCache: Assignments | undefined;
+  private unitAssignmentCache: Assignments | undefined;
 
   constructor(
     private readonly group: Placed[],
@@ -242,7 +243,9 @@ class FunctionFacts {
     const out: OpFact[] = [];
     for (const placed of this.group) {
       // GETs, counters and transactions only inform the facts of the ops around them.
-      if (REPORTED.has(placed.op.kind) && !this.implements(placed.op)) out.push(this.factOf(placed));
+      if (this.implements(placed.op)) continue;
+      if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
+      else if (placed.op.kind === 'set' && this.optimistic(placed.op)) out.push(this.optimisticAcquire(placed));
     }
     return out;
   }
@@ -317,6 +320,23 @@ class FunctionFacts {
     fact.fix = this.fixFor(placed, placed);
   }
 
+  /** A plain SET of a key the function WATCHes, in the transaction after it: the write of an optimistic acquire. */
+  private optimistic(op: RedisOp): boolean {
+    return this.before('multi', op).length > 0 && this.before('watch', op).some((watch) => this.share(watch.op, op));
+  }
+
+  /** The optimistic acquire's facts: the transaction makes the SET and an EXPIRE in it one step. */
+  private optimisticAcquire(placed: Placed): OpFact {
+    const fact = this.factOf(placed);
+    fact.kind = 'acquire';
+    this.readAcquire(fact, placed);
+    fact.hasExpiry ||= fact.laterExpire;
+    fact.laterExpire = false;
+    // The fix replaces an NX acquire; the WATCH, GET and EXEC around this one are not its to remove.
+    delete fact.fix;
+    return fact;
+  }
+
   private readRelease(fact: OpFact, placed: Placed): void {
     const { op, path } = placed;
     const gets = this.group.filter((p) => p.op.kind === 'get' && this.share(p.op, op));
@@ -356,6 +376,17 @@ class FunctionFacts {
     return (this.assignmentCache ??= assignmentsIn(this.fn));
   }
 
+  /** The value last assigned to `name` before `before`: in the function, else (a closure) in the unit around it. */
+  private valueOf(name: string, before: number): Node | undefined {
+    const unit = this.group[0].path[0];
+    return (
+      assignedBefore(this.assignments(), name, before) ??
+      (unit.id !== this.fn.id
+        ? assignedBefore((this.unitAssignmentCache ??= assignmentsIn(unit)), name, before)
+        : undefined)
+    );
+  }
+
   /** A name's value in the function before its end, or outside functions. */
   private readonly lookup: Lookup = (name) =>
     assignedBefore(this.assignments(), name, this.fn.endIndex) ?? this.context.constants?.(name);
@@ -375,10 +406,11 @@ class FunctionFacts {
     // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
     const bare = /splat|spread|variadic/.test(key.type) ? (key.namedChild(0) ?? key) : key;
     const assigned = /^(identifier|variable_name)$/.test(bare.type)
-      ? assignedBefore(this.assignments(), bare.text, op.call.node.startIndex)
+      ? this.valueOf(bare.text, op.call.node.startIndex)
       : undefined;
-    // A script's keys in a variable (`keys = [lock_key]`): the first of them.
-    const resolved = assigned && op.kind === 'scriptRelease' ? (firstElement(assigned) ?? assigned) : assigned;
+    // Keys in a list variable (`keys = [lock_key]`, then `delete(*keys)` or a script's keys=keys): the first of them.
+    const listed = op.kind === 'scriptRelease' || op.kind === 'del';
+    const resolved = assigned && listed ? (firstElement(assigned) ?? assigned) : assigned;
     if (resolved) found.add(keyText(resolved));
     const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
     for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);

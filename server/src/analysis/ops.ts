@@ -4,7 +4,7 @@
 // parsing it.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
-import { RELEASE_NAME, scriptRunOf } from './scripts';
+import { firstElement, RELEASE_NAME, scriptRunOf } from './scripts';
 import { pathTo } from './tree';
 import { durationMs } from './values';
 
@@ -18,6 +18,8 @@ export type OpKind =
   | 'watch'
   | 'incr'
   | 'extend'
+  /** A plain SET (no NX): the write of an optimistic acquire when it runs in a WATCH transaction on its key. */
+  | 'set'
   /** A compare-and-delete release run as a script: EVAL/EVALSHA, a registered script, a project helper. */
   | 'scriptRelease';
 
@@ -44,7 +46,7 @@ export interface RedisOp {
 }
 
 /** What a call's name says: an operation, a SET whose options decide, or a script run whose script decides. */
-type Command = Exclude<OpKind, 'scriptRelease'> | 'set' | 'stringset' | 'script';
+type Command = Exclude<OpKind, 'scriptRelease'> | 'stringset' | 'script';
 
 const METHODS: Record<string, Command> = {
   setnx: 'acquire',
@@ -106,8 +108,8 @@ const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringge
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
-/** A Go context argument: `ctx`, `c`, `context.Background()`, `r.Context()`, `tctx`. */
-const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\(\)|[\w.]*\.Context\(\))$/i;
+/** A Go context argument: `ctx`, `c`, `context.Background()`, `context.WithoutCancel(ctx)`, `r.Context()`, `tctx`. */
+const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\([\w.]*\)|[\w.]*\.Context\(\))$/i;
 const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
 
 const COMMANDS: Record<string, Command> = {
@@ -285,8 +287,12 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
       return { kind: 'watch', call, key, keyText: key && keyText(key) };
     case 'incr':
       return key ? { ...base, kind: 'incr' } : undefined;
+    case 'del': {
+      // Predis del([$key]), node-redis del([key]), KeyDelete(new RedisKey[] { key }): the keys in a list.
+      const first = key && firstElement(key);
+      return first ? { call, key: first, keyText: keyText(first), kind: 'del' } : undefined;
+    }
     case 'expire':
-    case 'del':
     case 'get':
       // go-redis takes a time.Duration: its lease is not carried over.
       if (command.kind === 'expire' && syntax.grammar === 'go' && !command.generic)
@@ -313,11 +319,12 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         options.flatMap((option) => [...(option.name ? [option.name] : []), ...words(resolve(syntax, option.value))]),
       );
       let hasExpiry: boolean;
+      let exclusive = true;
       if (command.kind === 'set') {
-        if (!optionWords.has('nx') && !optionWords.has('notexists')) return undefined;
+        exclusive = optionWords.has('nx') || optionWords.has('notexists');
         hasExpiry = [...EXPIRY_WORDS].some((word) => optionWords.has(word));
       } else if (command.kind === 'stringset') {
-        if (!optionWords.has('notexists')) return undefined;
+        exclusive = optionWords.has('notexists');
         // StringSet(key, value, expiry, when): any argument besides when/flags/null is the expiry.
         hasExpiry = options.some((option) => {
           const text = option.value.text;
@@ -331,6 +338,8 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         const expiry = options[0]?.value;
         hasExpiry = !!expiry && expiry.text !== '0';
       }
+      // A plain SET takes nothing, unless a WATCH transaction makes it the write of an optimistic acquire.
+      if (!exclusive) return { ...base, kind: 'set', value, hasExpiry };
       return {
         ...base,
         kind: 'acquire',
@@ -346,13 +355,13 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
 /**
  * A lease written as a literal where `ttlFromOptions` does not look: a duration (go-redis
  * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`), Jedis `.px(45_000)`, phpredis
- * `['nx', 'px' => 15000]`. The fix keeps it rather than the helper's default.
+ * `['nx', 'px' => 15000]`, node-redis `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
  */
 function literalLease(options: Arg[]): string | undefined {
   for (const { value } of options) {
     const duration = durationMs(value.text);
     if (Number.isInteger(duration) && duration > 0) return String(duration);
-    const option = /\b(px|ex)['"]?\s*(?:=>|\()\s*([\d_]+)\s*\)?/i.exec(value.text);
+    const option = /\b(px|ex)['"]?\s*(?:=>|\(|:)\s*([\d_]+)\s*\)?/i.exec(value.text);
     if (option) return String(Number(option[2].replace(/_/g, '')) * (option[1].toLowerCase() === 'ex' ? 1000 : 1));
   }
   return undefined;
