@@ -144,13 +144,13 @@ function assignedBefore(assignments: Assignments, name: string, before: number):
 }
 
 /** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
-function derivedNames(assignments: Assignments, first: string, after: number): Set<string> {
-  const names = new Set([first]);
-  const later = assignments.filter((assignment) => assignment.start > after && /^[\w$]+$/.test(assignment.name));
+function derivedNames(bindings: Bindings, first: string[], after: number): Set<string> {
+  const names = new Set(first);
+  const later = bindings.filter((binding) => binding.start > after && /^[\w$]+$/.test(binding.name));
   for (let grew = true; grew;) {
     grew = false;
-    for (const { name, value } of later) {
-      if (names.has(name) || ![...names].some((known) => mentions(value, known))) continue;
+    for (const { name, from } of later) {
+      if (names.has(name) || ![...names].some((known) => identifierPattern(known).test(from))) continue;
       names.add(name);
       grew = true;
     }
@@ -158,7 +158,80 @@ function derivedNames(assignments: Assignments, first: string, after: number): S
   return names;
 }
 
+/** A name and the text its value comes from: an assignment's value, or the collection a loop walks. */
+type Bindings = { name: string; from: string; start: number }[];
+
+/** Loop variables and their collections: `for k, holder in zip(keys, holders)`, `holders.each do |holder|`. */
+function loopBindings(syntax: Syntax, fn: Node): Bindings {
+  const out: Bindings = [];
+  for (const loop of fn.descendantsOfType([...syntax.loops, 'do_block', 'block'])) {
+    if (!loop) continue;
+    const body = loop.childForFieldName('body');
+    const header = loop.text.slice(0, Math.max(0, (body?.startIndex ?? loop.endIndex) - loop.startIndex));
+    const parameters = loop.childForFieldName('parameters');
+    let bound: string | undefined;
+    let collection = header;
+    if (parameters && /block/.test(loop.type)) {
+      // Ruby: `holders.each do |holder|`: the collection is the call the block belongs to.
+      bound = parameters.text;
+      collection = loop.parent?.text.slice(0, loop.startIndex - loop.parent.startIndex) ?? '';
+    } else {
+      const match =
+        /\bfor\s*\(?\s*(?:const|let|var|final)?\s*(?:[\w<>[\]]+\s+)?([^;]*?)\s+(?:in|of|:)\s/.exec(header) ??
+        /\bforeach\s*\(.*?\bas\s+(.*?)\)/.exec(header) ??
+        /\bfor\s+(.*?)\s*:?=\s*range\b/.exec(header) ??
+        /\bforeach\s*\(\s*(?:var\s+)?(.*?)\s+in\s/.exec(header);
+      bound = match?.[1];
+    }
+    for (const name of bound?.match(/[$\w]+/g) ?? []) out.push({ name, from: collection, start: loop.startIndex });
+  }
+  return out;
+}
+
+/**
+ * Where a GET's reply goes when it is not assigned: the list it is added to (`holders.add(reads.get(key))`),
+ * or the variable an expression holding it is assigned to (`holders = redis.pipelined do ... end`).
+ */
+function collectedInto(syntax: Syntax, path: Node[], assignments: Assignments, get: RedisOp): string | undefined {
+  for (let i = path.length - 2; i >= Math.max(0, path.length - 4); i--) {
+    const call = syntax.call(path[i]);
+    if (call?.receiver && /^(?:add|push|append|Add|put|offer|<<)$/.test(call.nameNode.text))
+      return lastName(call.receiver.text);
+  }
+  const holding = assignments.filter(({ value }) => within(get.call.node, value) && value.id !== get.call.node.id);
+  return holding.at(-1)?.name;
+}
+
+/** Names bound to a pipeline's replies after `get` was queued on it: `holders = pipe.execute()`. */
+function pipelineReplies(get: RedisOp, bindings: Bindings): string[] {
+  const pipeline = get.call.receiver?.text;
+  if (!pipeline || !/^[$\w.>-]+$/.test(pipeline)) return [];
+  // A pipeline by its name, or by what made it (`reads = r.pipeline()`).
+  const made = bindings.some(
+    (binding) =>
+      binding.name === lastName(pipeline) && /pipeline|pipelined|multi|batch|transaction/i.test(binding.from),
+  );
+  if (!made && !TRANSACTION.test(pipeline)) return [];
+  const escaped = pipeline.replace(/[.$]/g, '\\$&');
+  const executes = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*(?:execute|exec|sync\\w*|ExecAsync)\\b`, 'i');
+  return bindings
+    .filter((binding) => binding.start > get.call.node.endIndex && executes.test(binding.from))
+    .map((binding) => binding.name);
+}
+
 const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
+
+/** Calls that run the callback they are given at once, as part of the caller: a pipeline, a transaction. */
+const INLINE_CALLBACK = /^(?:pipeline|pipelined|txpipelined|transaction|multi|batch)$/i;
+
+/** Whether the function at `path[index]` is a callback a pipeline or transaction call runs in place (Predis, go-redis). */
+function runsInline(syntax: Syntax, path: Node[], index: number): boolean {
+  for (let i = index - 1; i >= Math.max(0, index - 3); i--) {
+    const call = syntax.call(path[i]);
+    if (call) return INLINE_CALLBACK.test(call.nameNode.text);
+  }
+  return false;
+}
 
 interface Placed {
   op: RedisOp;
@@ -186,7 +259,7 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
     const path = op.path ?? pathTo(unit, op.call.node);
     let fnIndex = -1;
     for (let i = path.length - 2; i >= 0; i--) {
-      if (syntax.functions.has(path[i].type)) {
+      if (syntax.functions.has(path[i].type) && !runsInline(syntax, path, i)) {
         fnIndex = i;
         break;
       }
@@ -412,31 +485,54 @@ class FunctionFacts {
     const listed = op.kind === 'scriptRelease' || op.kind === 'del';
     const resolved = assigned && listed ? (firstElement(assigned) ?? assigned) : assigned;
     if (resolved) found.add(keyText(resolved));
-    const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
-    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);
+    const loop = resolved ? undefined : this.loopHeaderOf(op, key, path);
+    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loop?.head ?? ''}`))
+      found.add(`fn:${helper}`);
     const builder = keyBuilder(resolved ?? bare);
     if (builder) found.add(`fn:${builder}`);
     const glob = normalizeGlob(keyGlob(resolved ?? key, this.lookup));
     if (glob !== '*') found.add(`glob:${glob}`);
     this.globOf.set(op, glob);
+    for (const list of this.collectionsOf(key, loop?.collection ?? '')) found.add(`elem:${this.fn.startIndex}:${list}`);
     return [...found];
   }
 
+  /**
+   * The lists a key is an element of, in this function: the names in the collection its loop walks
+   * (`for key in lock_keys`, `zip(lock_keys, holders)`), or the list it indexes (`lockKeys[i]`).
+   */
+  private collectionsOf(key: Node, collection: string): string[] {
+    const indexed = /^([$\w.>-]+?)\s*(?:\[[^\]]*\]|\.(?:get|Get|ElementAt)\(\s*[$\w]+\s*\))$/.exec(unwrap(key).text);
+    if (indexed) return [lastName(indexed[1])];
+    return [...collection.matchAll(/\b([$A-Za-z_][\w$]*)\b(?!\s*\()/g)].map((match) => match[1]);
+  }
+
   /** For a key that is a loop variable: the loop's header and its collection, which say what it holds. */
-  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): string {
+  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): { head: string; collection: string } | undefined {
     const variable = unwrap(key);
-    if (!/^(identifier|variable_name)$/.test(variable.type)) return '';
+    if (!/^(identifier|variable_name)$/.test(variable.type)) return undefined;
     for (let i = path.length - 2; i >= 0; i--) {
-      if (!this.syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
+      const type = path[i].type;
+      // A loop, a Ruby block (`each do |key|`) or a lambda binds the variable; a statement block does not.
+      const binds =
+        this.syntax.loops.has(type) ||
+        (this.syntax.grammar === 'ruby' ? /block|lambda/.test(type) : /for|each|lambda/.test(type));
+      if (!binds) continue;
       const head = path[i].text.slice(0, 200);
       if (!identifierPattern(variable.text).test(head)) continue;
-      const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
-      const listed = collection
-        ? assignedBefore(this.assignments(), lastName(collection), op.call.node.startIndex)
-        : undefined;
-      return listed ? `${head} ${listed.text}` : head;
+      // Ruby: `lock_keys.each do |key|`: the collection is what the block's call is made on.
+      const caller = this.syntax.grammar === 'ruby' && /block/.test(path[i].type) && i > 0 ? path[i - 1] : undefined;
+      if (!caller && !this.syntax.loops.has(path[i].type)) return { head, collection: '' };
+      const body = path[i].childForFieldName('body');
+      const header = path[i].text.slice(0, body ? body.startIndex - path[i].startIndex : 200);
+      const collection = caller
+        ? caller.text.slice(0, path[i].startIndex - caller.startIndex)
+        : (/(?:\b(?:in|of|range)|:)\s+(.*)$/s.exec(header)?.[1] ?? '');
+      const name = /^[\w$.]+/.exec(collection)?.[0];
+      const listed = name ? this.valueOf(lastName(name), op.call.node.startIndex) : undefined;
+      return { head: listed ? `${head} ${listed.text}` : head, collection };
     }
-    return '';
+    return undefined;
   }
 
   private share(a: RedisOp, b: RedisOp): boolean {
@@ -552,25 +648,36 @@ function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): 
 /** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
 function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: Assignments): Node | undefined {
   const fn = del.fn;
-  const delStatement = statementOn(syntax, del.path);
+  const bindings: Bindings = [
+    // `const [error, holder] = replies[i]`, `v, err := ...`: each name of a pattern is bound to the value.
+    ...assignments.flatMap(({ name, value, start }) =>
+      (/^[[({]|,/.test(name) ? (name.match(/[$\w]+/g) ?? []) : [name]).map((each) => ({
+        name: each,
+        from: value.text,
+        start,
+      })),
+    ),
+    ...loopBindings(syntax, fn),
+  ];
   for (const { op: get, path } of gets) {
     if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
-    const bound = boundName(syntax, path);
-    const names = bound ? derivedNames(assignments, bound, get.call.node.endIndex) : new Set<string>();
+    const bound = boundName(syntax, path) ?? collectedInto(syntax, path, assignments, get);
+    // A GET queued on a pipeline answers in the pipeline's replies.
+    const first = bound ? [bound] : pipelineReplies(get, bindings);
+    const names = derivedNames(bindings, first, get.call.node.endIndex);
     const usesResult = (condition: Node) =>
       within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
     for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
       if (!conditional) continue;
       const condition = conditional.childForFieldName('condition');
       if (!condition || !usesResult(condition)) continue;
-      // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
+      // The DEL runs under the test, or after it in its block or one around it (an early return on a mismatch).
       if (within(del.op.call.node, conditional)) return condition;
       const earlyExit =
-        !!delStatement &&
         conditional.endIndex <= del.op.call.nameNode.startIndex &&
         conditional.endIndex > get.call.nameNode.startIndex &&
         within(conditional, fn) &&
-        sameBlock(delStatement, conditional, del.path) &&
+        inBlockAround(conditional, del.path) &&
         EXIT.test(conditional.text);
       if (earlyExit) return condition;
     }
@@ -578,9 +685,7 @@ function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: 
   return undefined;
 }
 
-/** Whether `conditional` is a statement of the block that holds `statement` (on `path`). */
-function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
-  const index = path.findIndex((node) => node.id === statement.id);
-  const block = index > 0 ? path[index - 1] : undefined;
-  return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
+/** Whether `conditional` is a statement of a block on `path` (the block holding the DEL, or one around it). */
+function inBlockAround(conditional: Node, path: Node[]): boolean {
+  return path.some((block) => block.namedChildren.some((child) => child?.id === conditional.id));
 }
