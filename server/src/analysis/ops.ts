@@ -51,6 +51,8 @@ type Command = Exclude<OpKind, 'scriptRelease'> | 'stringset' | 'script';
 const METHODS: Record<string, Command> = {
   setnx: 'acquire',
   setifabsent: 'acquire',
+  // StackExchange.Redis: SET NX with an expiry; LockRelease is its compare-and-delete (a script release).
+  locktake: 'acquire',
   set: 'set',
   setargs: 'set',
   stringset: 'stringset',
@@ -104,7 +106,16 @@ const METHODS: Record<string, Command> = {
 };
 
 /** Method names that only a Redis client has: they count in any file, not only in files that mention Redis. */
-const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringgetset', 'keyexpire', 'setifabsent']);
+const REDIS_ONLY = new Set([
+  'setnx',
+  'getset',
+  'pexpire',
+  'pexpireat',
+  'stringgetset',
+  'keyexpire',
+  'setifabsent',
+  'locktake',
+]);
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;

@@ -55,6 +55,9 @@ function isRetryLoop(loop: Node, key: Node | undefined): boolean {
     /foreach\s*\(.*\bas\s+\$?(\w+)/.exec(header) ??
     /\bfor\s+[\w, ]*?(\w+)\s*:?=\s*range\b/.exec(header);
   if (forEach && key && identifierPattern(forEach[1]).test(key.text)) return false;
+  // `for (var shard = 0; shard < n; shard++)`, `for i := 0; ...`: a counter the key is built from walks the keys.
+  const counter = /\bfor\s*\(?\s*(?:var|let|const|int|long|auto)?\s*(\w+)\s*:?=/.exec(header);
+  if (counter && key && identifierPattern(counter[1]).test(key.text)) return false;
   if (/\bin\s+(?:self\.|this\.)?\w*(?:keys|locks|names|items|resources|ids)\b/i.test(header)) return false;
   return true;
 }
