@@ -11,7 +11,7 @@ import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
-import { retryLoopOf, retryOf, type RetryFact } from './retry';
+import { isLoop, isRetryLoop, retryLoopOf, retryOf, type RetryFact } from './retry';
 import { firstElement } from './scripts';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
 import type { UnitContext } from './units';
@@ -83,6 +83,15 @@ export interface UnitFacts {
   ops: OpFact[];
   declarations: Declaration[];
   lua: LuaFinding[];
+  pollers: Poller[];
+}
+
+/** A busy retry loop that calls a method of its class named like a try-acquire (`while !try_to_get_lock`, `for !l.tryLock()`). */
+export interface Poller {
+  /** The method the loop calls, by name: an acquire in it is polled. */
+  callee: string;
+  cls?: string;
+  retry: RetryFact;
 }
 
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
@@ -221,6 +230,37 @@ function pipelineReplies(get: RedisOp, bindings: Bindings): string[] {
 
 const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
 
+/** Text of a unit that may poll its class's own try-acquire method in a loop. */
+const POLLS_OWN_METHOD = /\b(?:while|until|for|loop)\b/;
+/** Methods named like a try-acquire: `tryLock`, `try_to_get_lock`, `acquire_once`, `obtainLock`. */
+const POLLER_CALL = /\b(?:try\w*|acquire\w*|obtain\w*|grab\w*|claim\w*|take\w*lock\w*|\w*_lock|\w*Lock)\b/;
+/** A loop whose condition polls a GET: `while r.get(key):`, `for rdb.Get(ctx, key).Val() != ""`. */
+const POLLED_GET = /\b(?:while|until|for)\b[^\n]*(?:\.|->)\s*(?:get|Get|StringGet)(?:Async)?\s*\(/;
+
+/** Busy retry loops of a unit that call a method named like a try-acquire: the rules match them to the method's acquire. */
+function readPollers(unit: Node, syntax: Syntax, context: UnitContext): Poller[] {
+  const pollers: Poller[] = [];
+  const types = [...syntax.loops, ...(syntax.grammar === 'ruby' ? ['do_block', 'block'] : [])];
+  for (const loop of unit.descendantsOfType(types)) {
+    if (!loop) continue;
+    const path = pathTo(unit, loop);
+    if (!isLoop(syntax, loop, path.at(-2)) || !isRetryLoop(loop, undefined)) continue;
+    const retry = retryOf(syntax, loop);
+    if (!retry) continue;
+    let fnIndex = -1;
+    for (let i = path.length - 2; i >= 0 && fnIndex < 0; i--) if (syntax.functions.has(path[i].type)) fnIndex = i;
+    const cls = classOf(syntax, path, fnIndex) ?? context.className;
+    // The class's own methods: called bare, on self/this, or on a short receiver (Go's `l.tryLock()`).
+    const calls = loop.text.matchAll(
+      /(?<![\w$.>])(?:(?:self|this|\$this|[a-z]\w{0,2})\s*(?:\.|->)\s*)?([A-Za-z_]\w*)\s*(?=\(|\s*$|\s*[)\n;]|\s+(?:do|then)\b)/gm,
+    );
+    for (const [, callee] of calls)
+      if (POLLER_CALL.test(callee) && !pollers.some((p) => p.callee === callee && p.cls === cls))
+        pollers.push({ callee, cls, retry });
+  }
+  return pollers;
+}
+
 /** Calls that run the callback they are given at once, as part of the caller: a pipeline, a transaction. */
 const INLINE_CALLBACK = /^(?:pipeline|pipelined|txpipelined|transaction|multi|batch)$/i;
 
@@ -245,15 +285,21 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   const { syntax, text } = context;
   const part = text.slice(unit.startIndex, unit.endIndex);
   // Only a unit that can hold a reported operation is read from the tree (most are caches, or no Redis at all).
-  const reportable = REPORTABLE.test(part) || (!!context.ownCommands && OWN_REPORTABLE.test(part));
+  const reportable =
+    REPORTABLE.test(part) || POLLED_GET.test(part) || (!!context.ownCommands && OWN_REPORTABLE.test(part));
   const ops = reportable ? findOps(syntax, unit, text, context.mentionsRedis, context.ownCommands) : [];
   const lua =
     context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
       ? checkEmbeddedLua(unit, text, context.lua)
       : [];
   const declarations = readDeclarations(unit, context);
-  // A unit of GETs and plain SETs (a cache) says nothing about locks.
-  if (!ops.some((op) => REPORTED.has(op.kind) || op.kind === 'watch')) return { ops: [], declarations, lua };
+  const pollers = POLLS_OWN_METHOD.test(part) && POLLER_CALL.test(part) ? readPollers(unit, syntax, context) : [];
+  // A unit of GETs and plain SETs (a cache) says nothing about locks, unless it polls a GET in a loop.
+  const says = (op: RedisOp) =>
+    REPORTED.has(op.kind) ||
+    op.kind === 'watch' ||
+    (op.kind === 'get' && !!op.path?.some((n) => syntax.loops.has(n.type)));
+  if (!ops.some(says)) return { ops: [], declarations, lua, pollers };
 
   const placed: Placed[] = ops.map((op) => {
     const path = op.path ?? pathTo(unit, op.call.node);
@@ -278,7 +324,7 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   // A fix reaches no further than its unit (broken code can put an acquire outside any function).
   for (const fact of facts)
     if (fact.fix && !(fact.fix.start >= unit.startIndex && fact.fix.end <= unit.endIndex)) delete fact.fix;
-  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
+  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua, pollers };
 }
 
 /** The facts of the operations of one function (or of a unit's code outside functions), read together. */
@@ -319,6 +365,10 @@ class FunctionFacts {
       if (this.implements(placed.op)) continue;
       if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
       else if (placed.op.kind === 'set' && this.optimistic(placed.op)) out.push(this.optimisticAcquire(placed));
+      else if (placed.op.kind === 'get') {
+        const polled = this.polledGet(placed);
+        if (polled) out.push(polled);
+      }
     }
     return out;
   }
@@ -391,6 +441,22 @@ class FunctionFacts {
     fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
     fact.retry = retryOf(this.syntax, this.retryLoop(placed));
     fact.fix = this.fixFor(placed, placed);
+  }
+
+  /**
+   * A GET polled in a busy retry loop that takes no lock itself (`while r.get(key): pass`, a takeover
+   * loop of GET and GETSET): LOCK010 is reported on it, as on an acquire.
+   */
+  private polledGet(placed: Placed): OpFact | undefined {
+    const loop = this.retryLoop(placed);
+    if (!loop) return undefined;
+    const retry = retryOf(this.syntax, loop);
+    // Not when the loop takes the lock itself (reported there), nor a WATCH transaction retried on a conflict.
+    const inLoop = (kind: OpKind) => this.group.some((p) => p.op.kind === kind && within(p.op.call.node, loop));
+    if (!retry || inLoop('acquire') || inLoop('watch') || inLoop('del')) return undefined;
+    const fact = this.factOf(placed);
+    fact.retry = retry;
+    return fact;
   }
 
   /** A plain SET of a key the function WATCHes, in the transaction after it: the write of an optimistic acquire. */

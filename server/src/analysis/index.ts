@@ -4,7 +4,7 @@
 // units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
 import type { Edit, Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import { grammarOf, type Grammar } from '../languages';
-import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
+import { extractUnit, type Declaration, type OpFact, type Poller, type UnitFacts } from './facts';
 import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
 import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD, OWN_COMMANDS } from './ops';
 import { parserFor } from './parsers';
@@ -58,6 +58,7 @@ function shift(facts: UnitFacts, delta: number): UnitFacts {
   if (delta === 0 || (!facts.ops.length && !facts.lua.length)) return facts;
   return {
     declarations: facts.declarations,
+    pollers: facts.pollers,
     lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
     ops: facts.ops.map((op) => ({
       ...op,
@@ -112,13 +113,14 @@ export class AnalyzedDocument {
     const tag = `${namesRedis ? 'R' : '-'}${ownCommands ? 'O' : '-'}${lua ? 'L' : '-'}`;
     const ops: OpFact[] = [];
     const declarations: Declaration[] = [];
+    const pollers: Poller[] = [];
     const luaFindings: LuaFinding[] = [];
     this.units.begin();
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
       const read = () => {
         const read = extractUnit(node, { syntax, text, mentionsRedis: namesRedis, ownCommands, lua, ...unit });
-        const says = read.ops.length || read.declarations.length || read.lua.length;
+        const says = read.ops.length || read.declarations.length || read.lua.length || read.pollers.length;
         return says ? detached(shift(read, -node.startIndex)) : undefined;
       };
       // A unit with a syntax error reads differently as the code around it changes: never kept.
@@ -128,10 +130,11 @@ export class AnalyzedDocument {
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
       declarations.push(...placed.declarations);
+      pollers.push(...placed.pollers);
       luaFindings.push(...placed.lua);
     }
     this.units.end();
-    const findings = [...checkFacts(new DocumentFacts(ops, declarations)), ...luaFindings];
+    const findings = [...checkFacts(new DocumentFacts(ops, declarations, text, pollers)), ...luaFindings];
     return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
   }
 

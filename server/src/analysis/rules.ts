@@ -3,9 +3,10 @@
 // their declarations, happens here across the whole document, so it works across functions,
 // classes and their helpers; everything that needs the syntax tree was decided per unit.
 import type { RuleCode } from '../catalogue';
-import type { Declaration, OpFact } from './facts';
+import type { Declaration, OpFact, Poller, RetryFact } from './facts';
 import type { FixPlan } from './fix';
 import type { OpKind } from './ops';
+import { unsetField } from './retry';
 
 export interface Finding {
   code: RuleCode;
@@ -27,6 +28,9 @@ const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lea
 const COUNTER = /rate|limit|throttl|counter|quota|bucket|\bhits?\b|visit|views?\b|stats|metric/i;
 const CACHE_CLASS = /cache|session/i;
 
+/** `0.05`, `0.2`, `5`: a duration short enough to need its fraction. */
+const formatMs = (ms: number) => String(Number(ms.toPrecision(3)));
+
 const short = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /** The document's facts, with the questions the rules ask across them. */
@@ -36,6 +40,10 @@ export class DocumentFacts {
   constructor(
     readonly ops: OpFact[],
     declarations: Declaration[],
+    /** The document, for the few questions only its whole text answers (is a field ever set). */
+    private readonly text = '',
+    /** Busy loops that poll a try-acquire method of their class. */
+    private readonly pollers: Poller[] = [],
   ) {
     for (const declaration of declarations) {
       const list = this.declarations.get(declaration.name) ?? [];
@@ -107,6 +115,29 @@ export class DocumentFacts {
     if (declared.some((d) => d.literal)) return 'literal';
     if (declared.some((d) => d.perProcess && d.generated)) return 'process';
     return undefined;
+  }
+
+  /**
+   * How the retry loop around `op` polls (it sleeps under 10 ms, not at all, or for a field nothing
+   * sets), or the loop that polls the method `op` is in (`while !try_to_get_lock`).
+   */
+  polling(op: OpFact): string | undefined {
+    if (op.retry) return this.busy(op.retry);
+    if (op.kind !== 'acquire' || !op.fnName) return undefined;
+    for (const poller of this.pollers) {
+      if (poller.callee !== op.fnName || (poller.cls ?? '') !== (op.cls ?? '')) continue;
+      const sleep = this.busy(poller.retry);
+      if (sleep) return `(the loop that calls ${op.fnName}()) ${sleep}`;
+    }
+    return undefined;
+  }
+
+  private busy(retry: RetryFact): string | undefined {
+    if (retry.sleepField)
+      return unsetField(this.text, retry.sleepField)
+        ? `sleeps for ${retry.sleepField}, which nothing in this file sets (so it is zero)`
+        : undefined;
+    return retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${formatMs(retry.sleepMs)} ms`;
   }
 
   timestampValue(op: OpFact): boolean {
@@ -217,16 +248,26 @@ export const RULES: Rule[] = [
   },
   {
     code: 'LOCK010',
+    on: 'get',
+    fixable: false,
+    // A loop that polls GET until it may take the lock over (or until the key is gone).
+    check: (op, facts) => {
+      const lock = facts.lockish(op) || facts.paired(op, 'acquire').length > 0 || facts.paired(op, 'getset').length > 0;
+      const sleep = lock && !facts.notALock(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
+    message: ({ key, sleep }) =>
+      `The loop that polls ${key} with GET ${sleep} between reads: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
+  },
+  {
+    code: 'LOCK010',
     on: 'acquire',
     // Only a fix that replaces the retry loop stops the polling.
     fixable: (plan) => !!plan.replacesRetryLoop,
-    check: (op, facts) =>
-      op.retry && facts.isLockAcquire(op)
-        ? {
-            key: key(op),
-            sleep: op.retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${op.retry.sleepMs} ms`,
-          }
-        : undefined,
+    check: (op, facts) => {
+      const sleep = facts.isLockAcquire(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
     message: ({ key, sleep }) =>
       `The retry loop around the acquire of ${key} ${sleep} between tries: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
   },
