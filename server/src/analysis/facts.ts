@@ -95,6 +95,8 @@ export interface Poller {
 }
 
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
+/** Functions that take a lock: an EXPIRE in one sets the lease of the acquire. */
+const ACQUIRE_NAME = /acquire|obtain|^take|try_?lock|^lock$|^lock_|grab|claim/i;
 /** Calls that run a callback again and again: a renewal inside one is a watchdog. */
 const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
 
@@ -491,11 +493,14 @@ class FunctionFacts {
 
   private readRenewal(fact: OpFact, placed: Placed): void {
     const { op, path } = placed;
-    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text);
+    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text, this.fn);
     // A lease cut to under a second is an expiry forced on purpose, not a renewal.
     const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
+    // An expiry set while taking the lock (`acquire()` sets the lease a step after the SETNX) is the lease, not a renewal.
+    const acquiring = ACQUIRE_NAME.test(this.fnName) && !RENEW_NAME.test(this.fnName);
     fact.renewal =
       !forcedExpiry &&
+      !acquiring &&
       (op.kind === 'extend' ||
         RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) ||
         path.slice(Math.max(0, placed.fnIndex), -1).some((node) => this.syntax.loops.has(node.type)) ||
@@ -691,24 +696,86 @@ function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefi
 }
 
 /** Whether the reply of a lease renewal is dropped: a bare statement, or only its error looked at. */
-function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): boolean {
-  if (TRANSACTION.test(op.call.receiver?.text ?? '')) return false;
+function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean {
+  const queued = queuedReplyIgnored(syntax, path, op, text, fn);
+  if (queued !== undefined) return queued;
   const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
   if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
   // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
   const holder = path[path.length - 2];
   if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)
     return true;
+  return isBareStatement(syntax, path, op.call.node);
+}
+
+/** Whether the statement on `path` is the call `node` alone, awaited or not (not `x = call`, `return call`). */
+function isBareStatement(syntax: Syntax, path: Node[], node: Node): boolean {
   const statement = statementOn(syntax, path);
   if (!statement) return false;
   if (
     !/expression_statement|^call$|^method_call$|defer_statement|go_statement/.test(statement.type) &&
-    statement.id !== op.call.node.id
+    statement.id !== node.id
   )
     return false;
-  // The statement is the call itself, awaited or not (and not `x = call`, `return call`).
   const inner = unwrap(statement.type === 'expression_statement' ? (statement.namedChild(0) ?? statement) : statement);
-  return inner.id === op.call.node.id || unwrap(inner).id === op.call.node.id;
+  return inner.id === node.id || inner.id === unwrap(node).id;
+}
+
+const EXECUTE = '(?:execute|exec|Exec|sync|syncAndReturnAll|ExecAsync|Execute|ExecuteAsync|exec_async)';
+
+/**
+ * For a command queued on a pipeline or transaction (`pipe.expire(k, t)`, `redis.multi().pexpire(...).exec()`,
+ * `redis.pipelined do |p| ... end`), whether its reply is lost with the batch's: the exec's reply dropped.
+ * Undefined when the command is not queued, or the exec is not in sight.
+ */
+function queuedReplyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean | undefined {
+  const receiver = op.call.receiver;
+  if (!receiver) return undefined;
+  // A chain ending in exec: `redis.multi().pexpire(k, t).exec()`.
+  if (/(?:multi|pipeline|transaction)\s*\(/i.test(receiver.text)) {
+    let top = path.length - 1;
+    while (top > 0 && /call|member|invocation|selector|attribute|await/.test(path[top - 1].type)) top--;
+    return new RegExp(`\\.\\s*${EXECUTE}\\s*\\(`).test(
+      path[top].text.slice(op.call.node.endIndex - path[top].startIndex),
+    )
+      ? isBareStatement(syntax, path.slice(0, top + 1), path[top])
+      : undefined;
+  }
+  const name = receiver.text;
+  if (!/^[$\w]+$/.test(name)) return undefined;
+  // Ruby: `redis.pipelined do |pipe| ... end`: the batch's replies are the block call's value.
+  for (let i = path.length - 2; i > 0; i--) {
+    if (
+      !/block/.test(path[i].type) ||
+      !identifierPattern(name).test(path[i].childForFieldName('parameters')?.text ?? '')
+    )
+      continue;
+    const call = syntax.call(path[i - 1]);
+    return call && /^(?:pipelined|multi)$/.test(call.nameNode.text)
+      ? isBareStatement(syntax, path.slice(0, i), path[i - 1])
+      : undefined;
+  }
+  if (
+    !TRANSACTION.test(name) &&
+    !new RegExp(
+      `\\b${name.replace(/\$/g, '\\$')}\\s*:?=\\s*[^\\n]*(?:pipeline|multi|transaction|batch|pipelined)`,
+      'i',
+    ).test(fn.text)
+  )
+    return undefined;
+  const escaped = name.replace(/\$/g, '\\$');
+  const exec = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*${EXECUTE}\\s*\\(`, 'g');
+  exec.lastIndex = op.call.node.endIndex;
+  const found = exec.exec(text);
+  if (!found || found.index > fn.endIndex) return undefined;
+  const lineStart = text.lastIndexOf('\n', found.index) + 1;
+  const lineEnd = text.indexOf('\n', found.index);
+  const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim();
+  // `pipe.execute()`, `await tx.exec();`, Go's `_, err := pipe.Exec(ctx)` (the commands' replies dropped).
+  return (
+    new RegExp(`^(?:await\\s+)?${escaped}\\s*(?:\\.|->)\\s*\\w+\\([^()]*\\)\\s*;?$`).test(line) ||
+    /^(?:if\s+)?_\s*,\s*\w+\s*:?=/.test(line)
+  );
 }
 
 /** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
