@@ -15,7 +15,7 @@ import { isLoop, isRetryLoop, retryLoopOf, retryOf, type RetryFact } from './ret
 import { firstElement } from './scripts';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
 import type { UnitContext } from './units';
-import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
+import { CLOCK_CALL, CLOCK_NAME, DEADLINE_NAME, declaredValue, isDeadline, NULLISH, unconverted } from './values';
 
 export type { Declaration } from './declarations';
 export type { RetryFact } from './retry';
@@ -27,6 +27,8 @@ export interface ValueFact {
   constant: boolean;
   /** Reads a clock (`System.currentTimeMillis() + ttl`, `time.time()`). */
   clock: boolean;
+  /** The clock reading is an expiry time (`now + ttl`, a name like `expires_at`), not only when the lock was taken. */
+  deadline?: boolean;
   /** A name to look up among the file's declarations (`LOCK_VALUE`, `this.token`, `expireAt()`). */
   name?: string;
   /** The value is the result of calling `name`: only what it returns (a clock reading) counts. */
@@ -64,6 +66,8 @@ export interface OpFact {
   inMulti?: boolean;
   /** acquire: the function also increments the key (a counter, not a lock). */
   counter?: boolean;
+  /** acquire: the function reads the key back with GET (to compare its value). */
+  valueRead?: boolean;
   /** acquire: inside a retry loop. */
   retry?: RetryFact;
   /** del: the test of a GET's result it runs under (LOCK004), as text. */
@@ -441,6 +445,7 @@ class FunctionFacts {
     );
     fact.inMulti = this.before('multi', op).length > 0;
     fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
+    fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
     fact.retry = retryOf(this.syntax, this.retryLoop(placed));
     fact.fix = this.fixFor(placed, placed);
   }
@@ -650,6 +655,7 @@ class FunctionFacts {
       resolved = unconverted(assignedBefore(this.assignments(), resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
+    const deadline = isDeadline(resolved.text) || (clock && DEADLINE_NAME.test(lastName(resolved.text)));
     const isName =
       !/call|invocation/.test(resolved.type) &&
       /identifier|variable_name|field|member|attribute|selector|instance_variable|constant|class_constant/.test(
@@ -670,7 +676,7 @@ class FunctionFacts {
               ),
             )
           : undefined;
-    return { text: value.text, constant, clock, name, ...(isCall && { called: true }) };
+    return { text: value.text, constant, clock, deadline, name, ...(isCall && { called: true }) };
   }
 }
 
@@ -721,6 +727,13 @@ function isBareStatement(syntax: Syntax, path: Node[], node: Node): boolean {
   return inner.id === node.id || inner.id === unwrap(node).id;
 }
 
+/** Whether the call at the end of `path` hands its reply on: assigned, passed, returned or tested. */
+function replyKept(path: Node[]): boolean {
+  let i = path.length - 2;
+  while (i > 0 && /await|parenthesized|expression_list/.test(path[i].type)) i--;
+  return i >= 0 && /assignment|declarator|short_var|var_spec|argument|return|binary|condition/.test(path[i].type);
+}
+
 const EXECUTE = '(?:execute|exec|Exec|sync|syncAndReturnAll|ExecAsync|Execute|ExecuteAsync|exec_async)';
 
 /**
@@ -763,6 +776,8 @@ function queuedReplyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: str
     ).test(fn.text)
   )
     return undefined;
+  // Go's `renewals[i] = pipe.PExpire(...)`, C#'s `var renewed = tran.KeyExpireAsync(...)`: the reply is kept.
+  if (replyKept(path)) return false;
   const escaped = name.replace(/\$/g, '\\$');
   const exec = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*${EXECUTE}\\s*\\(`, 'g');
   exec.lastIndex = op.call.node.endIndex;

@@ -119,6 +119,11 @@ const REDIS_ONLY = new Set([
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
+/** A receiver that is a Redis client whatever else its name says (`localRedis`). */
+const REDIS_CLIENT = /redis|jedis|lettuce|predis|rdb|valkey|keydb/i;
+/** A receiver named for data in this process: a map, an LRU, a memory cache, a fallback store. */
+const IN_PROCESS =
+  /(?:^|[^a-z])(?:local|memory|inmemory|in_memory|mem|lru|fallback|map|dict|hash|heap)(?![a-z])|(?:Local|Memory|Lru|LRU|Map|Dict|Fallback)(?![a-z])/;
 /** A Go context argument: `ctx`, `c`, `context.Background()`, `context.WithoutCancel(ctx)`, `r.Context()`, `tctx`. */
 const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\([\w.]*\)|[\w.]*\.Context\(\))$/i;
 const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
@@ -257,7 +262,10 @@ function commandOf(
     const script = RELEASE_NAME.test(method) || args.some((arg) => arg.name === 'keys');
     return script ? { kind: 'script', name: method, args, generic: false } : undefined;
   }
-  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
+  const receiver = call.receiver?.text ?? '';
+  // `this.local.delete(key)`, `localCache.remove(key)`, `_memoryCache.Remove(key)`: a map or cache in this process.
+  if (IN_PROCESS.test(receiver) && !REDIS_CLIENT.test(receiver)) return undefined;
+  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(receiver)) return undefined;
   // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
   if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
     return undefined;

@@ -143,6 +143,15 @@ export class DocumentFacts {
   timestampValue(op: OpFact): boolean {
     return !!op.value && (op.value.clock || this.declared(op.value.name).some((d) => d.clock));
   }
+
+  /**
+   * The timestamp algorithm: the value is an expiry time, or the code reads it back to compare. A
+   * timestamp that only records when the lock was taken is not one.
+   */
+  timestampLock(op: OpFact): boolean {
+    if (!this.timestampValue(op)) return false;
+    return !!op.valueRead || !!op.value?.deadline || this.declared(op.value?.name).some((d) => d.deadline);
+  }
 }
 
 interface Rule {
@@ -213,7 +222,7 @@ export const RULES: Rule[] = [
     fixable: true,
     // The timestamp algorithm without GETSET (SETNX, GET, compare with the clock, DEL): reported on the SETNX.
     check: (op, facts) =>
-      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampValue(op) && !facts.paired(op, 'getset').length
+      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampLock(op) && !facts.paired(op, 'getset').length
         ? { key: key(op), value: short(op.value!.text) }
         : undefined,
     message: ({ key, value }) =>
