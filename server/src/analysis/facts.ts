@@ -468,7 +468,27 @@ class FunctionFacts {
 
   /** A plain SET of a key the function WATCHes, in the transaction after it: the write of an optimistic acquire. */
   private optimistic(op: RedisOp): boolean {
-    return this.before('multi', op).length > 0 && this.before('watch', op).some((watch) => this.share(watch.op, op));
+    const watch = this.before('watch', op).find((w) => this.share(w.op, op));
+    if (!watch || !this.before('multi', op).length) return false;
+    // It takes a lock when the function first makes sure the key is free: a GET of it whose result
+    // decides an early exit (`if pipe.get(key) is not None: raise Busy`). A WATCH that only guards
+    // an update of the value (read, change, write back) takes nothing.
+    const gets = this.before('get', op).filter(
+      (get) => this.share(get.op, op) && get.op.call.node.startIndex > watch.op.call.node.startIndex,
+    );
+    return gets.some((get) => {
+      const bound = boundName(this.syntax, get.path);
+      return this.fn.descendantsOfType([...this.syntax.conditionals]).some((conditional) => {
+        const condition = conditional?.childForFieldName('condition');
+        return (
+          !!conditional &&
+          !!condition &&
+          conditional.startIndex < op.call.node.startIndex &&
+          (within(get.op.call.node, condition) || mentions(condition, bound)) &&
+          EXIT.test(conditional.text)
+        );
+      });
+    });
   }
 
   /** The optimistic acquire's facts: the transaction makes the SET and an EXPIRE in it one step. */
@@ -507,7 +527,8 @@ class FunctionFacts {
       !forcedExpiry &&
       !acquiring &&
       (op.kind === 'extend' ||
-        RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) ||
+        // A test named for what it tests (`test_heartbeat`) is no renewal by its name.
+        (RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) && !/^test/i.test(this.fnName)) ||
         path.slice(Math.max(0, placed.fnIndex), -1).some((node) => this.syntax.loops.has(node.type)) ||
         path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
   }

@@ -79,8 +79,29 @@ export class DocumentFacts {
     });
   }
 
+  /**
+   * An NX acquire of a lock: named like one (its key, function or class), or used like one (released
+   * after it in its function, taken over with GETSET, retried in a loop, released by a
+   * compare-and-delete script). A flag set with NX and deleted elsewhere (a pause flag, a
+   * "once" marker, a test's key) is not a lock.
+   */
   isLockAcquire(op: OpFact): boolean {
-    return !op.counter && (!this.notALock(op) || this.releasedByScript(op));
+    if (op.counter) return false;
+    if (this.releasedByScript(op)) return true;
+    if (this.notALock(op)) return false;
+    return this.lockish(op) || this.usedLikeLock(op);
+  }
+
+  private usedLikeLock(op: OpFact): boolean {
+    // Retried in a loop, or holding an expiry time (the timestamp algorithm's "held until").
+    if (op.retry || this.pollers.some((poller) => poller.callee === op.fnName) || this.timestampLock(op)) return true;
+    return this.ops.some(
+      (other) =>
+        (other.kind === 'del' || other.kind === 'getset') &&
+        other.fn === op.fn &&
+        other.start > op.start &&
+        other.keyShapes.some((shape) => op.keyShapes.includes(shape)),
+    );
   }
 
   /** Whether a script run is a compare-and-delete release: the call says so, or the file declares its script as one. */
@@ -212,7 +233,10 @@ export const RULES: Rule[] = [
     on: 'getset',
     fixable: true,
     check: (op, facts) =>
-      facts.paired(op, 'acquire').length || facts.timestampValue(op) ? { key: key(op) } : undefined,
+      facts.paired(op, 'acquire').some((a) => facts.isLockAcquire(a)) ||
+      (facts.timestampValue(op) && (facts.lockish(op) || facts.timestampLock(op)))
+        ? { key: key(op) }
+        : undefined,
     message: ({ key }) =>
       `GETSET takeover of ${key}: timestamp locks depend on synchronised clocks, and a client that loses the takeover race still overwrites the winner's expiry. Let Redis expire the lock: SET key token NX PX ttl.`,
   },
