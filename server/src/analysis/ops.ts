@@ -454,10 +454,30 @@ function opAt(
     const isCommandArg = commandString && call.nameNode.startIndex < start;
     if (!isName && !isCommandArg) continue;
     seen.add(call.node.id);
+    if (mocked(syntax, call, path.slice(0, i))) return undefined;
     const op = toOp(syntax, call);
     return op && { ...op, path: path.slice(0, i + 1) };
   }
   return undefined;
+}
+
+/** A mock's argument matcher (Mockito, Python's mock.ANY): the call states an expectation, it sends nothing. */
+const MATCHER =
+  /^(?:(?:Mockito|ArgumentMatchers|Matchers|gomock|mock|It|Arg)\.)?(?:eq|any\w*|Any\w*|argThat|same|isA|refEq|anything|Anything\w*|IsAny\w*|ANY)\b/;
+/** Calls that wrap a mock's expectation: `when(jedis.setnx(...))`, `verify(jedis).setnx(...)`, Moq's `Setup(...)`. */
+const STUBBING = /^(?:when|given|verify|doReturn|expect|Setup|Verify|Mockito\.\w+|BDDMockito\.\w+)$/;
+
+/** Whether a call is a test double's stubbing or verification rather than a command (`ancestors` end at its parent). */
+function mocked(syntax: Syntax, call: Call, ancestors: Node[]): boolean {
+  if (call.args.some((arg) => MATCHER.test(arg.value.text))) return true;
+  // `verify(jedis).setnx(...)`, gomock's `mock.EXPECT().SetNX(...)`.
+  if (/^(?:verify|Mockito\.verify)\s*\(|\bEXPECT\(\)$/.test(call.receiver?.text ?? '')) return true;
+  for (let i = ancestors.length - 1; i >= Math.max(0, ancestors.length - 3); i--) {
+    const outer = syntax.call(ancestors[i]) ?? undefined;
+    const name = outer ? outer.nameNode.text : ancestors[i].childForFieldName('function')?.text;
+    if (name && STUBBING.test(name)) return true;
+  }
+  return false;
 }
 
 /** The kind of operation a method named `name` performs, by its name alone (`setNX` and `set_nx` are SETNX). */
