@@ -279,18 +279,25 @@ export function checkLuaUnits(units: { unit: LuaUnit; offset: number }[]): LuaFi
   for (const { unit } of units) {
     for (const [name, keyish, value] of unit.bindings) {
       fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
-      values.set(name, [...(values.get(name) ?? []), value]);
+      const known = values.get(name);
+      if (known) known.push(value);
+      else values.set(name, [value]);
     }
     for (const alias of unit.aliases) aliases.add(alias);
   }
   for (const { unit } of units) for (const name of unit.trusted) fromKeys.set(name, true);
   // A declared key or argument, or a name that only ever holds one (or a key built on one): a prefix.
-  const declared = (text: string, depth = 0): boolean =>
-    /^(?:KEYS|ARGV)\s*\[[^\]]*\]$/.test(text) ||
-    (/^[A-Za-z_]\w*$/.test(text) &&
-      depth < 5 &&
-      (values.get(text) ?? ['']).every((value) => declared(value, depth + 1))) ||
-    builtOnDeclared(text, depth);
+  const names = new Map<string, boolean>();
+  const declared = (text: string, depth = 0): boolean => {
+    if (/^(?:KEYS|ARGV)\s*\[[^\]]*\]$/.test(text)) return true;
+    if (!/^[A-Za-z_]\w*$/.test(text)) return builtOnDeclared(text, depth);
+    let known = names.get(text);
+    if (known === undefined && depth < 5) {
+      known = (values.get(text) ?? ['']).every((value) => declared(value, depth + 1));
+      names.set(text, known);
+    }
+    return !!known;
+  };
   // A key built by concatenation on a declared key or argument: `prefix .. ARGV[i]`, `KEYS[1] .. ':owner'`.
   function builtOnDeclared(text: string, depth = 0): boolean {
     const lead = concatenationLead(text);

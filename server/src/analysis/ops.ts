@@ -164,8 +164,12 @@ const GENERIC = new Set([
 ]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
-/** Script runners besides EVAL: Spring's execute(script, ...), redigo's script.Do(conn, ...), helpers named like a release. */
-const SCRIPT_RUNNERS = 'execute|do|\\w*(?:release|unlock)\\w*';
+/**
+ * Script runners besides EVAL: helpers named like a release, Spring's execute(script, ...) and
+ * redigo's script.Do(conn, ...) when a script is named there (a cursor's execute is no script).
+ */
+const SCRIPT_RUNNERS =
+  '\\w*(?:release|unlock)\\w*|execute(?=\\s*\\(\\s*(?:new\\s+)?[\\w.]*(?:script|lua|release|unlock))|(?<=(?:script|lua|release|unlock)\\w*\\s*\\.\\s*)do';
 const REDIS_ONLY_NAMES = [...REDIS_ONLY].join('|');
 const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
 /** `.setnx`, `->del`, `.StringSetAsync`, and command strings `"SETNX"`, `'del'`. */
@@ -454,9 +458,8 @@ function opAt(
     const isCommandArg = commandString && call.nameNode.startIndex < start;
     if (!isName && !isCommandArg) continue;
     seen.add(call.node.id);
-    if (mocked(syntax, call, path.slice(0, i))) return undefined;
     const op = toOp(syntax, call);
-    return op && { ...op, path: path.slice(0, i + 1) };
+    return op && !mocked(syntax, call, path.slice(0, i)) ? { ...op, path: path.slice(0, i + 1) } : undefined;
   }
   return undefined;
 }

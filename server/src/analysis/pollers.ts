@@ -17,7 +17,7 @@ export interface Poller {
 /** Text of a unit that may poll its class's own try-acquire method in a loop. */
 export const POLLS_OWN_METHOD = /\b(?:while|until|for|loop)\b/;
 /** Methods named like a try-acquire: `tryLock`, `try_to_get_lock`, `acquire_once`, `obtainLock`. */
-export const POLLER_CALL = /\b(?:try\w*|acquire\w*|obtain\w*|grab\w*|claim\w*|take\w*lock\w*|\w*_lock|\w*Lock)\b/;
+export const POLLER_CALL = /(?:lock|acquire|obtain|grab|claim)\w*\s*(?:\(|$)/im;
 
 /** Busy retry loops of a unit that call a method named like a try-acquire: the rules match them to the method's acquire. */
 export function readPollers(unit: Node, syntax: Syntax, context: UnitContext): Poller[] {
