@@ -173,7 +173,7 @@ export class DocumentFacts {
   private busy(retry: RetryFact): string | undefined {
     if (retry.sleepField)
       return unsetField(this.text, retry.sleepField)
-        ? `sleeps for ${retry.sleepField}, which nothing in this file sets (so it is zero)`
+        ? `sleeps for ${retry.sleepField} (nothing in this file sets it, so 0 ms)`
         : undefined;
     return retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${formatMs(retry.sleepMs)} ms`;
   }
