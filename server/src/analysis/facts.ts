@@ -295,7 +295,9 @@ class FunctionFacts {
     );
     fact.inMulti = this.before('multi', op).length > 0;
     fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
-    fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
+    // Only a clock reading (or a helper's value, which may be one) can make the timestamp algorithm.
+    if (fact.value.clock || fact.value.called)
+      fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
     fact.retry = retryOf(this.syntax, this.retryLoop(placed));
     fact.fix = this.fixFor(placed, placed);
   }

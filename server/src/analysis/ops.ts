@@ -427,11 +427,13 @@ export function findOps(
   const seen = new Set<number>();
   const part = text.slice(scope.startIndex, scope.endIndex);
   const patterns = [mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE];
+  // Only code that mocks can hold a test double's stubbing: the check is skipped elsewhere.
+  const mocks = MOCKING.test(part);
   if (ownCommands && IMPLICIT_RECEIVER.has(syntax.grammar)) patterns.push(BARE_CANDIDATE);
   for (const pattern of patterns) {
     for (const match of part.matchAll(pattern)) {
       const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
-      const op = opAt(syntax, scope, start, !!match[2], seen);
+      const op = opAt(syntax, scope, start, !!match[2], seen, mocks);
       if (op) ops.push(op);
     }
   }
@@ -445,6 +447,7 @@ function opAt(
   start: number,
   commandString: boolean,
   seen: Set<number>,
+  mocks: boolean,
 ): RedisOp | undefined {
   const found = scope.descendantForIndex(start);
   // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
@@ -459,7 +462,7 @@ function opAt(
     if (!isName && !isCommandArg) continue;
     seen.add(call.node.id);
     const op = toOp(syntax, call);
-    return op && !mocked(syntax, call, path.slice(0, i)) ? { ...op, path: path.slice(0, i + 1) } : undefined;
+    return op && !(mocks && mocked(syntax, call, path.slice(0, i))) ? { ...op, path: path.slice(0, i + 1) } : undefined;
   }
   return undefined;
 }
@@ -467,6 +470,9 @@ function opAt(
 /** A mock's argument matcher (Mockito, Python's mock.ANY): the call states an expectation, it sends nothing. */
 const MATCHER =
   /^(?:(?:Mockito|ArgumentMatchers|Matchers|gomock|mock|It|Arg)\.)?(?:eq|any\w*|Any\w*|argThat|same|isA|refEq|anything|Anything\w*|IsAny\w*|ANY)\b/;
+/** Text of code that sets up test doubles: stubbing, verification, argument matchers. */
+const MOCKING =
+  /\b(?:when|given|verify|doReturn|Setup|Verify|EXPECT|expect)\s*\(|\b(?:eq|any\w*|Any\w*|argThat|IsAny\w*|ANY)\b/;
 /** Calls that wrap a mock's expectation: `when(jedis.setnx(...))`, `verify(jedis).setnx(...)`, Moq's `Setup(...)`. */
 const STUBBING = /^(?:when|given|verify|doReturn|expect|Setup|Verify|Mockito\.\w+|BDDMockito\.\w+)$/;
 
