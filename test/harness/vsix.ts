@@ -11,6 +11,7 @@ export const ROOT = join(__dirname, '..', '..');
 const SOURCES = [
   'package.json',
   'README.md',
+  'docs',
   'CHANGELOG.md',
   '.vscodeignore',
   'extension/src',
