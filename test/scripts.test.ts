@@ -69,6 +69,12 @@ function contract(server: ServerKind): void {
       assert.equal(await fx.redis.exists('lock:a'), 0);
     });
 
+    test('a same-owner retry with no fence key yet starts it at 1 (documented)', async () => {
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL), 1);
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }), 1);
+      assert.equal(await fx.redis.get('fence:a'), '1');
+    });
+
     test('a fence key of another type: an error, nothing written', async () => {
       await fx.redis.hset('fence:a', 'n', '1');
       await rejectsAndWritesNothing(
@@ -91,6 +97,34 @@ function contract(server: ServerKind): void {
         /^ReplyError: ERR acquire takes 1 or 2 keys/,
       );
     });
+  });
+
+  describe('a fence key that INCR would reject: ERR naming it and nothing written, whoever holds the lock', () => {
+    // Written by something else: leading zeros, signs, exponents, spaces, more than 15 digits.
+    const corrupt = ['007', '00', '-1', '+1', '1e3', ' 5', 'abc', '', '1000000000000000'];
+    const fenced: Record<string, (token: string) => Promise<unknown>> = {
+      acquire: (token) => fx.locks.run('acquire', ['lock:{f}', 'fence:{f}'], [token, TTL]),
+      acquire_queued: (token) =>
+        fx.locks.run('acquire_queued', ['lock:{f}', 'lock:{f}:waiters', 'fence:{f}'], [token, TTL, TTL]),
+    };
+    for (const [script, call] of Object.entries(fenced)) {
+      for (const value of corrupt) {
+        test(`${script}: fence '${value}'`, async () => {
+          await fx.redis.set('fence:{f}', value);
+          const message = new RegExp(`^ReplyError: ERR ${script}: fence key must hold a non-negative integer`);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-1'), message);
+          await fx.redis.set('lock:{f}', 'owner-1', 'PX', TTL);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-1'), message);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-2'), message);
+          assert.equal(await fx.redis.get('fence:{f}'), value);
+        });
+      }
+      test(`${script}: fence '0' is an integer: the first holder gets 1`, async () => {
+        await fx.redis.set('fence:{f}', '0');
+        const reply = await call('owner-1');
+        assert.equal(Array.isArray(reply) ? reply[0] : reply, 1);
+      });
+    }
   });
 
   describe('release', () => {
