@@ -14,6 +14,7 @@ import {
   type NativeSupport,
 } from './native';
 import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
+import { checkedReply, integerReply, integersReply, type ScriptReply } from './replies';
 import { Wakeups, type Waiter } from './wakeups';
 
 export type RedisClient = Redis | Cluster;
@@ -108,7 +109,7 @@ export class LockScripts {
     const attempt = async (): Promise<Attempt<number>> => {
       const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
       const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
-      const [result, pttl] = (await this.run('acquire_queued', keys, [token, ttlMs, queueMs])) as number[];
+      const [result, pttl] = await this.integers('acquire_queued', keys, [token, ttlMs, queueMs]);
       if (result !== 0) this.remember(lock, token, queue);
       return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
     };
@@ -136,7 +137,7 @@ export class LockScripts {
       });
       if (native !== undefined) return native;
     }
-    return (await this.run('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
+    return (await this.integer('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
@@ -148,7 +149,7 @@ export class LockScripts {
       );
       if (native !== undefined) return native;
     }
-    return (await this.run('extend', [lock], [token, ttlMs])) === 1;
+    return (await this.integer('extend', [lock], [token, ttlMs])) === 1;
   }
 
   /** Which command each plain-lock operation uses on this connection (every master, in a Cluster). */
@@ -206,7 +207,7 @@ export class LockScripts {
 
   private async tryAcquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString) {
     if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
-      return (await this.run('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs])) as number;
+      return this.integer('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs]);
     }
     const native = await this.native(lock, async (node) => {
       // A free lock is taken by SET NX; the same owner again refreshes it by compare-and-extend.
@@ -218,7 +219,7 @@ export class LockScripts {
       }
       return 0;
     });
-    return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
+    return native ?? this.integer('acquire', [lock], [token, ttlMs]);
   }
 
   /** SPUBLISH after a native release, sent with it; remembers a wake-up that reached nobody. */
@@ -281,14 +282,27 @@ export class LockScripts {
     return queue;
   }
 
-  async run(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<unknown> {
+  /** Runs a script; its reply is one its header declares, else a ScriptReplyError. */
+  async run(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<ScriptReply> {
     const script = this.pack[name];
+    let reply: unknown;
     try {
-      return await this.redis.evalsha(script.sha1, keys.length, ...keys, ...args);
+      reply = await this.redis.evalsha(script.sha1, keys.length, ...keys, ...args);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.redis.eval(script.source, keys.length, ...keys, ...args);
+      reply = await this.redis.eval(script.source, keys.length, ...keys, ...args);
     }
+    return checkedReply(script, reply);
+  }
+
+  /** `run` for a script that answers an integer. */
+  async integer(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<number> {
+    return integerReply(this.pack[name], await this.run(name, keys, args));
+  }
+
+  /** `run` for a script that answers an array of integers. */
+  async integers(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<number[]> {
+    return integersReply(this.pack[name], await this.run(name, keys, args));
   }
 
   /** SCRIPT LOAD every script on every master; returns the SHA1s Redis reported. */

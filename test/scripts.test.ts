@@ -2,6 +2,9 @@
 // The runtime runs the Lua scripts here (native: 'lua'); test/native.test.ts holds the native path to them.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
+import { parseScript } from '../pack/pack';
+import { ScriptReplyError } from '../pack/replies';
+import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 
@@ -278,6 +281,27 @@ function contract(server: ServerKind): void {
     test('the largest accepted lease (15 digits)', async () => {
       assert.equal(await fx.locks.acquire('lock:long', 'owner-1', 999_999_999_999_999), 1);
       assert.ok((await fx.redis.pttl('lock:long')) > 999_999_999_000_000);
+    });
+  });
+
+  describe('replies are checked against the headers', () => {
+    test('a script that answers what its header does not declare: ScriptReplyError naming both', async () => {
+      // The pack's extend.lua header over another body: what a server running something else looks like.
+      const header = fx.locks.pack.extend.source.split('\n').filter((line) => line.startsWith('--'));
+      const locks = new LockScripts(
+        fx.redis,
+        {
+          ...fx.locks.pack,
+          extend: parseScript('/elsewhere/extend.lua', [...header, "return 'OK'", ''].join('\n')),
+        },
+        { native: 'lua' },
+      );
+      await assert.rejects(
+        locks.extend('lock:a', 'owner-1', TTL),
+        (error: Error) =>
+          error instanceof ScriptReplyError && /^extend\.lua replied "OK", which is none/.test(error.message),
+      );
+      locks.close();
     });
   });
 
