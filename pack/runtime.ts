@@ -129,13 +129,21 @@ export class LockScripts {
    */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
-    if (queue === undefined && (this.supported ?? (await this.nativeSupport())).delifeq) {
-      const native = await this.native(lock, async (node) => {
-        const deleted = node.call('DELIFEQ', lock, token);
-        this.wakeAfterNativeRelease(node, lock);
-        return (await deleted) === 1;
-      });
-      if (native !== undefined) return native;
+    if (queue === undefined) {
+      // Valkey's DELIFEQ, else Redis 8.4's DELEX IFEQ: the same compare-and-delete.
+      const deletes = [
+        ['delifeq', (node: Redis) => node.call('DELIFEQ', lock, token)],
+        ['delexIfeq', (node: Redis) => node.call('DELEX', lock, 'IFEQ', token)],
+      ] as const;
+      for (const [command, compareAndDelete] of deletes) {
+        if (!(this.supported ?? (await this.nativeSupport()))[command]) continue;
+        const native = await this.native(lock, command, async (node) => {
+          const deleted = compareAndDelete(node);
+          this.wakeAfterNativeRelease(node, lock);
+          return (await deleted) === 1;
+        });
+        if (native !== undefined) return native;
+      }
     }
     return (await this.integer('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
   }
@@ -145,6 +153,7 @@ export class LockScripts {
     if ((this.supported ?? (await this.nativeSupport())).setIfeq) {
       const native = await this.native(
         lock,
+        'setIfeq',
         async (node) => (await node.call('SET', lock, token, 'PX', ttlMs, 'IFEQ', token)) === 'OK',
       );
       if (native !== undefined) return native;
@@ -209,7 +218,7 @@ export class LockScripts {
     if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
       return this.integer('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs]);
     }
-    const native = await this.native(lock, async (node) => {
+    const native = await this.native(lock, 'setNxGet', async (node) => {
       // A free lock is taken by SET NX; the same owner again refreshes it by compare-and-extend.
       for (let round = 0; round < 2; round++) {
         const holder = await node.callBuffer('SET', lock, token, 'NX', 'PX', ttlMs, 'GET');
@@ -246,8 +255,12 @@ export class LockScripts {
     return this.support;
   }
 
-  /** Runs `call` on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
-  private async native<T>(lock: RedisString, call: (node: Redis) => Promise<T>): Promise<T | undefined> {
+  /** Runs `call` (which uses `command`) on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
+  private async native<T>(
+    lock: RedisString,
+    command: keyof NativeSupport,
+    call: (node: Redis) => Promise<T>,
+  ): Promise<T | undefined> {
     const node = this.masterFor(lock);
     if (!node) return undefined;
     try {
@@ -255,8 +268,8 @@ export class LockScripts {
     } catch (error) {
       const miss = nativeMiss(error);
       if (miss === undefined) throw error;
-      // 'never': the scripts from now on (one denial in the ACL LOG, not one per call).
-      if (miss === 'never') this.supported = NO_NATIVE;
+      // 'never': without this command from now on (one denial in the ACL LOG, not one per call).
+      if (miss === 'never') this.supported = { ...(this.supported ?? NO_NATIVE), [command]: false };
       else this.support = this.supported = undefined;
       return undefined;
     }

@@ -137,6 +137,7 @@ function onCluster(server: ServerKind): void {
       acquire: 'SET NX GET',
       release: server === 'valkey' ? 'DELIFEQ' : 'release.lua',
       extend: server === 'valkey' ? 'SET IFEQ' : 'extend.lua',
+      multiAcquire: server === 'valkey' ? 'MSETEX NX' : 'multi_acquire.lua',
     });
   });
 

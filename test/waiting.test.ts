@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import { waitersKey } from '../pack/layout';
+import { detectNative } from '../pack/native';
 import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { TcpProxy } from './harness/proxy';
@@ -162,12 +163,18 @@ function waiting(server: ServerKind): void {
 
   describe('the native path', () => {
     const native = server === 'valkey';
+    const nativePath = {
+      acquire: 'SET NX GET',
+      release: native ? 'DELIFEQ' : 'release.lua',
+      extend: native ? 'SET IFEQ' : 'extend.lua',
+      multiAcquire: native ? 'MSETEX NX' : 'multi_acquire.lua',
+    };
+
     test(`${native ? 'DELIFEQ and SET IFEQ' : 'the scripts'} for release and extend, SET NX GET to acquire`, async () => {
-      assert.deepEqual(await fx.locks.path(), {
-        acquire: 'SET NX GET',
-        release: native ? 'DELIFEQ' : 'release.lua',
-        extend: native ? 'SET IFEQ' : 'extend.lua',
-      });
+      const infoBefore = await commandCalls(fx.redis, 'info');
+      assert.deepEqual(await new LockScripts(fx.redis, pack).path(), nativePath);
+      // +1: the INFO commandstats that read infoBefore.
+      assert.equal(await commandCalls(fx.redis, 'info'), infoBefore + 1, 'detected by COMMAND INFO and DOCS, not INFO');
       const before = await commandCalls(fx.redis, 'delifeq');
       await fx.locks.acquire('lock:n', 'owner', LONG);
       await fx.locks.release('lock:n', 'owner');
@@ -207,6 +214,43 @@ function waiting(server: ServerKind): void {
         assert.ok(performance.now() - released <= RETRY + 250, 'within the retry bound');
       } finally {
         waiterLocks.close();
+        client.disconnect();
+      }
+    });
+
+    test('detectNative reads COMMAND INFO and COMMAND DOCS: what this server has, whatever INFO says its version is', async () => {
+      assert.deepEqual(await detectNative(fx.redis), {
+        delifeq: native,
+        delexIfeq: false,
+        setIfeq: native,
+        setNxGet: true,
+        msetex: native,
+      });
+    });
+
+    test('a user who may not run COMMAND: the scripts, and no native command tried', async () => {
+      await fx.redis.call('ACL', 'LOG', 'RESET');
+      await fx.redis.call('ACL', 'SETUSER', 'nocommand', 'on', '>pw', '~*', '&*', '+@all', '-command');
+      const client = fx.server.client({ username: 'nocommand', password: 'pw' });
+      const tried = new LockScripts(client, pack);
+      try {
+        assert.equal(await tried.acquire('lock:try', 'a', LONG), 1);
+        assert.equal(await tried.extend('lock:try', 'a', LONG), true);
+        assert.equal(await tried.release('lock:try', 'a'), true);
+        assert.equal(await tried.release('lock:try', 'a'), false);
+        assert.deepEqual(await tried.path(), {
+          acquire: 'acquire.lua',
+          release: 'release.lua',
+          extend: 'extend.lua',
+          multiAcquire: 'multi_acquire.lua',
+        });
+        assert.equal(await fx.redis.exists('lock:try'), 0);
+        const denied = ((await fx.redis.call('ACL', 'LOG')) as unknown[][]).map((entry) =>
+          String(entry[entry.indexOf('object') + 1]),
+        );
+        assert.deepEqual(denied.sort(), ['command|docs', 'command|info']);
+      } finally {
+        tried.close();
         client.disconnect();
       }
     });
