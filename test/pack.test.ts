@@ -63,7 +63,7 @@ describe('loadPack', () => {
 
   test('every script that frees a lock, and only those, declares its wake-up on the lock key', () => {
     const signalling = SCRIPT_NAMES.filter((name) => pack[name].signals.length > 0);
-    assert.deepEqual(signalling, ['release', 'reentrant_release', 'rw_release', 'semaphore_release']);
+    assert.deepEqual(signalling, ['release', 'reentrant_release', 'rw_release', 'semaphore_release', 'queue_release']);
     for (const name of signalling) {
       assert.equal(pack[name].signals[0].key, pack[name].keys[0].name);
       assert.match(pack[name].source, /redis\.pcall\('SPUBLISH', (lock|semaphore), /);
@@ -134,7 +134,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'arg format',
       header(...good, '-- @arg ttl float x'),
-      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count/,
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, ticket, flag/,
     ],
     [
       'signal on no key',

@@ -109,6 +109,12 @@ function contract(server: ServerKind): void {
       acquire: (token) => fx.locks.run('acquire', ['lock:{f}', 'fence:{f}'], [token, TTL]),
       acquire_queued: (token) =>
         fx.locks.run('acquire_queued', ['lock:{f}', 'lock:{f}:waiters', 'fence:{f}'], [token, TTL, TTL]),
+      queue_acquire: (token) =>
+        fx.locks.run(
+          'queue_acquire',
+          ['lock:{f}', 'lock:{f}:waiters', 'lock:{f}:tickets', 'fence:{f}'],
+          [token, TTL, TTL, TTL, 't.1', 1],
+        ),
     };
     for (const [script, call] of Object.entries(fenced)) {
       for (const value of corrupt) {
