@@ -58,9 +58,10 @@ export type ReplyShape = { min: number; max: number } | ReplyShape[];
 /**
  * The letters a `@reply` value may use for an integer, by the least value each stands for:
  * `N` a positive integer (a count or a fencing token, 1 included), `W` a count that may be 0,
- * `P` milliseconds left (-1: the key has no TTL). Digits stand for themselves.
+ * `P` milliseconds left (-1: the key has no TTL), `T` the server's time in ms since the Unix
+ * epoch. Digits stand for themselves.
  */
-export const REPLY_PLACEHOLDERS: Record<string, number> = { N: 1, W: 0, P: -1 };
+export const REPLY_PLACEHOLDERS: Record<string, number> = { N: 1, W: 0, P: -1, T: 0 };
 
 export interface ErrorSpec {
   prefix: string;

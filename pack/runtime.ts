@@ -3,7 +3,7 @@
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import type { Cluster, Redis } from 'ioredis';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
-import { keySlot, waitersKey, wakeChannel } from './layout';
+import { keySlot, ticketsKey, waitersKey, wakeChannel } from './layout';
 import {
   commonSupport,
   describePath,
@@ -15,6 +15,7 @@ import {
 } from './native';
 import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
 import { checkedReply, integerReply, integersReply, type ScriptReply } from './replies';
+import { acquireInQueue, type QueueKeys } from './queue';
 import { Wakeups, type Waiter } from './wakeups';
 
 export type RedisClient = Redis | Cluster;
@@ -33,6 +34,11 @@ export interface LockScriptsOptions {
   subscriber?: () => RedisClient;
   /** 'auto' (default): the native commands where every master has them; 'lua': always the scripts. */
   native?: 'auto' | 'lua';
+  /**
+   * How long a lock handed to one of this client's waiters stays its own unconfirmed (queue_release's
+   * claim): what a waiter that died in the queue costs the others at most. Default 50.
+   */
+  claimMs?: number;
 }
 
 export interface WaitOptions {
@@ -45,6 +51,17 @@ export interface WaitOptions {
 export interface AcquireOptions extends WaitOptions {
   /** Fencing counter key (same hash slot as the lock): acquire replies the fencing token. */
   fence?: RedisString;
+  /**
+   * Fair: a free lock goes to the first live waiter in its queue, never to a caller behind it
+   * or outside it (no barging). Default false: whoever asks first takes a free lock.
+   */
+  fair?: boolean;
+  /**
+   * When a lock handed over by a release is the caller's: 'wake' (default) at the wake-up, with
+   * at least half the claim lease left before the confirmation (sent at once) extends it to
+   * `ttlMs`; 'confirmed' once that confirmation returns. With a fence, always 'confirmed'.
+   */
+  handoff?: 'wake' | 'confirmed';
 }
 
 /** One attempt of a waiting acquire: its result, whether it holds, and when the holder's lease ends. */
@@ -64,11 +81,12 @@ export class LockScripts {
   readonly rw = new ReadWriteLocks(this);
   readonly semaphore = new Semaphores(this);
   readonly retryMs: number;
-  private readonly wakeups: Wakeups;
+  readonly claimMs: number;
+  readonly wakeups: Wakeups;
   private support?: Promise<NativeSupport>;
   /** `support` once settled: the hot path reads it without awaiting. */
   private supported?: NativeSupport;
-  private readonly queued = new Map<string, RedisString>();
+  private readonly queued = new Map<string, QueueKeys>();
   /** Locks whose last wake-up after a native release reached nobody, until when to skip the next. */
   private readonly quietUntil = new Map<string, number>();
 
@@ -78,6 +96,7 @@ export class LockScripts {
     private readonly options: LockScriptsOptions = {},
   ) {
     this.retryMs = options.retryMs ?? 500;
+    this.claimMs = options.claimMs ?? 50;
     const subscriber =
       options.subscriber ??
       (() =>
@@ -90,14 +109,15 @@ export class LockScripts {
   /**
    * Takes `lock` for `token` with a lease of `ttlMs`, or refreshes it when `token` holds it.
    * Returns 0 when another owner holds it (after `waitMs`, when given); otherwise 1, or with
-   * `fence` the fencing token. With `waitMs` it queues (acquire_queued) and sleeps until the
-   * release wakes it or the holder's lease ends, retrying at least every `retryMs`.
+   * `fence` the fencing token. With `waitMs` (or `fair`) it waits in the lock's queue
+   * (queue_acquire), where a release hands the lock straight to the first live waiter; it
+   * retries at least every `retryMs`, and when the holder's lease ends.
    */
   async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
-    const { fence, waitMs = 0, signal } = options;
+    const { fence, waitMs = 0, signal, fair = false } = options;
     signal?.throwIfAborted();
-    if (waitMs <= 0) return this.tryAcquire(lock, token, ttlMs, fence);
-    const queue = waitersKey(lock);
+    if (waitMs <= 0 && !fair) return this.tryAcquire(lock, token, ttlMs, fence);
+    const queue = queueKeys(lock);
     if (!queue) {
       const once = async (): Promise<Attempt<number>> => {
         const result = await this.tryAcquire(lock, token, ttlMs, fence);
@@ -105,22 +125,15 @@ export class LockScripts {
       };
       return this.waitFor(lock, token, options, once);
     }
-    const deadline = performance.now() + waitMs;
-    const attempt = async (): Promise<Attempt<number>> => {
-      const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
-      const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
-      const [result, pttl] = await this.integers('acquire_queued', keys, [token, ttlMs, queueMs]);
-      if (result !== 0) this.remember(lock, token, queue);
-      return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
-    };
-    const leaveQueue = () => this.redis.zrem(queue, token).then(() => undefined);
-    return this.waitFor(lock, token, options, attempt, leaveQueue);
+    const { result } = await acquireInQueue(this, lock, queue, token, ttlMs, { ...options, waitMs });
+    if (result !== 0) this.remember(lock, token, queue);
+    return result;
   }
 
   /**
-   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
-   * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
-   * waiter off it and wakes exactly that one. Otherwise, where every master has DELIFEQ, DELIFEQ
+   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now released.
+   * A lock this client took by waiting: queue_release, which hands it to the first live waiter
+   * in the same call. Otherwise, where every master has DELIFEQ (or DELEX IFEQ), that command
    * and in the same round trip SPUBLISH (the empty payload), unless the last wake-up this client
    * sent for the lock, less than QUIET_MS ago, reached nobody: then DELIFEQ alone, as the extra
    * command is a third of an uncontended acquire/release pair's cost (bench/lock-ops.ts), and a
@@ -145,7 +158,8 @@ export class LockScripts {
         if (native !== undefined) return native;
       }
     }
-    return (await this.integer('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
+    if (queue) return (await this.integer('queue_release', [lock, queue.waiters, queue.tickets], [token])) === 1;
+    return (await this.integer('release', [lock], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
@@ -282,12 +296,12 @@ export class LockScripts {
     return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === owner);
   }
 
-  private remember(lock: RedisString, token: RedisString, queue: RedisString): void {
+  private remember(lock: RedisString, token: RedisString, queue: QueueKeys): void {
     if (this.queued.size >= MAX_REMEMBERED) this.queued.clear();
     this.queued.set(rememberId(lock, token), queue);
   }
 
-  private forget(lock: RedisString, token: RedisString): RedisString | undefined {
+  private forget(lock: RedisString, token: RedisString): QueueKeys | undefined {
     if (this.queued.size === 0) return undefined;
     const id = rememberId(lock, token);
     const queue = this.queued.get(id);
@@ -376,4 +390,11 @@ export class LockScripts {
 
 function rememberId(lock: RedisString, token: RedisString): string {
   return `${Buffer.from(lock).toString('base64')} ${Buffer.from(token).toString('base64')}`;
+}
+
+/** The keys of a plain lock's queue, or undefined for a key with no same-slot queue names. */
+function queueKeys(lock: RedisString): QueueKeys | undefined {
+  const waiters = waitersKey(lock);
+  const tickets = ticketsKey(lock);
+  return waiters && tickets ? { waiters, tickets } : undefined;
 }

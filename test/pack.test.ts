@@ -148,7 +148,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'reply value',
       header(...good, '-- @reply X Something.'),
-      /demo\.lua:4: @reply 'X' is not an integer, one of N, W, P or an array/,
+      /demo\.lua:4: @reply 'X' is not an integer, one of N, W, P, T or an array/,
     ],
     ['nested array reply', header(...good, '-- @reply {0,{1}} Nested.'), /demo\.lua:4: @reply '\{0,\{1\}\}'/],
     [
