@@ -13,7 +13,7 @@
 // that INFO commandstats counts, the commands scripts run included), fairness (max/min per
 // contender). Then what a waiter that died in the queue (SIGKILL) or gave up costs the next one.
 //   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,h,v,b,c,d]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
@@ -21,6 +21,7 @@ import Redlock from 'redlock';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type Attempt } from '../pack/runtime';
+import { spawnLockWaiter } from '../test/harness/lock-waiter';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../test/harness/redis';
 
 const PACK = loadPack();
@@ -351,22 +352,6 @@ function check(rows: Row[]): string[] {
   return misses;
 }
 
-/** Resolves with the token of the next `waiting <token>` line the child prints. */
-function nextWaiting(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const match = /^waiting (\S+)$/m.exec(buffered);
-      if (!match) return;
-      child.stdout!.off('data', onData);
-      resolve(match[1]);
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`waiter process exited ${code}`)));
-  });
-}
-
 /**
  * What the next waiter waits after a release when the waiter before it in the queue died there
  * (SIGKILL: its ticket still live, so the release hands it the lock and the claim has to lapse),
@@ -388,14 +373,11 @@ async function departedWaiters(server: RedisServer, rounds: number): Promise<voi
         await admin.del(KEY);
         // Taken through the queue, so that its release hands the lock over (queue_release).
         await holder.acquire(KEY, 'holder', TTL, { waitMs: 1 });
-        let child: ChildProcess | undefined;
         let first: Promise<number> | undefined;
         if (before === 'SIGKILLed') {
-          const script = join(__dirname, 'waiter-process.ts');
-          const args = ['--import', 'tsx', script, String(server.port), KEY, 'dead', String(TTL), '0', '1'];
-          child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-          await queued(await nextWaiting(child));
-          child.kill('SIGKILL');
+          const dead = spawnLockWaiter(server.port, KEY, 'dead', { ttlMs: TTL, holdMs: 0, rounds: 1 });
+          await queued(await dead.next('waiting'));
+          await dead.kill();
         } else {
           first = holder.acquire(KEY, 'first', TTL, { waitMs: before === 'gave up' ? 300 : 60_000 });
           await queued('first');
@@ -416,8 +398,6 @@ async function departedWaiters(server: RedisServer, rounds: number): Promise<voi
           costs[before].push(performance.now() - released);
         }
         await next.release(KEY, 'next');
-        if (child?.exitCode === null && child.signalCode === null)
-          await new Promise((resolve) => child.once('exit', resolve));
       }
     }
   } finally {

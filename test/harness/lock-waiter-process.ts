@@ -1,11 +1,12 @@
-// A contender in a process of its own, so that bench/soak.ts and bench/handoff.ts can SIGKILL it
-// while it waits in a lock's queue. It takes the lock `rounds` times (0: until killed) with the
-// waiting acquire, holding it `holdMs` with an ownership check, and prints one line per event:
+// A contender in a process of its own, so that tests and benchmarks can SIGKILL it while it waits
+// in a lock's queue (start it with lock-waiter.ts). It takes the lock `rounds` times (0: until
+// killed) with the waiting acquire, holding it `hold ms` with an ownership check, and prints one
+// line per event:
 //   waiting <token> | holding <token> | overlap <token> | released <token> | lost <token>
-//   node --import tsx bench/waiter-process.ts <port> <lock> <token prefix> <ttl ms> <hold ms> <rounds>
+//   node --import tsx test/harness/lock-waiter-process.ts <port> <lock> <token prefix> <ttl ms> <hold ms> <rounds>
 import Redis from 'ioredis';
-import { loadPack } from '../pack/pack';
-import { LockScripts } from '../pack/runtime';
+import { loadPack } from '../../pack/pack';
+import { LockScripts } from '../../pack/runtime';
 
 const [port, lock, prefix, ttl, hold, rounds] = process.argv.slice(2);
 const OWNER = `${lock}:owner`;
