@@ -1,8 +1,8 @@
 // Handing one lock over between N contenders (1, 8, 32), each holding it 2 ms and then working
 // 5 ms outside before wanting it again, on Redis 7.0 and Valkey 9:
 //   (a) the pack's waiting acquire: one-hop handoff (queue_release hands the lock to the first
-//       live waiter, which holds it from the wake-up and confirms it at once)
-//   (h) the same, the hand-over used only once its confirmation returns (handoff: 'confirmed')
+//       live waiter in the same call; the waiter has it once its confirmation returns)
+//   (w) the same with handoff: 'wake': the waiter has it at the wake-up (opt-in: less margin)
 //   (v) pack v2: acquire_queued + release.lua, which frees the lock and wakes the first waiter
 //   (b) the pack polled with today's snippet back-off: 10 ms x 2^attempt, capped at 500, x (0.5..1.5)
 //   (c) npm redlock, defaults but retryCount -1 (retry every 200 +/- 100 ms until it has it)
@@ -12,7 +12,7 @@
 // lock was free while someone waited), commands per acquisition (sent by the clients, and all
 // that INFO commandstats counts, the commands scripts run included), fairness (max/min per
 // contender). Then what a waiter that died in the queue (SIGKILL) or gave up costs the next one.
-//   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,h,v,b,c,d]
+//   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,w,v,b,c,d]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -60,10 +60,10 @@ interface NodeContender {
   close(): void;
 }
 
-type Variant = 'a' | 'h' | 'v' | 'b' | 'c' | 'd';
+type Variant = 'a' | 'w' | 'v' | 'b' | 'c' | 'd';
 const NAMES: Record<Variant, string> = {
   a: '(a) pack, one-hop handoff',
-  h: '(h) pack, hand-over confirmed first',
+  w: "(w) pack, handoff 'wake'",
   v: '(v) pack v2, woken on release',
   b: '(b) pack, snippet back-off',
   c: '(c) redlock, retryCount -1',
@@ -119,7 +119,7 @@ function nodeContender(variant: Exclude<Variant, 'd'>, server: RedisServer, coun
     };
     return { acquire, release, close };
   }
-  const handoff = variant === 'a' ? 'wake' : 'confirmed';
+  const handoff = variant === 'w' ? 'wake' : 'confirmed';
   const acquire = async (token: string) => {
     if ((await locks.acquire(KEY, token, TTL, { waitMs: 60_000, handoff })) === 0) throw new Error('not acquired');
   };
@@ -427,7 +427,7 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '5' },
       contenders: { type: 'string', default: '1,8,32' },
       servers: { type: 'string', default: SERVER_KINDS.join(',') },
-      variants: { type: 'string', default: 'a,h,v,b,c,d' },
+      variants: { type: 'string', default: 'a,w,v,b,c,d' },
       departed: { type: 'string', default: '10' },
     },
   });

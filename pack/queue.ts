@@ -1,10 +1,14 @@
 // The waiting acquire of a plain lock with a queue (queue_acquire / queue_release): one hop from
 // release to the next holder. The release hands the lock to the first live waiter in the same
 // call and the wake-up names that waiter's ticket; the waiter holds the lock from then on and
-// confirms it (extends it to its lease) with one more call, sent at once.
+// confirms it (extends it to its lease) with one more call, sent at once. By default the caller
+// gets the lock when that confirmation returns: its lease is then `ttlMs`, as for any acquire.
 //
-// Acting on the wake-up before the confirmation returns is safe while the hand-over's claim
-// lasts. The claim began at the hand-over's server time `at`, after this waiter's last queued
+// With handoff: 'wake' the caller gets it at the wake-up instead, which saves the confirmation's
+// round trip but leaves it, until the confirmation reaches the server, only what is left of the
+// claim: a pause longer than that (a GC, a starved CPU: bench/soak.ts saw a 78 ms one on a
+// loaded machine against a 50 ms claim) lets the next waiter in while it works. That is safe
+// while the claim lasts. The claim began at the hand-over's server time `at`, after this waiter's last queued
 // call, which the server ran at its time T and this client sent at `sentAt`. So on this client's
 // clock the claim ends no sooner than sentAt + (at - T) + claimMs: the waiter takes the lock at
 // the wake-up while at least half the claim is left by that reckoning (less a millisecond for
@@ -27,7 +31,7 @@ export interface QueueOptions {
   fence?: RedisName;
   /** Take a free lock only as the first live waiter (no barging); default false. */
   fair?: boolean;
-  /** 'wake' (default): a hand-over is the caller's at the wake-up; 'confirmed': once the confirmation returns. */
+  /** 'confirmed' (default): a hand-over is the caller's once its confirmation returns; 'wake': at the wake-up. */
   handoff?: 'wake' | 'confirmed';
 }
 
@@ -56,7 +60,7 @@ export async function acquireInQueue(
   ttlMs: number,
   options: QueueOptions,
 ): Promise<QueueOutcome> {
-  const { waitMs, signal, fence, fair = false, handoff = 'wake' } = options;
+  const { waitMs, signal, fence, fair = false, handoff = 'confirmed' } = options;
   signal?.throwIfAborted();
   const keys = [lock, queue.waiters, queue.tickets, ...(fence === undefined ? [] : [fence])];
   const session = randomBytes(6).toString('hex');

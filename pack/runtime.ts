@@ -57,9 +57,11 @@ export interface AcquireOptions extends WaitOptions {
    */
   fair?: boolean;
   /**
-   * When a lock handed over by a release is the caller's: 'wake' (default) at the wake-up, with
-   * at least half the claim lease left before the confirmation (sent at once) extends it to
-   * `ttlMs`; 'confirmed' once that confirmation returns. With a fence, always 'confirmed'.
+   * When a lock handed over by a release is the caller's: 'confirmed' (default) once its
+   * confirmation returns, with a lease of `ttlMs`; 'wake' at the wake-up, a round trip sooner,
+   * with at least half the claim lease (`claimMs`) left until the confirmation, sent at once,
+   * reaches the server: a pause longer than that lets the next waiter in (see pack/queue.ts).
+   * With a fence, always 'confirmed'.
    */
   handoff?: 'wake' | 'confirmed';
 }

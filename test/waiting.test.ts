@@ -80,12 +80,12 @@ function waiting(server: ServerKind): void {
       return { client, locks: new LockScripts(client, pack, { retryMs: LONG }) };
     };
 
-    test('the release hands the lock to the waiter, which holds it at the wake-up and confirms its lease', async () => {
+    test("handoff 'wake': the release hands the lock to the waiter, which has it at the wake-up and confirms its lease", async () => {
       const { client, locks } = otherClient();
       try {
         // Taken through the queue: its release is queue_release.
         await fx.locks.acquire('lock:h', 'holder', LONG, { waitMs: 1 });
-        const waiting = locks.acquire('lock:h', 'waiter', LONG, { waitMs: LONG });
+        const waiting = locks.acquire('lock:h', 'waiter', LONG, { waitMs: LONG, handoff: 'wake' });
         await untilQueued('lock:h', 'waiter');
         assert.equal(await fx.locks.release('lock:h', 'holder'), true);
         assert.equal(await fx.redis.get('lock:h'), 'waiter', 'handed in the release itself');
@@ -100,13 +100,13 @@ function waiting(server: ServerKind): void {
       }
     });
 
-    test("handoff 'confirmed' and a fence: the acquire returns once the lease is confirmed, the fence INCRed", async () => {
+    test('by default, and with a fence: the acquire returns once the lease is confirmed, the fence INCRed', async () => {
       const { client, locks } = otherClient();
       try {
         const fence = 'fence:{lock:hf}';
         assert.equal(await fx.locks.acquire('lock:{lock:hf}', 'holder', LONG, { waitMs: 1, fence }), 1);
         const waiting = locks.acquire('lock:{lock:hf}', 'waiter', LONG, { waitMs: LONG, fence });
-        const confirmed = locks.acquire('lock:{lock:hf}', 'second', LONG, { waitMs: LONG, handoff: 'confirmed' });
+        const confirmed = locks.acquire('lock:{lock:hf}', 'second', LONG, { waitMs: LONG });
         await untilQueued('lock:{lock:hf}', 'waiter');
         await untilQueued('lock:{lock:hf}', 'second');
         await fx.locks.release('lock:{lock:hf}', 'holder');
