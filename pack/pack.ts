@@ -22,6 +22,9 @@ export const SCRIPT_NAMES = [
   'semaphore_extend',
   'queue_acquire',
   'queue_release',
+  'multi_acquire',
+  'multi_release',
+  'multi_extend',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
@@ -34,6 +37,7 @@ export const ARG_FORMATS = ['token', 'ms', 'count', 'ticket', 'flag'] as const;
 export type ArgFormat = (typeof ARG_FORMATS)[number];
 
 export interface KeySpec {
+  /** A name ending in `...` (`locks...`) stands for one or more keys, the last of KEYS. */
   name: string;
   required: boolean;
   meaning: string;
@@ -135,6 +139,11 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         }
         if (second === 'required' && descriptor.keys.some((k) => !k.required)) {
           throw new PackError(`${where}: required key ${first} follows an optional key`);
+        }
+        if (descriptor.keys.some((k) => k.name.endsWith('...'))) {
+          throw new PackError(
+            `${where}: key ${first} follows ${descriptor.keys.at(-1)!.name}, which takes every key left`,
+          );
         }
         descriptor.keys.push({ name: first, required: second === 'required', meaning: afterSecond });
         break;

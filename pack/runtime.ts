@@ -3,6 +3,7 @@
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import type { Cluster, Redis } from 'ioredis';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
+import { MultiLocks } from './multi';
 import { keySlot, ticketsKey, waitersKey, wakeChannel } from './layout';
 import {
   commonSupport,
@@ -82,6 +83,8 @@ export class LockScripts {
   readonly reentrant = new ReentrantLocks(this);
   readonly rw = new ReadWriteLocks(this);
   readonly semaphore = new Semaphores(this);
+  /** Several plain locks taken all or nothing (pack/multi.ts). */
+  readonly multi = new MultiLocks(this);
   readonly retryMs: number;
   readonly claimMs: number;
   readonly wakeups: Wakeups;
@@ -175,6 +178,24 @@ export class LockScripts {
       if (native !== undefined) return native;
     }
     return (await this.integer('extend', [lock], [token, ttlMs])) === 1;
+  }
+
+  /** True in a Cluster: keys of different slots live on different masters. */
+  get sharded(): boolean {
+    return this.redis.isCluster;
+  }
+
+  /**
+   * MSETEX n key token ... NX PX ttlMs on the master of `keys` (one slot): true when it set them
+   * all, false when any exists; undefined where the server has no MSETEX (the caller runs
+   * multi_acquire.lua).
+   */
+  async setAllIfNone(keys: RedisString[], token: RedisString, ttlMs: number): Promise<boolean | undefined> {
+    if (!(this.supported ?? (await this.nativeSupport())).msetex) return undefined;
+    const pairs = keys.flatMap((key) => [key, token]);
+    return this.native(keys[0], 'msetex', async (node) => {
+      return (await node.call('MSETEX', keys.length, ...pairs, 'NX', 'PX', ttlMs)) === 1;
+    });
   }
 
   /** Which command each plain-lock operation uses on this connection (every master, in a Cluster). */
