@@ -25,15 +25,17 @@ export const SCRIPT_NAMES = [
   'multi_acquire',
   'multi_release',
   'multi_extend',
+  'guarded_set',
+  'fenced_set',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /**
  * `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits.
- * `count`: a positive integer in decimal digits, at most 9 of them. `ticket`: 1 to 64 of A-Z a-z
- * 0-9 . _ -. `flag`: 0 or 1.
+ * `count`: a positive integer in decimal digits, at most 9 of them. `integer`: the same, at most
+ * 15 (a fencing token). `ticket`: 1 to 64 of A-Z a-z 0-9 . _ -. `flag`: 0 or 1.
  */
-export const ARG_FORMATS = ['token', 'ms', 'count', 'ticket', 'flag'] as const;
+export const ARG_FORMATS = ['token', 'ms', 'count', 'integer', 'ticket', 'flag'] as const;
 export type ArgFormat = (typeof ARG_FORMATS)[number];
 
 export interface KeySpec {

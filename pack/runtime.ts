@@ -2,6 +2,7 @@
 // a restart or a failover) EVAL, which runs the script and caches it on that very node.
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import type { Cluster, Redis } from 'ioredis';
+import { FencedWrites } from './fenced';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
 import { MultiLocks } from './multi';
 import { keySlot, ticketsKey, waitersKey, wakeChannel } from './layout';
@@ -85,6 +86,8 @@ export class LockScripts {
   readonly semaphore = new Semaphores(this);
   /** Several plain locks taken all or nothing (pack/multi.ts). */
   readonly multi = new MultiLocks(this);
+  /** Writes the storage refuses from a holder that lost the lock (pack/fenced.ts). */
+  readonly fenced = new FencedWrites(this);
   readonly retryMs: number;
   readonly claimMs: number;
   readonly wakeups: Wakeups;

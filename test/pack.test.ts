@@ -141,7 +141,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'arg format',
       header(...good, '-- @arg ttl float x'),
-      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, ticket, flag/,
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, integer, ticket, flag/,
     ],
     [
       'signal on no key',
