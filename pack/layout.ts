@@ -114,12 +114,6 @@ export function lockOfQueuePart(key: Buffer): { lock: Buffer; part: QueuePart } 
   return undefined;
 }
 
-/** The plain lock whose waiter queue `key` is, or undefined when it is no queue's name. */
-export function lockOfWaiters(key: Buffer): Buffer | undefined {
-  const found = lockOfQueuePart(key);
-  return found?.part === 'waiters' ? found.lock : undefined;
-}
-
 /**
  * A queued waiter's ticket, as queue_acquire and queue_release write it in the tickets hash:
  * waiting (live until `until`, server ms) or handed the lock (its claim ends at `until`).
