@@ -5,7 +5,9 @@ import type { Cluster, Redis } from 'ioredis';
 import { FencedWrites } from './fenced';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
 import { MultiLocks } from './multi';
-import { keySlot, ticketsKey, waitersKey, wakeChannel } from './layout';
+import { loadedEverywhere, hasEveryScript, type LoadedScripts } from './loaded';
+import { ticketsKey, waitersKey, wakeChannel } from './layout';
+import { masterFor, masterNodes, nodeName, type RedisClient } from './nodes';
 import {
   commonSupport,
   describePath,
@@ -20,7 +22,7 @@ import { checkedReply, integerReply, integersReply, type ScriptReply } from './r
 import { acquireInQueue, type QueueKeys } from './queue';
 import { Wakeups, type Waiter } from './wakeups';
 
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from './nodes';
 /** Keys and tokens are binary-safe: pass a Buffer for bytes that are not UTF-8. */
 export type RedisString = string | Buffer;
 
@@ -301,7 +303,7 @@ export class LockScripts {
     command: keyof NativeSupport,
     call: (node: Redis) => Promise<T>,
   ): Promise<T | undefined> {
-    const node = this.masterFor(lock);
+    const node = masterFor(this.redis, lock);
     if (!node) return undefined;
     try {
       return await call(node);
@@ -313,13 +315,6 @@ export class LockScripts {
       else this.support = this.supported = undefined;
       return undefined;
     }
-  }
-
-  private masterFor(lock: RedisString): Redis | undefined {
-    if (!this.redis.isCluster) return this.redis as Redis;
-    const cluster = this.redis as Cluster;
-    const owner = cluster.slots[keySlot(lock)]?.[0];
-    return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === owner);
   }
 
   private remember(lock: RedisString, token: RedisString, queue: QueueKeys): void {
@@ -370,24 +365,24 @@ export class LockScripts {
   }
 
   /** SCRIPT EXISTS for every script: true only where every master has it cached. */
-  async loaded(): Promise<Record<ScriptName, boolean>> {
-    const perNode = [...(await this.loadedByMaster()).values()];
-    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<
-      ScriptName,
-      boolean
-    >;
+  async loaded(): Promise<LoadedScripts> {
+    return loadedEverywhere(await this.loadedByMaster());
   }
 
-  /** SCRIPT EXISTS for every script on each master, by `host:port`. */
-  async loadedByMaster(): Promise<Map<string, Record<ScriptName, boolean>>> {
+  /** SCRIPT EXISTS for every script on each master, by its nodeName. */
+  async loadedByMaster(): Promise<Map<string, LoadedScripts>> {
     const shas = SCRIPT_NAMES.map((name) => this.pack[name].sha1);
     const masters = this.masters();
-    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas) as Promise<number[]>));
+    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas)));
     return new Map(
-      masters.map((node, n) => [
-        `${node.options.host}:${node.options.port}`,
-        Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, perNode[n][i] === 1])) as Record<ScriptName, boolean>,
-      ]),
+      masters.map((node, n) => {
+        const flags = perNode[n];
+        const exists = (i: number) => Array.isArray(flags) && flags[i] === 1;
+        return [
+          nodeName(this.redis, node),
+          Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, exists(i)])) as LoadedScripts,
+        ];
+      }),
     );
   }
 
@@ -398,19 +393,16 @@ export class LockScripts {
    */
   async loadWhereMissing(): Promise<string[]> {
     const byMaster = await this.loadedByMaster();
-    const complete = (flags: Record<ScriptName, boolean>) => SCRIPT_NAMES.every((name) => flags[name]);
-    if (![...byMaster.values()].some(complete)) return [];
-    const missing = this.masters().filter(
-      (node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!),
-    );
+    if (![...byMaster.values()].some(hasEveryScript)) return [];
+    const missing = this.masters().filter((node) => !hasEveryScript(byMaster.get(nodeName(this.redis, node))!));
     await Promise.all(
       missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))),
     );
-    return missing.map((node) => `${node.options.host}:${node.options.port}`);
+    return missing.map((node) => nodeName(this.redis, node));
   }
 
   private masters(): Redis[] {
-    return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
+    return masterNodes(this.redis);
   }
 }
 
