@@ -13,6 +13,11 @@ export interface HelperProof {
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
+  /**
+   * Its waiters queue (acquire_queued): first come, first served, and a waiter sleeps no longer
+   * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
+   */
+  queues: boolean;
   /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
@@ -44,6 +49,7 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
   wakes: true,
+  queues: true,
   kinds: true,
 });
 
@@ -52,7 +58,7 @@ const interpreted = (
   client: string,
   program: string,
   interpreter: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'kinds'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
 ): HelperProof => ({
   client,
   prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
@@ -64,7 +70,10 @@ const interpreted = (
  * module (test/proofs/go: go.mod and go.sum pin the libraries), the program as its main package,
  * built once with the module cache under ~/.cache/redis-locksmith/.
  */
-const goModule = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+const goModule = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
   client,
   async prepare(dir, pack) {
     writeGoModule(dir);
@@ -77,7 +86,10 @@ const goModule = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kin
 });
 
 /** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
-const jvm = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+const jvm = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
   client,
   async prepare(dir, pack) {
     mkdirSync(dir, { recursive: true });
@@ -93,15 +105,16 @@ const jvm = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' |
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
-  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, kinds: true }),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, kinds: false }),
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, kinds: true }),
-  goModule('redigo', { wakes: true, kinds: true }),
-  goModule('go-redis', { wakes: true, kinds: false, cluster: true }),
-  jvm('jedis', { wakes: true, kinds: false, cluster: true }),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+  goModule('redigo', { wakes: true, queues: true, kinds: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
 ];
 
 const prepared = new Map<string, Promise<string[]>>();
