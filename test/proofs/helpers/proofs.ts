@@ -1,10 +1,10 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from, the program next to it, built where the language needs a build.
-import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { go, javac, JVM_FLAGS, writeGoModule } from '../../harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
@@ -102,6 +102,24 @@ const jvm = (
   ...capabilities,
 });
 
+/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+const redisRs: HelperProof = {
+  client: 'redis-rs',
+  async prepare(dir, pack) {
+    const helper = renderHelper('redis-rs', pack);
+    writeCargoPackage(dir, {
+      [helper.fileName]: helper.text,
+      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+    });
+    return [await cargo(dir, 'build')];
+  },
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
+  // helper works on the caller's synchronous connection: its waiters poll.
+  wakes: false,
+  queues: false,
+  kinds: false,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
@@ -115,6 +133,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
+  redisRs,
 ];
 
 const prepared = new Map<string, Promise<string[]>>();
