@@ -135,6 +135,7 @@ export const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss51
 export async function javac(dir: string, sources: string[], flags: string[] = []): Promise<string> {
   const jars = await javaClasspath();
   const classes = join(dir, 'classes');
+  mkdirSync(dir, { recursive: true });
   await tool('javac', [...flags, '-d', classes, '-cp', jars, ...sources], { cwd: dir });
   return `${classes}:${jars}`;
 }
