@@ -12,7 +12,7 @@ process.on('exit', () => rmSync(goCache, { recursive: true, force: true }));
 const BUILD_ONCE_THEN_RUN = `set -e
 exec 9>"$1.lock"
 flock 9
-[ -x "$1.bin" ] || /usr/bin/go build -o "$1.bin" "$1"
+[ -x "$1.bin" ] || go build -o "$1.bin" "$1"
 flock -u 9
 exec "$1.bin" "$2" "$3"`;
 
@@ -20,7 +20,7 @@ export const proof: Proof = {
   client: 'redigo',
   file: 'proof.go',
   // `go run` would compile in each process, so two contending processes would start up to half a
-  // second apart and barely overlap: the first builds (Debian's Go 1.19, at its absolute path),
+  // second apart and barely overlap: the first builds (the go on PATH, Debian's 1.19 or later),
   // the second waits on the lock and reuses the binary, then both start together.
   command: ['/bin/sh', '-c', BUILD_ONCE_THEN_RUN, 'redigo-proof'],
   env: {

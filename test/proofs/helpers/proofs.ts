@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
 import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { onPath } from '../../golden-support';
 
 export interface HelperProof {
   client: string;
@@ -59,9 +60,31 @@ const interpreted = (
   ...capabilities,
 });
 
-// Go builds offline against Debian's golang-github-gomodule-redigo-dev in GOPATH mode: the
-// program's own GOPATH holds it and the helper package, /usr/share/gocode the library; the
-// build cache is throwaway (GOPATH is read-only; HOME's cache may be too, or missing).
+/**
+ * Builds package `pkg` of GOPATH `gopath` into `output`, offline against Debian's
+ * golang-github-gomodule-redigo-dev in GOPATH mode: `gopath` holds the program and the helper
+ * package, /usr/share/gocode the library; the build cache is throwaway (GOPATH is read-only; HOME's
+ * cache may be too, or missing).
+ */
+export async function buildGoOffline(gopath: string, pkg: string, output: string): Promise<void> {
+  const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
+  try {
+    await promisify(execFile)(onPath('go') ?? 'go', ['build', '-o', output, pkg], {
+      env: {
+        ...process.env,
+        GOPATH: `${gopath}:/usr/share/gocode`,
+        GO111MODULE: 'off',
+        GOPROXY: 'off',
+        GOFLAGS: '',
+        GOCACHE: goCache,
+      },
+      timeout: 300_000,
+    });
+  } finally {
+    rmSync(goCache, { recursive: true, force: true });
+  }
+}
+
 const redigo: HelperProof = {
   client: 'redigo',
   async prepare(dir, pack) {
@@ -69,22 +92,7 @@ const redigo: HelperProof = {
     writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack);
     copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
     rmSync(join(source, 'locksmith', 'proof.go'));
-    const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
-    try {
-      await promisify(execFile)('/usr/bin/go', ['build', '-o', join(dir, 'proof'), 'locksmithproof'], {
-        env: {
-          ...process.env,
-          GOPATH: `${dir}:/usr/share/gocode`,
-          GO111MODULE: 'off',
-          GOPROXY: 'off',
-          GOFLAGS: '',
-          GOCACHE: goCache,
-        },
-        timeout: 300_000,
-      });
-    } finally {
-      rmSync(goCache, { recursive: true, force: true });
-    }
+    await buildGoOffline(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
   wakes: true,
