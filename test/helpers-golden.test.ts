@@ -86,7 +86,7 @@ describe('embedded Lua read back equals the pack', () => {
         assert.deepEqual([...scripts.keys()].sort(), [...readHelperHeader(text)!.scripts.keys()].sort());
         for (const name of ['acquire', 'extend', 'release']) assert.ok(scripts.has(name), name);
         for (const [name, literal] of scripts) {
-          assert.equal(literal.replace(/\n$/, ''), pack[name as 'acquire'].source.replace(/\n$/, ''), name);
+          assert.equal(literal, pack[name as 'acquire'].source, name);
         }
       }
     });

@@ -62,7 +62,7 @@ for (const proof of HELPER_PROOFS.filter((candidate) => candidate.wakes || candi
     const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 
     before(async () => {
-      command = await proof.prepare(join(work, proof.client), pack);
+      command = await proof.prepare(join(work, proof.client), pack, proof.kinds ? 'all' : undefined);
     });
     beforeEach(async () => {
       await fx.redis.flushall();

@@ -41,14 +41,11 @@ public final class Locksmith {
     private Locksmith() {}
 
     static final String ACQUIRE = """
-«lua:acquire»
-""";
+«lua:acquire»""";
     static final String EXTEND = """
-«lua:extend»
-""";
+«lua:extend»""";
     static final String RELEASE = """
-«lua:release»
-""";
+«lua:release»""";
 
     /** Runs one script: by its SHA1 (EVALSHA), and on NOSCRIPT (cache flushed, restart, failover) by its source (EVAL). */
     @FunctionalInterface

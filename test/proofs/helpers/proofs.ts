@@ -1,22 +1,26 @@
 // How each runnable client's helper proof is set up: the helper written where its program
-// imports it from, the program next to it, built where the language needs a build.
+// imports it from (its core alone, or with every lock kind it can carry), the program next to it,
+// built where the language needs a build.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
-import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
 import { onPath } from '../../golden-support';
 
 export interface HelperProof {
   client: string;
-  /** Writes the helper and the program into `dir`; returns the command that runs the program (URL and mode follow). */
-  prepare(dir: string, pack: Pack): Promise<string[]>;
+  /**
+   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
+   * program into `dir`; returns the command that runs the program (URL and mode follow).
+   */
+  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
-  /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
+  /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
 }
 
@@ -27,9 +31,11 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
+  kinds?: 'all',
 ): string {
   mkdirSync(dir, { recursive: true });
-  const helper = renderHelper(client, pack, options);
+  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
+  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -38,8 +44,8 @@ export function writeProof(
 
 const node = (client: string, program: string, options: HelperOptions): HelperProof => ({
   client,
-  prepare(dir, pack) {
-    const target = writeProof(dir, client, program, pack, options);
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, options, kinds);
     copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
     return Promise.resolve([process.execPath, target]);
   },
@@ -56,7 +62,7 @@ const interpreted = (
   capabilities: Pick<HelperProof, 'wakes' | 'kinds'>,
 ): HelperProof => ({
   client,
-  prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
   ...capabilities,
 });
 
@@ -87,10 +93,11 @@ export async function buildGoOffline(gopath: string, pkg: string, output: string
 
 const redigo: HelperProof = {
   client: 'redigo',
-  async prepare(dir, pack) {
+  async prepare(dir, pack, kinds) {
     const source = join(dir, 'src', 'locksmithproof');
-    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack);
+    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack, {}, kinds);
     copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
+    if (kinds === 'all') copyFileSync(join(__dirname, 'redigo-kinds.go'), join(source, 'kinds.go'));
     rmSync(join(source, 'locksmith', 'proof.go'));
     await buildGoOffline(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
