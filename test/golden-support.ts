@@ -53,9 +53,8 @@ function lineDiff(golden: string, rendered: string): string {
   ].join('\n');
 }
 
-// Each language's raw-string literal, decoded as its compiler reads it. A trailing newline is the
-// literal's syntax, not the script's (Java's closing """ on its own line keeps it, the others drop
-// it), so the scripts compare without it.
+// Each language's raw-string literal, decoded as its compiler reads it: the embedded scripts must
+// come out byte for byte as the pack's files, final newline included, so their SHA1s are the pack's.
 
 /** Removes `indent` from the start of every line, as C# and PHP do for the closing line's indentation. */
 function dedent(lines: string[], indent: string): string[] {
@@ -149,6 +148,32 @@ export const writeFiles = (root: string, files: Record<string, string>) => {
   }
 };
 
+/** A tsconfig.json that type-checks `files` strictly against this repository's ioredis, node-redis and Node types. */
+export function strictTsconfig(files: string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      skipLibCheck: true,
+      noUnusedLocals: true,
+      noUnusedParameters: true,
+      noImplicitReturns: true,
+      noImplicitOverride: true,
+      exactOptionalPropertyTypes: true,
+      typeRoots: [join(process.cwd(), 'node_modules/@types')],
+      types: ['node'],
+      paths: {
+        ioredis: [join(process.cwd(), 'node_modules/ioredis')],
+        redis: [join(process.cwd(), 'node_modules/redis')],
+      },
+    },
+    files,
+  });
+}
+
 /** JavaScript template literals, verbatim (the pack has no backtick, backslash or \${). */
 export function jsTemplateLiterals(code: string): string[] {
   return [...code.matchAll(/`([^`]*)`/g)].map(([, content]) => content);
@@ -159,11 +184,11 @@ export function pythonTripleQuoted(code: string): string[] {
   return [...code.matchAll(/"""([\s\S]*?)"""/g)].map(([, content]) => content);
 }
 
-/** Ruby squiggly heredocs <<~'LUA': the least indentation of the non-blank lines comes off. */
+/** Ruby squiggly heredocs <<~'LUA': the least indentation of the non-blank lines comes off; each line keeps its newline. */
 export function rubySquigglyHeredocs(code: string): string[] {
-  return [...code.matchAll(/<<~'(\w+)'\n([\s\S]*?)\n[ \t]*\1\n/g)].map(([, , content]) => {
-    const lines = content.split('\n');
+  return [...code.matchAll(/<<~'(\w+)'\n([\s\S]*?\n)[ \t]*\1\n/g)].map(([, , content]) => {
+    const lines = content.slice(0, -1).split('\n');
     const least = Math.min(...lines.filter((line) => line.trim()).map((line) => /^[ \t]*/.exec(line)![0].length));
-    return lines.map((line) => line.slice(least)).join('\n');
+    return `${lines.map((line) => line.slice(least)).join('\n')}\n`;
   });
 }

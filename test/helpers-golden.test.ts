@@ -27,6 +27,7 @@ import {
   helperGoldenPath,
   lineDiff,
   onPath,
+  strictTsconfig,
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
@@ -84,7 +85,7 @@ describe('embedded Lua read back equals the pack', () => {
         assert.deepEqual([...scripts.keys()].sort(), [...readHelperHeader(text)!.scripts.keys()].sort());
         for (const name of ['acquire', 'extend', 'release']) assert.ok(scripts.has(name), name);
         for (const [name, literal] of scripts) {
-          assert.equal(literal.replace(/\n$/, ''), pack[name as 'acquire'].source.replace(/\n$/, ''), name);
+          assert.equal(literal, pack[name as 'acquire'].source, name);
         }
       }
     });
@@ -215,28 +216,7 @@ ${sites[0].imports.join('\n')}
 
 const redis = ${redis};
 ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<void> {\n${indent(code, '  ')}}\n`).join('\n')}`,
-        'tsconfig.json': JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'ES2022',
-            module: 'nodenext',
-            moduleResolution: 'nodenext',
-            skipLibCheck: true,
-            noUnusedLocals: true,
-            noUnusedParameters: true,
-            noImplicitReturns: true,
-            noImplicitOverride: true,
-            exactOptionalPropertyTypes: true,
-            typeRoots: [join(process.cwd(), 'node_modules/@types')],
-            types: ['node'],
-            paths: {
-              ioredis: [join(process.cwd(), 'node_modules/ioredis')],
-              redis: [join(process.cwd(), 'node_modules/redis')],
-            },
-          },
-          files: ['locksmith.ts', 'callsites.ts'],
-        }),
+        'tsconfig.json': strictTsconfig(['locksmith.ts', 'callsites.ts']),
       });
       await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
       for (const flavor of ['esm', 'cjs']) {

@@ -67,10 +67,12 @@ export function goEnv(): Record<string, string> {
   };
 }
 
-/** Makes `dir` the root of the proofs' Go module (module path `locksmithproof`): its go.mod and go.sum. */
-export function writeGoModule(dir: string): void {
+/** Makes `dir` the root of a Go module (path `module`) that requires the pinned libraries: its go.mod and go.sum. */
+export function writeGoModule(dir: string, module = 'locksmithproof'): void {
   mkdirSync(dir, { recursive: true });
-  for (const file of ['go.mod', 'go.sum']) copyFileSync(join(PINNED, 'go', file), join(dir, file));
+  const goMod = readFileSync(join(PINNED, 'go', 'go.mod'), 'utf8');
+  writeFileSync(join(dir, 'go.mod'), goMod.replace(/^module .*$/m, `module ${module}`));
+  copyFileSync(join(PINNED, 'go', 'go.sum'), join(dir, 'go.sum'));
 }
 
 /** `go <args>` in `dir` (a module written by writeGoModule). */

@@ -1,15 +1,19 @@
 // How each runnable client's helper proof is set up: the helper written where its program
-// imports it from, the program next to it, built where the language needs a build.
+// imports it from (its core alone, or with every lock kind it can carry), the program next to it,
+// built where the language needs a build.
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
-import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
 import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
-  /** Writes the helper and the program into `dir`; returns the command that runs the program (URL and mode follow). */
-  prepare(dir: string, pack: Pack): Promise<string[]>;
+  /**
+   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
+   * program into `dir`; returns the command that runs the program (URL and mode follow).
+   */
+  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
@@ -18,7 +22,7 @@ export interface HelperProof {
    * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
    */
   queues: boolean;
-  /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
+  /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
   cluster?: boolean;
@@ -31,9 +35,11 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
+  kinds?: 'all',
 ): string {
   mkdirSync(dir, { recursive: true });
-  const helper = renderHelper(client, pack, options);
+  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
+  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -42,8 +48,8 @@ export function writeProof(
 
 const node = (client: string, program: string, options: HelperOptions): HelperProof => ({
   client,
-  prepare(dir, pack) {
-    const target = writeProof(dir, client, program, pack, options);
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, options, kinds);
     copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
     return Promise.resolve([process.execPath, target]);
   },
@@ -61,9 +67,18 @@ const interpreted = (
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
 ): HelperProof => ({
   client,
-  prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
   ...capabilities,
 });
+
+/**
+ * Builds the main package in `dir` (its imports of module path `module` are folders of `dir`) into
+ * `output`, as a module that requires the pinned Go libraries (test/proofs/go).
+ */
+export async function buildGoProgram(dir: string, module: string, output: string): Promise<void> {
+  writeGoModule(dir, module);
+  await go(['build', '-o', output, '.'], dir);
+}
 
 /**
  * A Go client's helper proof: the helper as package locksmithproof/locksmith of the proofs' Go
@@ -75,11 +90,11 @@ const goModule = (
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
-  async prepare(dir, pack) {
-    writeGoModule(dir);
-    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack);
+  async prepare(dir, pack, kinds) {
+    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    await go(['build', '-o', join(dir, 'proof'), '.'], dir);
+    if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
+    await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
   ...capabilities,
@@ -139,10 +154,10 @@ export const HELPER_PROOFS: HelperProof[] = [
 const prepared = new Map<string, Promise<string[]>>();
 
 /** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
-export function prepareOnce(proof: HelperProof, work: string, pack: Pack): Promise<string[]> {
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: 'all'): Promise<string[]> {
   let command = prepared.get(proof.client);
   if (!command) {
-    command = proof.prepare(join(work, proof.client), pack);
+    command = proof.prepare(join(work, proof.client), pack, kinds);
     prepared.set(proof.client, command);
   }
   return command;
