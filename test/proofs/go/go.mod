@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/gomodule/redigo v1.9.3
+	github.com/google/uuid v1.6.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
