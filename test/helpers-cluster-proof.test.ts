@@ -13,7 +13,7 @@ import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { sleep, waitFor } from './helpers';
 import { SERVER_KINDS, startCluster, type RedisCluster, type ServerKind } from './harness/redis';
-import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
@@ -57,7 +57,7 @@ function proofs(server: ServerKind): void {
   }
 
   for (const proof of HELPER_PROOFS.filter((candidate) => candidate.cluster)) {
-    describe(`${proof.client} helper on a ${server} Cluster`, () => {
+    describe(`${proofName(proof)} helper on a ${server} Cluster`, () => {
       let command: string[];
       const run = (...args: string[]) => start(command, url, { ...proof.env, ...KEYS }, args);
 

@@ -19,7 +19,7 @@ import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { commandCalls, useRedis, waitFor } from './helpers';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
-import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
@@ -48,7 +48,7 @@ function proofs(server: ServerKind): void {
   const fx = useRedis({ server });
 
   for (const proof of HELPER_PROOFS) {
-    describe(`${proof.client} helper against a real ${server}`, () => {
+    describe(`${proofName(proof)} helper against a real ${server}`, () => {
       let command: string[];
       const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 

@@ -5,10 +5,12 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
+  /** What the tests call it when the client runs with another library build than Debian's (default: the client). */
+  label?: string;
   /**
    * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
    * program into `dir`; returns the command that runs the program (URL and mode follow).
@@ -135,10 +137,24 @@ const redisRs: HelperProof = {
   kinds: false,
 };
 
+/** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
+const redisPyFromPypi: HelperProof = {
+  client: 'redis-py',
+  label: 'redis-py 8.1.0 (PyPI)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython(),
+    writeProof(dir, 'redis-py', 'redis-py.py', pack, {}, kinds),
+  ],
+  wakes: true,
+  queues: true,
+  kinds: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
+  redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
@@ -155,10 +171,14 @@ const prepared = new Map<string, Promise<string[]>>();
 
 /** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
 export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: 'all'): Promise<string[]> {
-  let command = prepared.get(proof.client);
+  const name = proofName(proof);
+  let command = prepared.get(name);
   if (!command) {
-    command = proof.prepare(join(work, proof.client), pack, kinds);
-    prepared.set(proof.client, command);
+    command = proof.prepare(join(work, name.replace(/\W+/g, '-')), pack, kinds);
+    prepared.set(name, command);
   }
   return command;
 }
+
+/** The proof's name in test titles: its label, or its client. */
+export const proofName = (proof: HelperProof) => proof.label ?? proof.client;
