@@ -13,9 +13,9 @@ import type Redis from 'ioredis';
 import { waitFor } from './helpers';
 import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from './harness/redis';
 import {
+  glideJavaClasspath,
   go,
   javac,
-  javaClasspath,
   JVM_FLAGS,
   npmPackages,
   PINNED,
@@ -27,9 +27,6 @@ import { start } from './proofs/helpers/run';
 const work = mkdtempSync(join(tmpdir(), 'locksmith-glide-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 const SMOKE = join(PINNED, 'glide');
-
-/** GLIDE for Java's native core comes in one jar per platform. */
-const JAVA_CLASSIFIER = `linux-${process.arch === 'arm64' ? 'aarch_64' : 'x86_64'}`;
 
 interface Binding {
   name: string;
@@ -55,7 +52,7 @@ const BINDINGS: Binding[] = [
   {
     name: 'Java: Maven io.valkey:valkey-glide 2.1.0',
     async prepare(dir) {
-      const jars = await javaClasspath('glide/pom.xml', [`glide.classifier=${JAVA_CLASSIFIER}`]);
+      const jars = await glideJavaClasspath();
       copyFileSync(join(SMOKE, 'Smoke.java'), join(dir, 'Smoke.java'));
       const classpath = await javac(dir, ['Smoke.java'], [], jars);
       return { command: ['java', ...JVM_FLAGS, '-cp', classpath, 'Smoke'] };

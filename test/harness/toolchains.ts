@@ -161,6 +161,11 @@ export async function javac(dir: string, sources: string[], flags: string[] = []
   return `${classes}:${jars}`;
 }
 
+/** Valkey GLIDE for Java (glide/pom.xml): its jar carries the native core, one per platform. */
+export function glideJavaClasspath(): Promise<string> {
+  return javaClasspath('glide/pom.xml', [`glide.classifier=linux-${process.arch === 'arm64' ? 'aarch_64' : 'x86_64'}`]);
+}
+
 /** The jar of one of the pinned libraries on the classpath (its version is in the path), or undefined. */
 export function jarOf(jars: string, artifact: string): string | undefined {
   return jars.split(':').find((jar) => jar.includes(`/${artifact}-`));
