@@ -19,7 +19,7 @@ import { renderHelper } from '../snippets/helper';
 import { HELPER_OPS, helperCall, helperCallImports, type HelperCallArgs, type HelperOp } from '../snippets/helperApi';
 import { check, GO_REDIS_STUB, JAVA_STUBS, onPath, RUST_STUBS, strictTsconfig, writeFiles } from './golden-support';
 import { pack, useRedis } from './helpers';
-import { buildGoOffline } from './proofs/helpers/proofs';
+import { go, writeGoModule } from './harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const fx = useRedis();
@@ -225,16 +225,16 @@ const redigo: ApiProgram = {
   name: 'redigo',
   client: 'redigo',
   async prepare(dir) {
-    const source = join(dir, 'src', 'locksmithapi');
-    writeHelper(join(source, 'locksmith'), 'redigo');
+    writeGoModule(dir);
+    writeHelper(join(dir, 'locksmith'), 'redigo');
     const c = calls(
       'redigo',
       { default: 'conn', tryAcquire: 'pool' },
       { key: 'key', token: 'token', ttlMs: 'ttlMs' },
-      'locksmithapi/locksmith',
+      'locksmithproof/locksmith',
     );
     writeFileSync(
-      join(source, 'main.go'),
+      join(dir, 'main.go'),
       `package main
 
 import (
@@ -292,7 +292,7 @@ func main() {
 }
 `,
     );
-    await buildGoOffline(dir, 'locksmithapi', join(dir, 'api'));
+    await go(['build', '-o', join(dir, 'api'), '.'], dir);
     return [join(dir, 'api')];
   },
 };

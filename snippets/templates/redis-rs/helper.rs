@@ -111,6 +111,21 @@ pub struct Lease {
     renewer: Option<JoinHandle<()>>,
 }
 
+/// Runs a script by its SHA1. redis-rs loads it on NOSCRIPT and runs EVALSHA again, which fails
+/// too when a SCRIPT FLUSH or a failover comes between the two: then it tries again, twice at most.
+fn invoke<T: redis::FromRedisValue>(
+    invocation: &redis::ScriptInvocation<'_>,
+    con: &mut dyn redis::ConnectionLike,
+) -> redis::RedisResult<T> {
+    let mut tries = 0;
+    loop {
+        match invocation.invoke(con) {
+            Err(error) if error.code() == Some("NOSCRIPT") && tries < 2 => tries += 1,
+            reply => return reply,
+        }
+    }
+}
+
 fn random_u64() -> u64 {
     // RandomState is seeded randomly per process and varies per instance: enough for an owner
     // token's unique part and for jitter, with no dependency.
@@ -130,7 +145,7 @@ fn whole_ms(name: &str, value: Duration, at_least: u128) -> Result<u64, LockErro
 /// Compare-and-delete: deletes `key` while it holds `token` (true, and wakes a waiter); false when
 /// it held another token or none.
 pub fn release_lock(con: &mut dyn redis::ConnectionLike, key: &str, token: &str) -> Result<bool, LockError> {
-    let released: i64 = redis::Script::new(RELEASE).key(key).arg(token).invoke(con)?;
+    let released: i64 = invoke(redis::Script::new(RELEASE).key(key).arg(token), con)?;
     Ok(released == 1)
 }
 
@@ -143,7 +158,7 @@ pub fn extend_lock(
     ttl: Duration,
 ) -> Result<bool, LockError> {
     let ttl_ms = whole_ms("ttl", ttl, 1)?;
-    let held: i64 = redis::Script::new(EXTEND).key(key).arg(token).arg(ttl_ms).invoke(con)?;
+    let held: i64 = invoke(redis::Script::new(EXTEND).key(key).arg(token).arg(ttl_ms), con)?;
     Ok(held == 1)
 }
 
@@ -171,7 +186,7 @@ impl Lease {
             if let Some(fence_key) = &options.fence_key {
                 invocation.key(fence_key);
             }
-            let reply: i64 = invocation.arg(&token).arg(ttl_ms).invoke(con)?;
+            let reply: i64 = invoke(invocation.arg(&token).arg(ttl_ms), con)?;
             if reply != 0 {
                 let fence = options.fence_key.as_ref().map(|_| reply);
                 return Lease::held(key, token, fence, ttl_ms, options.renew_with.as_ref());
@@ -222,7 +237,7 @@ impl Lease {
                     let extend = redis::Script::new(EXTEND);
                     let every = Duration::from_millis((ttl_ms / 3).max(1));
                     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                        let held = extend.key(&key).arg(&token).arg(ttl_ms).invoke::<i64>(&mut renew_con);
+                        let held = invoke::<i64>(extend.key(&key).arg(&token).arg(ttl_ms), &mut renew_con);
                         if !matches!(held, Ok(1)) {
                             // 0: taken by another owner; an error: Redis unreachable, the lease may run out unseen.
                             lost.store(true, Ordering::SeqCst);

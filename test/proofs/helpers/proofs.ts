@@ -1,27 +1,40 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from (its core alone, or with every lock kind it can carry), the program next to it,
 // built where the language needs a build.
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { onPath } from '../../golden-support';
+import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
   /**
-   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
+   * Writes the helper (with kinds 'all': every lock kind it can carry; else its core alone) and the
    * program into `dir`; returns the command that runs the program (URL and mode follow).
    */
-  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
+  prepare(dir: string, pack: Pack, kinds?: Kinds): Promise<string[]>;
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
+  /**
+   * Its waiters queue (acquire_queued): first come, first served, and a waiter sleeps no longer
+   * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
+   */
+  queues: boolean;
   /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
+  /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
+  cluster?: boolean;
+}
+
+/** The helper's core alone, or every lock kind it can carry. */
+export type Kinds = 'core' | 'all';
+
+/** The client's helper, rendered with `kinds`. */
+function helperOf(client: string, pack: Pack, kinds: Kinds = 'core', options: HelperOptions = {}) {
+  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
+  return renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
 }
 
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
@@ -31,11 +44,10 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
-  kinds?: 'all',
+  kinds?: Kinds,
 ): string {
   mkdirSync(dir, { recursive: true });
-  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
-  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
+  const helper = helperOf(client, pack, kinds, options);
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -51,6 +63,7 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
   wakes: true,
+  queues: true,
   kinds: true,
 });
 
@@ -59,7 +72,7 @@ const interpreted = (
   client: string,
   program: string,
   interpreter: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'kinds'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
 ): HelperProof => ({
   client,
   prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
@@ -67,53 +80,87 @@ const interpreted = (
 });
 
 /**
- * Builds package `pkg` of GOPATH `gopath` into `output`, offline against Debian's
- * golang-github-gomodule-redigo-dev in GOPATH mode: `gopath` holds the program and the helper
- * package, /usr/share/gocode the library; the build cache is throwaway (GOPATH is read-only; HOME's
- * cache may be too, or missing).
+ * A Go client's helper proof: the helper as package locksmithproof/locksmith of the proofs' Go
+ * module (test/proofs/go: go.mod and go.sum pin the libraries), the program as its main package,
+ * built once with the module cache under ~/.cache/redis-locksmith/.
  */
-export async function buildGoOffline(gopath: string, pkg: string, output: string): Promise<void> {
-  const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
-  try {
-    await promisify(execFile)(onPath('go') ?? 'go', ['build', '-o', output, pkg], {
-      env: {
-        ...process.env,
-        GOPATH: `${gopath}:/usr/share/gocode`,
-        GO111MODULE: 'off',
-        GOPROXY: 'off',
-        GOFLAGS: '',
-        GOCACHE: goCache,
-      },
-      timeout: 300_000,
-    });
-  } finally {
-    rmSync(goCache, { recursive: true, force: true });
-  }
-}
-
-const redigo: HelperProof = {
-  client: 'redigo',
+const goModule = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
+  client,
   async prepare(dir, pack, kinds) {
-    const source = join(dir, 'src', 'locksmithproof');
-    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack, {}, kinds);
-    copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
-    if (kinds === 'all') copyFileSync(join(__dirname, 'redigo-kinds.go'), join(source, 'kinds.go'));
-    rmSync(join(source, 'locksmith', 'proof.go'));
-    await buildGoOffline(dir, 'locksmithproof', join(dir, 'proof'));
+    writeGoModule(dir);
+    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
+    renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
+    // The lock kinds' modes build only against a helper that carries them.
+    if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
+    await go(['build', '-o', join(dir, 'proof'), '.'], dir);
     return [join(dir, 'proof')];
   },
-  wakes: true,
-  kinds: true,
+  ...capabilities,
+});
+
+/** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
+const jvm = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
+  client,
+  async prepare(dir, pack, kinds) {
+    mkdirSync(dir, { recursive: true });
+    const helper = helperOf(client, pack, kinds);
+    writeFileSync(join(dir, helper.fileName), helper.text);
+    copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
+    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+  },
+  ...capabilities,
+});
+
+/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+const redisRs: HelperProof = {
+  client: 'redis-rs',
+  async prepare(dir, pack, kinds) {
+    const helper = helperOf('redis-rs', pack, kinds);
+    writeCargoPackage(dir, {
+      [helper.fileName]: helper.text,
+      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+    });
+    return [await cargo(dir, 'build')];
+  },
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
+  // helper works on the caller's synchronous connection: its waiters poll.
+  wakes: false,
+  queues: false,
+  kinds: false,
 };
 
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
-  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, kinds: true }),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, kinds: false }),
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, kinds: true }),
-  redigo,
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+  goModule('redigo', { wakes: true, queues: true, kinds: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
+  redisRs,
 ];
+
+const prepared = new Map<string, Promise<string[]>>();
+
+/** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds: Kinds = 'core'): Promise<string[]> {
+  const name = `${proof.client}-${kinds}`;
+  let command = prepared.get(name);
+  if (!command) {
+    command = proof.prepare(join(work, name), pack, kinds);
+    prepared.set(name, command);
+  }
+  return command;
+}
