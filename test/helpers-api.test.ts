@@ -2,7 +2,7 @@
 // release and extend, written by helperCall and run as real programs against a throwaway Redis for
 // the clients this machine runs (ioredis, node-redis, redis-py sync and asyncio, phpredis, Predis,
 // redis-rb, redigo), and compiled for the typed ones (tsc strict against the real ioredis and
-// node-redis types; javac, go vet and rustc against the stubs test/golden-support.ts has).
+// node-redis types; javac with Jedis and Lettuce, go vet with go-redis, cargo check with redis-rs).
 //   try while another holds: "busy" at once, one script call, no subscription, no waiter queue;
 //   try while free: the lease, which releases;
 //   release / extend with a foreign token: false, the holder's key and lease untouched;
@@ -17,9 +17,9 @@ import type { Pack } from '../pack/pack';
 import { CLIENTS } from '../snippets/clients';
 import { renderHelper } from '../snippets/helper';
 import { HELPER_OPS, helperCall, helperCallImports, type HelperCallArgs, type HelperOp } from '../snippets/helperApi';
-import { check, GO_REDIS_STUB, JAVA_STUBS, onPath, RUST_STUBS, strictTsconfig, writeFiles } from './golden-support';
+import { check, strictTsconfig, writeFiles } from './golden-support';
 import { pack, useRedis } from './helpers';
-import { go, writeGoModule } from './harness/toolchains';
+import { cargo, go, javac, writeCargoPackage, writeGoModule } from './harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const fx = useRedis();
@@ -365,9 +365,6 @@ for (const program of PROGRAMS) {
   });
 }
 
-/** Skips a check whose tool is missing, naming where it comes from. */
-const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
-
 describe('helperCall compiles in the typed languages', () => {
   test('ioredis and node-redis: TypeScript, strict, against the real types', async () => {
     for (const client of ['ioredis', 'node-redis'] as const) {
@@ -394,44 +391,37 @@ export async function api(redis: Client, key: string, token: string, ttlMs: numb
     }
   });
 
-  test(
-    'jedis and lettuce: javac against stubs',
-    { skip: needs('javac', 'apt-get install openjdk-17-jdk-headless') },
-    async () => {
-      const dir = join(work, 'java');
-      writeFiles(dir, JAVA_STUBS);
-      const clients = {
-        jedis: ['UnifiedJedis', 'JedisPool', 'Jedis'],
-        lettuce: ['RedisCommands<String, String>'],
-      };
-      for (const [client, types] of Object.entries(clients)) {
-        writeFiles(dir, {
-          [`${client}/com/example/locks/Locksmith.java`]: renderHelper(client, pack, { package: 'com.example.locks' })
-            .text,
-        });
-        const methods = types.map((type, n) => {
-          const c = calls(
-            client,
-            { default: 'redis' },
-            { key: 'key', token: 'token', ttlMs: 'ttlMs' },
-            'com.example.locks',
-          );
-          // A single Jedis connection is for the low-level calls: a lease's renewal needs a pool.
-          const tried =
-            type === 'Jedis'
-              ? ''
-              : `        try (Locksmith.Lease lease = ${c.tryAcquire.code}) {
+  test('jedis and lettuce: javac against the real libraries', async () => {
+    const clients = {
+      jedis: ['UnifiedJedis', '@SuppressWarnings("deprecation") JedisPool', 'Jedis'],
+      lettuce: ['RedisCommands<String, String>'],
+    };
+    for (const [client, types] of Object.entries(clients)) {
+      const dir = join(work, 'java', client);
+      const c = calls(
+        client,
+        { default: 'redis' },
+        { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+        'com.example.locks',
+      );
+      const methods = types.map((type, n) => {
+        // A single Jedis connection is for the low-level calls: a lease's renewal needs a pool.
+        const tried =
+          type.endsWith(' Jedis') || type === 'Jedis'
+            ? ''
+            : `        try (Locksmith.Lease lease = ${c.tryAcquire.code}) {
             if (lease == null) return false;
         }
 `;
-          return `    static boolean api${n}(${type} redis, String key, String token, long ttlMs) {
+        return `    static boolean api${n}(${type} redis, String key, String token, long ttlMs) {
 ${tried}        return ${c.release.code} && ${c.extend.code};
     }
 `;
-        });
-        writeFiles(dir, {
-          [`${client}/app/Api.java`]: `package app;
-import com.example.locks.Locksmith;
+      });
+      writeFiles(dir, {
+        'com/example/locks/Locksmith.java': renderHelper(client, pack, { package: 'com.example.locks' }).text,
+        'app/Api.java': `package app;
+${c.imports}
 import io.lettuce.core.api.sync.RedisCommands;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
@@ -440,31 +430,23 @@ import redis.clients.jedis.UnifiedJedis;
 class Api {
 ${methods.join('\n')}}
 `,
-        });
-        await check(
-          onPath('javac')!,
-          [
-            '-Xlint:all,-serial,-try',
-            '-Werror',
-            '-d',
-            join(dir, `${client}-classes`),
-            ...Object.keys(JAVA_STUBS),
-            `${client}/com/example/locks/Locksmith.java`,
-            `${client}/app/Api.java`,
-          ],
-          { cwd: dir },
-        );
-      }
-    },
-  );
+      });
+      await javac(dir, ['com/example/locks/Locksmith.java', 'app/Api.java'], ['-Xlint:all,-serial,-try', '-Werror']);
+    }
+  });
 
-  test('go-redis: go vet against a stub of go-redis', { skip: needs('go', 'apt-get install golang-go') }, async () => {
-    const gopath = join(work, 'go');
-    const c = calls('go-redis', { default: 'rdb' }, { key: 'key', token: 'token', ttlMs: 'ttlMs' }, 'app/locksmith');
-    writeFiles(gopath, {
-      'src/github.com/redis/go-redis/v9/redis.go': GO_REDIS_STUB,
-      'src/app/locksmith/locksmith.go': renderHelper('go-redis', pack).text,
-      'src/app/api/api.go': `package api
+  test('go-redis: go vet against go-redis', async () => {
+    const dir = join(work, 'go');
+    writeGoModule(dir);
+    const c = calls(
+      'go-redis',
+      { default: 'rdb' },
+      { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+      'locksmithproof/locksmith',
+    );
+    writeFiles(dir, {
+      'locksmith/locksmith.go': renderHelper('go-redis', pack).text,
+      'api/api.go': `package api
 
 import (
 	"context"
@@ -492,44 +474,23 @@ func Api(ctx context.Context, rdb *redis.Client, key, token string, ttlMs int64)
 }
 `,
     });
-    const env = {
-      ...process.env,
-      GOPATH: gopath,
-      GO111MODULE: 'off',
-      GOPROXY: 'off',
-      GOFLAGS: '',
-      GOCACHE: join(work, 'gocache'),
-    };
-    await check(onPath('go')!, ['vet', 'app/locksmith', 'app/api'], { cwd: gopath, env });
+    await go(['vet', './...'], dir);
   });
 
-  test(
-    'redis-rs: rustc against a stub of redis',
-    { skip: needs('rustc', 'rustup, or apt-get install rustc') },
-    async () => {
-      const dir = join(work, 'rust');
-      mkdirSync(dir, { recursive: true });
-      const rustc = onPath('rustc')!;
-      writeFileSync(join(dir, 'redis.rs'), RUST_STUBS.redis);
-      const metadata = ['--edition', '2021', '--crate-type', 'lib', '--emit', 'metadata'];
-      await check(rustc, [
-        ...metadata,
-        '--crate-name',
-        'redis',
-        '-o',
-        join(dir, 'libredis.rmeta'),
-        join(dir, 'redis.rs'),
-      ]);
-      const c = calls(
-        'redis-rs',
-        { default: 'con' },
-        { key: 'key', token: 'token', ttlMs: 'ttl_ms' },
-        'crate::locksmith',
-      );
-      writeFileSync(join(dir, 'locksmith.rs'), renderHelper('redis-rs', pack).text);
-      writeFileSync(
-        join(dir, 'lib.rs'),
-        `pub mod locksmith;
+  test('redis-rs: cargo check (warnings denied) against redis-rs', async () => {
+    const dir = join(work, 'rust');
+    const c = calls(
+      'redis-rs',
+      { default: 'con' },
+      { key: 'key', token: 'token', ttlMs: 'ttl_ms' },
+      'crate::locksmith',
+    );
+    writeCargoPackage(dir, {
+      'locksmith.rs': renderHelper('redis-rs', pack).text,
+      'main.rs': 'fn main() {}\n',
+      'lib.rs': `#![deny(warnings)]
+
+pub mod locksmith;
 ${c.imports}
 
 pub fn api(mut con: redis::Connection, key: &str, token: &str, ttl_ms: u64) -> Result<bool, locksmith::LockError> {
@@ -539,19 +500,9 @@ pub fn api(mut con: redis::Connection, key: &str, token: &str, ttl_ms: u64) -> R
     Ok(${c.release.code}? && ${c.extend.code}?)
 }
 `,
-      );
-      await check(rustc, [
-        ...metadata,
-        '-D',
-        'warnings',
-        '-o',
-        join(dir, 'app.rmeta'),
-        '--extern',
-        `redis=${join(dir, 'libredis.rmeta')}`,
-        join(dir, 'lib.rs'),
-      ]);
-    },
-  );
+    });
+    await cargo(dir, 'check');
+  });
 });
 
 describe('helperCall', () => {
