@@ -62,7 +62,8 @@ export function lockFix(input: FixInput): LockFix {
     ],
     note: `wrote the lock inline, no helper file: ${why}`,
   });
-  if (!file || !root) return inline('the file is in no workspace folder, so no helper file can go next to it');
+  if (!file || !root)
+    return inline('no helper file can be written here (an unsaved file, or an editor that creates no files)');
   const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
   const proposals = proposeHelperPlacements(client.id, project);
   if (!proposals.length) return inline(NO_PLACE[client.extension] ?? 'the project has no place for a helper');
