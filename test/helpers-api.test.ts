@@ -607,6 +607,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.UnifiedJedis;
 
+@SuppressWarnings("deprecation") // JedisPool, deprecated in Jedis 8
 class Api {
 ${methods.join('\n')}}
 `,

@@ -14,7 +14,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { sleep, useRedis, waitFor } from './helpers';
-import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { start } from './proofs/helpers/run';
 
@@ -62,12 +62,12 @@ function proofs(server: ServerKind): void {
   }
 
   for (const proof of HELPER_PROOFS.filter((candidate) => candidate.wakes || candidate.kinds)) {
-    describe(`${proof.client} helper: waiting and lock kinds against a real ${server}`, () => {
+    describe(`${proofName(proof)} helper: waiting and lock kinds against a real ${server}`, () => {
       let command: string[];
       const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 
       before(async () => {
-        command = await prepareOnce(proof, work, pack, proof.kinds ? 'all' : 'core');
+        command = await prepareOnce(proof, work, pack, proof.kinds ? 'all' : undefined);
       });
       beforeEach(async () => {
         await fx.redis.flushall();

@@ -111,6 +111,15 @@ def _wakes(message: Any, token: str) -> bool:
     return _text(message[2]) in ("", "*", token)
 
 
+def _read_reply(connection: Any) -> Any:
+    """The next reply or pushed message (a coroutine for an asyncio connection): under RESP3, redis-py
+    8's default, read_response skips what the server pushes (the subscription and its messages)
+    unless asked for it."""
+    if str(getattr(connection, "protocol", 2)) == "3":
+        return connection.read_response(push_request=True)
+    return connection.read_response()
+
+
 def _own_connection(client: Any) -> Any:
     """A connection made like the client's pool makes them, outside the pool; None without a pool."""
     pool = getattr(client, "connection_pool", None)
@@ -129,7 +138,7 @@ class _Wakeups:
                 # The confirmation, or no subscription: a server before 7.0, an ACL without channel rights.
                 if not self._connection.can_read(patience_s):
                     raise TimeoutError("no SSUBSCRIBE confirmation")
-                self._connection.read_response()
+                _read_reply(self._connection)
         except (RedisError, OSError):
             self.close()
 
@@ -141,7 +150,7 @@ class _Wakeups:
             try:
                 if left <= 0 or not self._connection.can_read(left):
                     return
-                if _wakes(self._connection.read_response(), self._token):
+                if _wakes(_read_reply(self._connection), self._token):
                     return
             except (RedisError, OSError):
                 self.close()  # the retry bound covers the rest
@@ -167,7 +176,7 @@ class _AsyncWakeups:
         if self._connection is not None:
             try:
                 await self._connection.send_command("SSUBSCRIBE", key, check_health=False)
-                await asyncio.wait_for(self._connection.read_response(), patience_s)
+                await asyncio.wait_for(_read_reply(self._connection), patience_s)
                 self._reader = asyncio.create_task(self._read())
             except (RedisError, OSError, asyncio.TimeoutError):
                 await self.close()
@@ -175,7 +184,7 @@ class _AsyncWakeups:
 
     async def _read(self) -> None:
         while True:
-            if _wakes(await self._connection.read_response(), self._token):
+            if _wakes(await _read_reply(self._connection), self._token):
                 self._woken.set()
 
     async def wait(self, seconds: float) -> None:

@@ -5,15 +5,17 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
+  /** What the tests call it when the client runs with another library build than Debian's (default: the client). */
+  label?: string;
   /**
-   * Writes the helper (with kinds 'all': every lock kind it can carry; else its core alone) and the
+   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
    * program into `dir`; returns the command that runs the program (URL and mode follow).
    */
-  prepare(dir: string, pack: Pack, kinds?: Kinds): Promise<string[]>;
+  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
@@ -28,15 +30,6 @@ export interface HelperProof {
   cluster?: boolean;
 }
 
-/** The helper's core alone, or every lock kind it can carry. */
-export type Kinds = 'core' | 'all';
-
-/** The client's helper, rendered with `kinds`. */
-function helperOf(client: string, pack: Pack, kinds: Kinds = 'core', options: HelperOptions = {}) {
-  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
-  return renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
-}
-
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
 export function writeProof(
   dir: string,
@@ -44,10 +37,11 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
-  kinds?: Kinds,
+  kinds?: 'all',
 ): string {
   mkdirSync(dir, { recursive: true });
-  const helper = helperOf(client, pack, kinds, options);
+  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
+  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -80,6 +74,15 @@ const interpreted = (
 });
 
 /**
+ * Builds the main package in `dir` (its imports of module path `module` are folders of `dir`) into
+ * `output`, as a module that requires the pinned Go libraries (test/proofs/go).
+ */
+export async function buildGoProgram(dir: string, module: string, output: string): Promise<void> {
+  writeGoModule(dir, module);
+  await go(['build', '-o', output, '.'], dir);
+}
+
+/**
  * A Go client's helper proof: the helper as package locksmithproof/locksmith of the proofs' Go
  * module (test/proofs/go: go.mod and go.sum pin the libraries), the program as its main package,
  * built once with the module cache under ~/.cache/redis-locksmith/.
@@ -90,12 +93,10 @@ const goModule = (
 ): HelperProof => ({
   client,
   async prepare(dir, pack, kinds) {
-    writeGoModule(dir);
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    // The lock kinds' modes build only against a helper that carries them.
     if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
-    await go(['build', '-o', join(dir, 'proof'), '.'], dir);
+    await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
   ...capabilities,
@@ -107,9 +108,9 @@ const jvm = (
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
-  async prepare(dir, pack, kinds) {
+  async prepare(dir, pack) {
     mkdirSync(dir, { recursive: true });
-    const helper = helperOf(client, pack, kinds);
+    const helper = renderHelper(client, pack);
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
@@ -121,8 +122,8 @@ const jvm = (
 /** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
 const redisRs: HelperProof = {
   client: 'redis-rs',
-  async prepare(dir, pack, kinds) {
-    const helper = helperOf('redis-rs', pack, kinds);
+  async prepare(dir, pack) {
+    const helper = renderHelper('redis-rs', pack);
     writeCargoPackage(dir, {
       [helper.fileName]: helper.text,
       'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
@@ -136,10 +137,24 @@ const redisRs: HelperProof = {
   kinds: false,
 };
 
+/** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
+const redisPyFromPypi: HelperProof = {
+  client: 'redis-py',
+  label: 'redis-py 8.1.0 (PyPI)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython(),
+    writeProof(dir, 'redis-py', 'redis-py.py', pack, {}, kinds),
+  ],
+  wakes: true,
+  queues: true,
+  kinds: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
+  redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
@@ -155,12 +170,15 @@ export const HELPER_PROOFS: HelperProof[] = [
 const prepared = new Map<string, Promise<string[]>>();
 
 /** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
-export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds: Kinds = 'core'): Promise<string[]> {
-  const name = `${proof.client}-${kinds}`;
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: 'all'): Promise<string[]> {
+  const name = proofName(proof);
   let command = prepared.get(name);
   if (!command) {
-    command = proof.prepare(join(work, name), pack, kinds);
+    command = proof.prepare(join(work, name.replace(/\W+/g, '-')), pack, kinds);
     prepared.set(name, command);
   }
   return command;
 }
+
+/** The proof's name in test titles: its label, or its client. */
+export const proofName = (proof: HelperProof) => proof.label ?? proof.client;
