@@ -6,20 +6,15 @@
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 3f5599f92e6bedcbafd21887d71b9c6bcea360c3
+// @locksmith-digest aded69bf96888513d56d8dd0699b16ece88d9610
 
 declare(strict_types=1);
 
-// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, function ($lease) {...})
-// holds the lock around the callback; Locksmith::acquire() and $lease->release() are for code that
-// cannot use one; Locksmith::tryAcquire() tries once and never waits (null when busy);
-// releaseLock() and extendLock() take a key and a token. PHP has no timer thread: with renew: true
-// the callback calls $lease->check() between steps, which extends the lease once a third of the TTL
-// has passed and throws LeaseLostException once it is gone.
-//
-// A waiter polls with jittered back-off (10 ms doubling to $retryMs, ±50 %): the release's wake-up
-// (SPUBLISH) needs SSUBSCRIBE, which Predis 1.x has no consumer for, and its pub/sub loop holds the
-// process until a message comes.
+// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, fn ($lease) => ...) holds
+// a lock around the callback; acquire() and $lease->release() are for code that cannot use one;
+// tryAcquire() tries once and never waits (null when busy); releaseLock() and extendLock() take a key
+// and a token. With renew: true the callback calls $lease->check() between steps (PHP has no timer
+// thread). Waiters poll with jittered back-off: Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
 
 /** The lock stayed held for the whole wait. */
 final class LockBusyException extends \RuntimeException
