@@ -225,3 +225,34 @@ export function helperWithKinds(text: string, pack: Pack, kinds: readonly Kind[]
   const helper = renderHelper(header.client, pack, { ...options, kinds: kindsValue([...had, ...added]) });
   return { helper, added };
 }
+
+export interface HelperRefresh {
+  /** The text to write over the file, or undefined when it is current and carries every kind asked for. */
+  text: string | undefined;
+  /** The kinds it gains. */
+  added: Kind[];
+  /** Why it is rewritten: what made it outdated, the kinds it gains. */
+  reasons: string[];
+  /** It was edited by hand: rewriting it replaces those edits. */
+  edited: boolean;
+}
+
+/**
+ * What Add Lock Helper (and Update lock helper) writes over an existing helper file: the installed
+ * pack's version of it, with the kinds it carries and `kinds` added; undefined for a file that is
+ * no helper.
+ */
+export function refreshHelper(text: string, pack: Pack, kinds: readonly Kind[] = []): HelperRefresh | undefined {
+  const check = checkHelperFile(text, pack);
+  const rendered = helperWithKinds(text, pack, kinds);
+  if (!check || !rendered) return undefined;
+  const { helper, added } = rendered;
+  const reasons = [...check.reasons, ...(added.length ? [`it gains the ${added.join(', ')} lock kind`] : [])];
+  return { text: check.outdated || added.length ? helper.text : undefined, added, reasons, edited: check.edited };
+}
+
+/** The lock kinds a helper file carries beyond the plain lock (for an old header, those whose scripts it embeds). */
+export function carriedKinds(text: string): Kind[] {
+  const header = readHelperHeader(text);
+  return header ? kindsOf(headerOptions(header)) : [];
+}

@@ -186,7 +186,7 @@ export function pythonTripleQuoted(code: string): string[] {
 
 /** Ruby squiggly heredocs <<~'LUA': the least indentation of the non-blank lines comes off; each line keeps its newline. */
 export function rubySquigglyHeredocs(code: string): string[] {
-  return [...code.matchAll(/<<~'(\w+)'\n([\s\S]*?\n)[ \t]*\1\n/g)].map(([, , content]) => {
+  return [...code.matchAll(/<<~'(\w+)'[^\n]*\n([\s\S]*?\n)[ \t]*\1\n/g)].map(([, , content]) => {
     const lines = content.slice(0, -1).split('\n');
     const least = Math.min(...lines.filter((line) => line.trim()).map((line) => /^[ \t]*/.exec(line)![0].length));
     return `${lines.map((line) => line.slice(least)).join('\n')}\n`;

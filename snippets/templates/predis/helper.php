@@ -6,16 +6,11 @@ declare(strict_types=1);
 «opt:namespace»
 «set:client»\Predis\ClientInterface
 «set:error»\Predis\PredisException
-// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, function ($lease) {...})
-// holds the lock around the callback; Locksmith::acquire() and $lease->release() are for code that
-// cannot use one; Locksmith::tryAcquire() tries once and never waits (null when busy);
-// releaseLock() and extendLock() take a key and a token. PHP has no timer thread: with renew: true
-// the callback calls $lease->check() between steps, which extends the lease once a third of the TTL
-// has passed and throws LeaseLostException once it is gone.
-//
-// A waiter polls with jittered back-off (10 ms doubling to $retryMs, ±50 %): the release's wake-up
-// (SPUBLISH) needs SSUBSCRIBE, which Predis 1.x has no consumer for, and its pub/sub loop holds the
-// process until a message comes.
+// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, fn ($lease) => ...) holds
+// a lock around the callback; acquire() and $lease->release() are for code that cannot use one;
+// tryAcquire() tries once and never waits (null when busy); releaseLock() and extendLock() take a key
+// and a token. With renew: true the callback calls $lease->check() between steps (PHP has no timer
+// thread). Waiters poll with jittered back-off: Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
 
 «include:_php/errors»
 

@@ -63,6 +63,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 LUA;
 $locksmithRelease = <<<'LUA'
 -- @script release
@@ -101,6 +102,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 LUA;
 $lockKey = 'lock:{order:42}';
 $lockTtlMs = 10000;

@@ -6,7 +6,7 @@
 // @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest ed50b5c7388656b0a0e66207ef97e324b7182804
+// @locksmith-digest f7084f8f4357d4b95b1fe699f10e66e7c83f62f1
 
 #nullable enable
 using System;
@@ -106,6 +106,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
     internal const string AcquireQueuedScript = """
 -- @script acquire_queued
@@ -173,6 +174,7 @@ if fence then
 end
 redis.call('ZREM', waiters, token)
 return { result, 0, redis.call('ZCARD', waiters) }
+
 """;
     internal const string ExtendScript = """
 -- @script extend
@@ -202,6 +204,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
     internal const string ReleaseScript = """
 -- @script release
@@ -240,6 +243,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 
     /// <summary>

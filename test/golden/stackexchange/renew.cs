@@ -72,6 +72,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
 const string locksmithExtend = """
 -- @script extend
@@ -101,6 +102,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
 const string locksmithRelease = """
 -- @script release
@@ -139,6 +141,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 var lockKey = "lock:{order:42}";
 var lockTtlMs = 10000;
