@@ -4,10 +4,10 @@
 // evicted). Built from keyspace notifications with the value read after them, or, without
 // notifications, from successive reads (then marked approximate). Kept in memory only, bounded,
 // nothing written to Redis. Pure: the caller passes times. No `vscode`.
-import type { HoldEnd } from '../timeline/protocol';
 import { escapeBytes, waitingCount, type LockEntry } from './classify';
+import type { HoldEnd } from './historyModel';
 
-export type { HoldEnd } from '../timeline/protocol';
+export type { HoldEnd } from './historyModel';
 
 export interface Hold {
   /** Unique within the history, in order of acquisition. */

@@ -1,8 +1,8 @@
-// What the extension and the Lock Timeline panel say to each other: plain JSON, no vscode, so
-// the history model, the panel and the renderer in the webview share one definition.
+// What the extension and the Lock Timeline panel say to each other: plain JSON, no vscode. It
+// carries the lock history's own vocabulary (locks/historyModel.ts) to the renderer.
+import type { HoldEnd } from '../locks/historyModel';
 
-/** How a hold ended: released by compare-and-delete, lease ran out, released from the view, SET by someone else, evicted. */
-export type HoldEnd = 'released' | 'expired' | 'forced' | 'overwritten' | 'evicted';
+export type { HoldEnd } from '../locks/historyModel';
 
 /** One owner's hold of one lock key, from acquiring it to its end (absent while held). */
 export interface TimelineHold {
