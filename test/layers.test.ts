@@ -1,7 +1,7 @@
 // Which layer of the extension may import which: the core (locks/, the plain connection modules,
 // settings.ts) imports no `vscode`; the lock history is the core the timeline's webview protocol
-// builds on, never the reverse. Read from the sources, so a new import that breaks a rule fails
-// here.
+// builds on, never the reverse; and the tree's nodes, which commands receive as arguments, are built by
+// one typed constructor. Read from the sources, so a new import that breaks a rule fails here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -44,5 +44,13 @@ test('the lock history does not depend on the timeline: the webview protocol bui
       .filter((path) => path.startsWith('extension/src/timeline') || path.startsWith('extension/src/views'))
       .map((path) => `${rel(file)} imports ${path}`),
   );
+  assert.deepEqual(offenders, []);
+});
+
+test("a connection's tree node (a command argument) is built by connectionNode() alone", () => {
+  const offenders = sources(SRC)
+    .filter((file) => !file.endsWith(join('views', 'nodes.ts')))
+    .filter((file) => /kind:\s*'connection'/.test(readFileSync(file, 'utf8')))
+    .map(rel);
   assert.deepEqual(offenders, []);
 });

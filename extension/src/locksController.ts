@@ -8,6 +8,7 @@ import { ConnectionError } from './connections/errors';
 import type { Ctx } from './ctx';
 import { LockHistory } from './locks/history';
 import { LockMonitor, type ChangeKind, type LiveMode, type MonitorSnapshot } from './locks/monitor';
+import { connectionNode } from './views/nodes';
 
 /** What changed: a connection's rows or values, its state, or (undefined) the list of connections. */
 export interface LocksChange {
@@ -170,8 +171,7 @@ export class LocksController implements vscode.Disposable {
         )
         .then(
           (choice) =>
-            choice &&
-            vscode.commands.executeCommand('locksmith.locks.enableNotifications', { kind: 'connection', config }),
+            choice && vscode.commands.executeCommand('locksmith.locks.enableNotifications', connectionNode(config)),
         );
     }
   }

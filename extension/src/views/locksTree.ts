@@ -18,7 +18,14 @@ import {
 } from '../locks/present';
 import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
 import { presentGroup, recentHolds } from '../locks/presentHistory';
-import type { ConnectionNode, GroupNode, LocksNode, LockNode, MessageNode } from './nodes';
+import {
+  connectionNode,
+  type ConnectionNode,
+  type GroupNode,
+  type LocksNode,
+  type LockNode,
+  type MessageNode,
+} from './nodes';
 
 /** Above this many locks a connection shows its lock groups first, then the keys in each. */
 const GROUP_ABOVE = 25;
@@ -142,7 +149,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
           existing.config = config;
           return existing;
         }
-        const fresh: ConnectionNode = { kind: 'connection', config };
+        const fresh = connectionNode(config);
         this.connectionNodes.set(config.id, fresh);
         return fresh;
       });
@@ -284,7 +291,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         item.id = `${node.config.id}/message`;
         item.iconPath = new vscode.ThemeIcon(node.icon);
         item.tooltip = node.tooltip ?? node.text;
-        if (node.command) item.command = { ...node.command, arguments: [{ kind: 'connection', config: node.config }] };
+        if (node.command) item.command = { ...node.command, arguments: [connectionNode(node.config)] };
         item.contextValue = 'message';
         return item;
       }

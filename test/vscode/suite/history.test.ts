@@ -13,7 +13,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { ConnectionConfig } from '../../../extension/src/connections/saved';
 import type { LocksmithApi } from '../../../extension/src/extension';
-import type { GroupNode } from '../../../extension/src/views/nodes';
+import { connectionNode, type GroupNode } from '../../../extension/src/views/nodes';
 import { loadPack } from '../../../pack/pack';
 import { LockScripts } from '../../../pack/runtime';
 import { startRedis, type RedisServer } from '../../harness/redis';
@@ -48,8 +48,9 @@ suite('lock history', () => {
 
   suiteTeardown(async () => {
     if (config) {
-      const node = { kind: 'connection', config };
-      await vscode.commands.executeCommand('locksmith.locks.removeConnection', node, { confirmed: true });
+      await vscode.commands.executeCommand('locksmith.locks.removeConnection', connectionNode(config), {
+        confirmed: true,
+      });
     }
     redis?.disconnect();
     await server?.stop();

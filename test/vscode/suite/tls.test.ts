@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { LocksmithApi } from '../../../extension/src/extension';
+import { connectionNode } from '../../../extension/src/views/nodes';
 import { TLS_FIXTURE_ENV, type TlsFixture } from '../fixtures';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';
@@ -77,7 +78,7 @@ suite('tls', () => {
     for (const id of [withCa.config.id, insecure.config.id]) {
       await vscode.commands.executeCommand(
         'locksmith.locks.removeConnection',
-        { kind: 'connection', config: api.ctx.connections.get(id) },
+        connectionNode(api.ctx.connections.get(id)!),
         { confirmed: true },
       );
     }

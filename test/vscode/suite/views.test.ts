@@ -8,7 +8,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { ConnectionConfig } from '../../../extension/src/connections/saved';
 import type { LocksmithApi } from '../../../extension/src/extension';
-import type { LockNode, LocksNode } from '../../../extension/src/views/nodes';
+import { connectionNode, type LockNode, type LocksNode } from '../../../extension/src/views/nodes';
 import { SCRIPT_NAMES } from '../../../pack/pack';
 import { startRedis, type RedisServer } from '../../harness/redis';
 import { eventually } from './eventually';
@@ -162,7 +162,7 @@ suite('views', () => {
     assert.equal(api.scriptsTree.isLoaded(config.id, 'acquire'), false);
     const outcome = await vscode.commands.executeCommand<{ ok: boolean; shas: Record<string, string> }>(
       'locksmith.scripts.load',
-      { kind: 'connection', config },
+      connectionNode(config),
     );
     assert.equal(outcome.ok, true);
     const shas = SCRIPT_NAMES.map((name) => api.ctx.pack[name].sha1);
