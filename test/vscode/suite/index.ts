@@ -6,8 +6,16 @@ import Mocha from 'mocha';
 import { describeError, RESULTS_FILE_ENV, type SuiteResults, type TestResult } from '../results';
 import { report } from './report';
 
+/** The suites and the tests in each, last first. */
+function reverse(suite: Mocha.Suite): void {
+  suite.suites.reverse();
+  suite.tests.reverse();
+  for (const child of suite.suites) reverse(child);
+}
+
 export async function run(): Promise<void> {
-  // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke".
+  // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke";
+  // LOCKSMITH_TEST_ORDER=reverse runs the suites and their tests last first.
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, grep: process.env.LOCKSMITH_TEST_GREP });
   // Found at run time, so a new suite file needs no change here.
   for (const file of readdirSync(__dirname)
@@ -31,6 +39,8 @@ export async function run(): Promise<void> {
   const finished = new Promise<number>((resolve) => {
     // Throws when a suite file throws while it is loaded.
     const runner = mocha.run(resolve);
+    // Every test sets up what it needs: run backwards, each still passes.
+    if (process.env.LOCKSMITH_TEST_ORDER === 'reverse') runner.once('start', () => reverse(mocha.suite));
     runner.on('test', (test) => {
       running = test.fullTitle();
       // A name given by an earlier test no longer describes the screen this one leaves.
