@@ -1,6 +1,7 @@
 // Which layer of the extension may import which: the core (locks/, the plain connection modules,
 // settings.ts) imports no `vscode`; the lock history is the core the timeline's webview protocol
-// builds on, never the reverse; and the tree's nodes, which commands receive as arguments, are built by
+// builds on, never the reverse; the Locks view shows what the controller read and sends no
+// command of its own; and the tree's nodes, which commands receive as arguments, are built by
 // one typed constructor. Read from the sources, so a new import that breaks a rule fails here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -45,6 +46,13 @@ test('the lock history does not depend on the timeline: the webview protocol bui
       .map((path) => `${rel(file)} imports ${path}`),
   );
   assert.deepEqual(offenders, []);
+});
+
+test("the Locks view's rows and hovers show what the controller read: no command of their own through the pack's runtime", () => {
+  const tree = join(SRC, 'views', 'locksTree.ts');
+  const runtime = importsOf(tree).filter((path) => path.startsWith('pack/'));
+  const scripts = /\.scripts\(/.test(readFileSync(tree, 'utf8')) ? ['calls connections.scripts()'] : [];
+  assert.deepEqual([...runtime, ...scripts], []);
 });
 
 test("a connection's tree node (a command argument) is built by connectionNode() alone", () => {

@@ -3,7 +3,9 @@
 // when the view shows, and the offer to enable keyspace notifications. The tree provider only
 // maps what this holds to rows.
 import * as vscode from 'vscode';
+import type { NativePath } from '../../pack/native';
 import type { ConnectionConfig } from './connections/saved';
+import type { Session } from './connections/session';
 import { ConnectionError } from './connections/errors';
 import type { Ctx } from './ctx';
 import { LockHistory } from './locks/history';
@@ -28,6 +30,8 @@ export class LocksController implements vscode.Disposable {
   private visible = false;
   private tickTimer?: NodeJS.Timeout;
   private countdownTimer?: NodeJS.Timeout;
+  /** Per session, which commands Release and Extend run: read once when it connects, for the connection's tooltip. */
+  private readonly paths = new WeakMap<Session, NativePath>();
   /** Connections already offered to enable keyspace notifications in this window. */
   private readonly offered = new Set<string>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -74,6 +78,27 @@ export class LocksController implements vscode.Disposable {
       this.histories.set(id, history);
     }
     return history;
+  }
+
+  /** Which commands Release and Extend run on the connection's current session; undefined until read. */
+  nativePath(id: string): NativePath | undefined {
+    const session = this.ctx.connections.session(id);
+    return session && this.paths.get(session);
+  }
+
+  /**
+   * Reads it from the pack's runtime, which decides it once per session (INFO server per master)
+   * and changes its mind when a command turns out to be denied: called when the session connects
+   * and after each Release or Extend, never from a hover.
+   */
+  async readNativePath(config: ConnectionConfig): Promise<void> {
+    const session = this.ctx.connections.session(config.id);
+    if (session?.state.kind !== 'connected') return;
+    try {
+      this.paths.set(session, await this.ctx.connections.scripts(session).path());
+    } catch (error) {
+      this.ctx.log.debug(`${config.name}: reading the native path failed: ${String(error)}`);
+    }
   }
 
   /** How the connection's listing stays current (tests, the connection's tooltip). */
@@ -158,6 +183,7 @@ export class LocksController implements vscode.Disposable {
   private async follow(config: ConnectionConfig): Promise<void> {
     const monitor = this.monitor(config);
     if (!monitor) return;
+    void this.readNativePath(config);
     if (!this.visible) return monitor.refresh(true);
     const mode = await monitor.startLive();
     await monitor.refresh(true);

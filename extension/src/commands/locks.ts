@@ -48,6 +48,7 @@ export function release(ctx: Ctx, controller: LocksController): Cmd {
       controller.history(node.config.id).markForced(node.lock.key, token, Date.now());
       const released = await (await scripts(ctx, node.config)).release(node.lock.key, token);
       void controller.refresh(node.config);
+      void controller.readNativePath(node.config);
       if (released) {
         vscode.window.setStatusBarMessage(`Released ${key}`, 4000);
         return 'released';
@@ -87,6 +88,7 @@ export function extend(ctx: Ctx, controller: LocksController): Cmd {
         await scripts(ctx, node.config)
       ).extend(node.lock.key, node.lock.token, Number(ms.trim()));
       void controller.refresh(node.config);
+      void controller.readNativePath(node.config);
       if (extended) return 'extended';
       void vscode.window.showWarningMessage(
         `${key} changed hands or expired since the view read it: its TTL was not changed.`,

@@ -298,7 +298,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
   }
 
-  async resolveTreeItem(item: vscode.TreeItem, node: LocksNode): Promise<vscode.TreeItem> {
+  resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
     if (node.kind === 'lock') {
       const now = Date.now();
       const history = recentHolds(this.controller.history(node.config.id).holdsOf(node.lock.key), now);
@@ -306,7 +306,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         [presentLock(node.lock, now).tooltip, history].filter(Boolean).join('\n\n'),
       );
     }
-    if (node.kind === 'connection') item.tooltip = await this.connectionTooltip(node.config);
+    if (node.kind === 'connection') item.tooltip = this.connectionTooltip(node.config);
     return item;
   }
 
@@ -355,9 +355,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   }
 
   /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, and a TLS warning. */
-  async connectionTooltip(config: ConnectionConfig): Promise<string> {
-    const session = this.ctx.connections.session(config.id);
-    const state = session?.state;
+  connectionTooltip(config: ConnectionConfig): string {
+    const state = this.ctx.connections.session(config.id)?.state;
     const lines = [`${config.url}${config.username ? ` as ${config.username}` : ''}`];
     if (state?.kind === 'reconnecting') lines.push(state.reason);
     if (state?.kind === 'error') lines.push(state.message);
@@ -365,8 +364,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     if (snapshot && state?.kind === 'connected') {
       lines.push(describeFreshness(snapshot, Date.now(), this.controller.isVisible, this.ctx.config.locks.intervalMs));
     }
-    if (session && state?.kind === 'connected')
-      lines.push(describePath(await this.ctx.connections.scripts(session).path()));
+    const path = state?.kind === 'connected' ? this.controller.nativePath(config.id) : undefined;
+    if (path) lines.push(describePath(path));
     if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
     if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');
     return lines.join('\n');

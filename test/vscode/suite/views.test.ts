@@ -1,7 +1,8 @@
 // The Locks and Lock Scripts views in a real extension host, against a password-protected
 // throwaway redis-server: connections through the real commands (password in SecretStorage),
 // seeded locks shown with owner, TTL and warnings, Release that leaves a lock that changed
-// hands alone, Load Lock Scripts, the messages for a bad URL and a wrong password. Each test adds the connection and the keys it needs and
+// hands alone, Load Lock Scripts, the messages for a bad URL and a wrong password, and a hover
+// that sends nothing to the server. Each test adds the connection and the keys it needs and
 // removes them again: any one passes alone (LOCKSMITH_TEST_GREP) and in any order.
 import * as assert from 'node:assert/strict';
 import Redis from 'ioredis';
@@ -215,6 +216,21 @@ suite('views', () => {
       'its deletion in the tree',
     );
     assert.equal(await calls(redis, 'scan'), scans, 'no re-scan: the events alone updated the tree');
+  });
+
+  test('hovering a connection sends the server nothing; its tooltip still says how Release and Extend run', async () => {
+    await redis.set('lock:orders:42', 'api-1:4711:9f2c4e1ab37d5e60', 'PX', 60_000);
+    const added = await connect('hover');
+    await vscode.commands.executeCommand('locksmith.locks.focus');
+    await listedLock(api, added, 'lock:orders:42');
+    const row = connectionRow(api, added);
+    // The path is read once per session when it connects; let that finish before counting.
+    await eventually(() => api.locks.nativePath(added.id), 'the native path read at connect');
+    const before = await calls(redis, 'info');
+    const { tooltip } = api.locksTree.resolveTreeItem(item(row), row);
+    assert.equal(await calls(redis, 'info'), before + 1, 'only the INFO that counts was sent');
+    assert.equal(typeof tooltip, 'string');
+    assert.match(tooltip as string, /Release and extend run the pack's Lua scripts/);
   });
 
   test('Remove Connection deletes its password from SecretStorage', async () => {
