@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { atExit } from '../test/vscode/atExit';
+import { findOnPath } from '../test/vscode/onPath';
 import { DOOMED_WORKER, KILL_AFTER_MS } from './scenario';
 import {
   checkBuilt,
@@ -67,14 +68,6 @@ function stopStarted(): void {
     }
   }
   if (started.scratch) rmSync(started.scratch, { recursive: true, force: true });
-}
-
-function findOnPath(command: string): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v "$1"', 'sh', command], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Runs desktop VS Code on a throwaway user-data-dir; resolves when its window is closed. */
