@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { atExit } from '../test/vscode/atExit';
-import { findOnPath } from '../test/vscode/onPath';
+import { findOnPath } from '../test/harness/onPath';
 import { DOOMED_WORKER, KILL_AFTER_MS } from './scenario';
 import {
   checkBuilt,

@@ -31,6 +31,7 @@ test('Chromium is the first chromium or chromium-browser on PATH; without one th
 test('the runner, the demo and the timeline tests name no /usr/bin path', () => {
   const files = [
     ...sources('test/vscode'),
+    'test/harness/onPath.ts',
     ...sources('demo'),
     ...readdirSync(join(ROOT, 'test'))
       .filter((name) => /^(timeline|layers|locks-history|tools-on-path)/.test(name))
