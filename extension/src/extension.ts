@@ -28,6 +28,7 @@ export interface LocksmithApi {
   locks: LocksController;
   locksTree: LocksTree;
   scriptsTree: ScriptsTree;
+  timeline: LockTimeline;
   /** The one-time move of the retired TLS settings, run at activation. */
   tlsMigration: Promise<TlsMigration>;
 }
@@ -109,5 +110,5 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     extension.subscriptions.push(server);
   }, 0);
   extension.subscriptions.push({ dispose: () => clearTimeout(starting) });
-  return { ctx, locks: controller, locksTree, scriptsTree, tlsMigration };
+  return { ctx, locks: controller, locksTree, scriptsTree, timeline, tlsMigration };
 }

@@ -20,6 +20,9 @@ export interface LocksChange {
 
 /** How often a countdown redraws rows whose displayed TTL changed. */
 const COUNTDOWN_MS = 500;
+/** Why a connection's locks went unobserved, as its history and the timeline say it. */
+const VIEW_HIDDEN = 'the Locks view was hidden';
+const CONNECTION_LOST = 'the connection was lost';
 
 export class LocksController implements vscode.Disposable {
   private readonly monitors = new Map<string, LockMonitor>();
@@ -28,6 +31,8 @@ export class LocksController implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<LocksChange>();
   readonly onDidChange = this.changed.event;
   private visible = false;
+  /** The connection the Lock Timeline follows: observed while the view is hidden (notifications only). */
+  private kept?: string;
   private tickTimer?: NodeJS.Timeout;
   private countdownTimer?: NodeJS.Timeout;
   /** Per session, which commands Release and Extend run: read once when it connects, for the connection's tooltip. */
@@ -50,19 +55,41 @@ export class LocksController implements vscode.Disposable {
     return this.visible;
   }
 
-  /** Reads, live updates and the countdown run only while someone can see the view. */
+  /**
+   * Reads, live updates and the countdown run only while someone can see the view; the Lock
+   * Timeline's connection keeps its notifications (not its reads) while the view is hidden.
+   */
   setVisible(visible: boolean): void {
     this.visible = visible;
     this.restartTimers();
     if (!visible) {
-      for (const monitor of this.monitors.values()) monitor.stopLive();
+      for (const [id, monitor] of this.monitors) {
+        if (id !== this.kept || monitor.snapshot().live.kind !== 'notifications') monitor.stopLive(VIEW_HIDDEN);
+      }
       return;
     }
-    for (const config of this.ctx.connections.list()) {
-      const session = this.ctx.connections.session(config.id);
-      if (!session) this.connectQuietly(config);
-      else if (session.state.kind === 'connected') void this.follow(config);
-    }
+    for (const config of this.ctx.connections.list()) this.observeNow(config, false);
+  }
+
+  /**
+   * The Lock Timeline follows this connection (undefined: none): its keyspace notifications stay
+   * subscribed while the Locks view is hidden. They cost the server nothing; reads would, so a
+   * server without notifications is not read for the timeline alone.
+   */
+  keepObserving(id: string | undefined): void {
+    const previous = this.kept;
+    this.kept = id;
+    if (this.visible) return;
+    if (previous && previous !== id) this.monitors.get(previous)?.stopLive(VIEW_HIDDEN);
+    const config = id === undefined ? undefined : this.ctx.connections.get(id);
+    if (config) this.observeNow(config, false);
+  }
+
+  /** Connects the connection, or follows it when connected (`restart`: subscribe again even when subscribed). */
+  private observeNow(config: ConnectionConfig, restart: boolean): void {
+    const session = this.ctx.connections.session(config.id);
+    if (!session) this.connectQuietly(config);
+    else if (session.state.kind === 'connected') void this.follow(config, restart);
   }
 
   snapshot(id: string): MonitorSnapshot | undefined {
@@ -134,13 +161,14 @@ export class LocksController implements vscode.Disposable {
     if (session?.state.kind !== 'connected' && session?.state.kind !== 'reconnecting') return undefined;
     const existing = this.monitors.get(config.id);
     if (existing?.source === session) return existing;
-    existing?.dispose();
+    existing?.dispose(CONNECTION_LOST);
     const history = this.history(config.id);
     const monitor = new LockMonitor(
       session,
       () => this.ctx.config.locks,
       (line) => this.ctx.log.debug(`${config.name}: ${line}`),
       {
+        observing: (how, at) => history.observe(how, at),
         events: (events, read) => history.observeEvents(events, read),
         reads: (locks, gone, at) => history.observeReads(locks, gone, at),
       },
@@ -151,9 +179,12 @@ export class LocksController implements vscode.Disposable {
   }
 
   private connectionChanged(config: ConnectionConfig): void {
+    const state = this.ctx.connections.session(config.id)?.state;
     // Connected again (a restart, a failover, new masters): the server may have changed entirely,
     // so read it again and re-check its notifications.
-    if (this.ctx.connections.session(config.id)?.state.kind === 'connected') void this.follow(config);
+    if (state?.kind === 'connected') void this.follow(config, true);
+    // Down: nothing is observed until it is back.
+    else if (state) this.monitors.get(config.id)?.stopLive(CONNECTION_LOST);
     this.changed.fire({ id: config.id, kind: 'state' });
   }
 
@@ -179,16 +210,22 @@ export class LocksController implements vscode.Disposable {
     });
   }
 
-  /** After a (re)connect: read, and while visible subscribe to notifications where the server publishes them. */
-  private async follow(config: ConnectionConfig): Promise<void> {
+  /**
+   * After a (re)connect, or when the view shows: read, and while observed subscribe to
+   * notifications where the server publishes them (`restart`: even when subscribed already).
+   */
+  private async follow(config: ConnectionConfig, restart: boolean): Promise<void> {
     const monitor = this.monitor(config);
     if (!monitor) return;
     void this.readNativePath(config);
-    if (!this.visible) return monitor.refresh(true);
-    const mode = await monitor.startLive();
+    if (!this.visible && this.kept !== config.id) return monitor.refresh(true);
+    const subscribed = monitor.snapshot().live;
+    const mode = restart || subscribed.kind !== 'notifications' ? await monitor.startLive() : subscribed;
+    // Kept for the timeline alone, a server without notifications is not read.
+    if (!this.visible && mode.kind !== 'notifications') return monitor.stopLive(VIEW_HIDDEN);
     await monitor.refresh(true);
     this.changed.fire({ id: config.id, kind: 'state' });
-    if (mode.kind === 'polling' && mode.enable && !this.offered.has(config.id)) {
+    if (this.visible && mode.kind === 'polling' && mode.enable && !this.offered.has(config.id)) {
       this.offered.add(config.id);
       void vscode.window
         .showInformationMessage(

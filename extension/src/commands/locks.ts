@@ -218,7 +218,11 @@ export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
       (
         await vscode.window.showQuickPick(
           [
-            { label: 'JSON', detail: 'every hold with its extensions', format: 'json' as const },
+            {
+              label: 'JSON',
+              detail: 'every hold with its extensions, and when nobody observed',
+              format: 'json' as const,
+            },
             { label: 'CSV', detail: 'one row per hold, for a spreadsheet', format: 'csv' as const },
           ],
           { title: `Export the lock history of ${config.name}` },
@@ -237,7 +241,10 @@ export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
         filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
       }));
     if (!file) return 'cancelled';
-    const text = format === 'json' ? historyJson(config.name, holds, Date.now()) : historyCsv(holds);
+    const text =
+      format === 'json'
+        ? historyJson(config.name, holds, controller.history(config.id).gaps(), Date.now())
+        : historyCsv(holds);
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
     ctx.log.info(`${config.name}: exported ${holds.length} holds to ${file.fsPath}`);
     return { written: file.fsPath, holds: holds.length };

@@ -31,6 +31,11 @@ export class LockTimelinePanel implements vscode.Disposable {
     return this.panel !== undefined;
   }
 
+  /** What the panel shows, as the webview receives it on a reset (tests read it). */
+  picture(): TimelineData {
+    return this.state.data();
+  }
+
   /** Opens the panel (or brings it to the front) showing `data`. */
   show(data: TimelineData): void {
     this.state.reset(data);

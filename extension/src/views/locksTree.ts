@@ -17,7 +17,7 @@ import {
   type SortOrder,
 } from '../locks/present';
 import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
-import { presentGroup, recentHolds } from '../locks/presentHistory';
+import { presentGroup, recentHolds, unobservedWithin } from '../locks/presentHistory';
 import {
   connectionNode,
   type ConnectionNode,
@@ -268,7 +268,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
         return item;
       }
       case 'group': {
-        const view = presentGroup(node.group, node.locks.length, this.statsOf(node.config).get(node.group));
+        const unobserved = unobservedWithin(
+          this.controller.history(node.config.id).gaps(),
+          Date.now(),
+          STATS_WINDOW_MS,
+        );
+        const view = presentGroup(node.group, node.locks.length, this.statsOf(node.config).get(node.group), unobserved);
         const item = viewItem(view, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${node.config.id}/group/${node.group}`;
         return item;
@@ -301,9 +306,10 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   resolveTreeItem(item: vscode.TreeItem, node: LocksNode): vscode.TreeItem {
     if (node.kind === 'lock') {
       const now = Date.now();
-      const history = recentHolds(this.controller.history(node.config.id).holdsOf(node.lock.key), now);
+      const history = this.controller.history(node.config.id);
+      const recent = recentHolds(history.holdsOf(node.lock.key), history.gaps(), now);
       item.tooltip = new vscode.MarkdownString(
-        [presentLock(node.lock, now).tooltip, history].filter(Boolean).join('\n\n'),
+        [presentLock(node.lock, now).tooltip, recent].filter(Boolean).join('\n\n'),
       );
     }
     if (node.kind === 'connection') item.tooltip = this.connectionTooltip(node.config);
@@ -319,7 +325,8 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     const snapshot = this.controller.snapshot(config.id);
     const locks = snapshot?.locks.filter((lock) => lock.kind !== 'other').length ?? 0;
     const count = snapshot?.readAt ? `${locks}${snapshot.more ? '+' : ''} lock${locks === 1 ? '' : 's'}` : '';
-    const live = snapshot?.live.kind === 'notifications' ? 'live' : '';
+    // Live only while notifications actually arrive: not while a subscriber is away.
+    const live = this.controller.history(config.id).observation().kind === 'events' ? 'live' : '';
     switch (state?.kind) {
       case 'connected':
         // The count first: it is what a narrow side bar still shows.

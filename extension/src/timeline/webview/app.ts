@@ -9,7 +9,7 @@ import { middle, ZOOM_STEP, type Controls } from './controls';
 import { KeyboardNavigation } from './keyboard';
 import { PointerInput } from './pointer';
 import type { Elements } from './dom';
-import { duration } from './format';
+import { duration, observationText } from './format';
 import { AXIS_HEIGHT, contentHeight, layoutFor, plotWidth, ROW_HEIGHT, type Layout } from './layout';
 import { OwnerPalette } from './palette';
 import { TimelineStore } from './store';
@@ -235,22 +235,30 @@ export class TimelineApp implements Controls {
     const { status, spacer } = this.elements;
     spacer.style.height = `${contentHeight(this.store.rows().length)}px`;
     const count = (n: number) => COUNT_FORMAT.format(n);
-    const { keyCount, holdCount, sampledEveryMs } = this.store;
+    const { keyCount, holdCount } = this.store;
     const shown = this.store.rows().length;
     const keys = shown === keyCount ? `${count(keyCount)} keys` : `${count(shown)} of ${count(keyCount)} keys`;
-    const sampled = sampledEveryMs ? ` · approximate: read every ${duration(sampledEveryMs)}` : '';
-    status.textContent = `${count(holdCount)} holds · ${keys}${sampled}`;
+    status.textContent = `${count(holdCount)} holds · ${keys} · ${observationText(this.store.observation)}`;
     this.updateWindowChrome();
   }
 
-  /** The follow button and the window's span (set only when they change: a drag updates on every move). */
+  /**
+   * The follow button and the window's span (set only when they change: a drag updates on every
+   * move). "Live" only while the connection is observed: following a connection nobody observes
+   * shows now, not what happens.
+   */
   private updateWindowChrome(): void {
     const { follow, span } = this.elements;
-    const following = String(this.viewport.following);
-    if (follow.getAttribute('aria-pressed') !== following) {
-      follow.setAttribute('aria-pressed', following);
-      follow.textContent = this.viewport.following ? '● Live' : 'Go live';
-      follow.classList.toggle('paused', !this.viewport.following);
+    const { following } = this.viewport;
+    const observed = this.store.observation.kind !== 'none';
+    const label = following ? (observed ? '● Live' : '○ Not observed') : observed ? 'Go live' : 'Go to now';
+    if (follow.textContent !== label) {
+      follow.setAttribute('aria-pressed', String(following));
+      follow.textContent = label;
+      follow.title = observed
+        ? 'Follow live updates (L)'
+        : `Nothing is recorded: ${observationText(this.store.observation)}. Follow now (L)`;
+      follow.classList.toggle('paused', !following || !observed);
     }
     const spanText = `${duration(this.viewport.span)} window`;
     if (span.textContent !== spanText) span.textContent = spanText;
