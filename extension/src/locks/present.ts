@@ -92,7 +92,7 @@ const ROLE_TEXT = {
 /** A holder of a reentrant lock, a read-write lock or a semaphore, shown as the lock's child. */
 export function presentHolder(lock: HeldByMany, holder: LockHolder, now: number): LockView {
   const left = holder.leftMs === undefined ? undefined : holder.leftMs - (now - lock.readAt);
-  const lease = left === undefined ? undefined : left > 0 ? formatDuration(left) : 'expired';
+  const lease = left === undefined ? undefined : left > 0 ? countdown(left) : 'expired';
   const role = holder.role && ROLE_TEXT[holder.role];
   return {
     label: holder.owner,
@@ -171,7 +171,7 @@ function presentToken(lock: TokenLock, now: number): LockView {
 
 function presentTimestamp(lock: TimestampLock, now: number): LockView {
   const left = lock.expiresAt - now;
-  const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+  const when = left > 0 ? `expires in ${countdown(left)}` : `expired ${countdown(-left)} ago`;
   return {
     label: escapeBytes(lock.key),
     description: when,
@@ -323,7 +323,7 @@ const NO_TTL_WARNING =
 function ttlText(lock: LockEntry, now: number): string {
   const left = remainingMs(lock, now);
   if (left === undefined) return 'no TTL';
-  return left > 0 ? formatDuration(left) : 'expired';
+  return left > 0 ? countdown(left) : 'expired';
 }
 
 function ttlLine(lock: LockEntry, now: number): string {
@@ -335,6 +335,16 @@ function ttlLine(lock: LockEntry, now: number): string {
 
 function fenceLine(lock: LockEntry): string | undefined {
   return lock.fence && `Fencing counter: ${lock.fence.value} in ${code(escapeBytes(lock.fence.key))}`;
+}
+
+/**
+ * A row's countdown: whole seconds (`<1 s`, `4 s`, `42 s`), then as formatDuration; rounded down,
+ * so it never shows more than is left. A row changes once a second at most: a redraw closes its
+ * tooltip, and VS Code shows one only after the pointer rested half a second on an unchanged row.
+ */
+export function countdown(ms: number): string {
+  if (ms < 1_000) return '<1 s';
+  return ms < 10_000 ? `${Math.floor(ms / 1_000)} s` : formatDuration(ms);
 }
 
 /** `4.2 s` under 10 s, then `42 s`, `12 min`, `5 h`, `3 d`; rounded down, so a countdown never shows more than is left. */

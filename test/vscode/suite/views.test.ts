@@ -1,8 +1,8 @@
 // The Locks and Lock Scripts views in a real extension host, against a password-protected
 // throwaway redis-server: connections through the real commands (password in SecretStorage),
 // seeded locks shown with owner, TTL and warnings, Release that leaves a lock that changed
-// hands alone, Load Lock Scripts, the messages for a bad URL and a wrong password, and a hover
-// that sends nothing to the server. Each test adds the connection and the keys it needs and
+// hands alone, Load Lock Scripts, the messages for a bad URL and a wrong password, a hover that
+// sends nothing to the server, and a short lease's tooltip that stays open while read. Each test adds the connection and the keys it needs and
 // removes them again: any one passes alone (LOCKSMITH_TEST_GREP) and in any order.
 import * as assert from 'node:assert/strict';
 import Redis from 'ioredis';
@@ -16,7 +16,7 @@ import { startRedis, type RedisServer } from '../../harness/redis';
 import { addConnection, connectionRow, listedLock, lockRows, removeConnection } from './connection';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';
-import { takeScreenshot } from './report';
+import { hoverRow, takeScreenshot } from './report';
 
 const PASSWORD = 'view-test-password';
 
@@ -231,6 +231,34 @@ suite('views', () => {
     assert.equal(await calls(redis, 'info'), before + 1, 'only the INFO that counts was sent');
     assert.equal(typeof tooltip, 'string');
     assert.match(tooltip as string, /Release and extend run the pack's Lua scripts/);
+  });
+
+  test('the tooltip of a lock with a TTL under 10 s stays open while the pointer rests on it', async function () {
+    const key = 'lock:{tooltip:short}';
+    const token = 'api-3:3131:5d2c8e1ab37d5e60';
+    await redis.set(key, token, 'PX', 9_000);
+    // Renewed as a worker would: while hovered its TTL counts down and goes back up at each re-read.
+    const renew = setInterval(() => void redis.pexpire(key, 9_000), 1_500);
+    try {
+      const added = await connect('tooltips');
+      await vscode.commands.executeCommand('locksmith.locks.focus');
+      await listedLock(api, added, key);
+      const samples = await hoverRow(key, 8_000);
+      // Desktop VS Code's runner has no page to point at.
+      if (!samples) return this.skip();
+      const shown = samples.findIndex((sample) => sample.text?.includes(token));
+      const seen = JSON.stringify(samples.map(({ at, text }) => [at, text?.slice(0, 40)]));
+      assert.ok(shown >= 0 && samples[shown].at <= 2_500, `the tooltip shows within 2.5 s: ${seen}`);
+      const closed = samples.slice(shown).filter((sample) => !sample.text?.includes(token));
+      assert.deepEqual(
+        closed.map((sample) => sample.at),
+        [],
+        `the tooltip stays open: ${seen}`,
+      );
+      assert.ok(samples.at(-1)!.at - samples[shown].at >= 5_000, `open for 5 s: ${seen}`);
+    } finally {
+      clearInterval(renew);
+    }
   });
 
   test('Remove Connection deletes its password from SecretStorage', async () => {
