@@ -10,6 +10,7 @@ import { ConnectionError } from './connections/errors';
 import type { Ctx } from './ctx';
 import { LockHistory } from './locks/history';
 import { LockMonitor, type ChangeKind, type LiveMode, type MonitorSnapshot } from './locks/monitor';
+import { describeFit, patternFit, type PatternFit } from './locks/patternFit';
 import { connectionNode } from './views/nodes';
 
 /** What changed: a connection's rows or values, its state, or (undefined) the list of connections. */
@@ -37,6 +38,8 @@ export class LocksController implements vscode.Disposable {
   private countdownTimer?: NodeJS.Timeout;
   /** Per session, which commands Release and Extend run: read once when it connects, for the connection's tooltip. */
   private readonly paths = new WeakMap<Session, NativePath>();
+  /** The warnings shown about a workspace's patterns, by connection and patterns: once each per window. */
+  private readonly fitWarnings = new Map<string, string>();
   /** Connections already offered to enable keyspace notifications in this window. */
   private readonly offered = new Set<string>();
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -128,6 +131,45 @@ export class LocksController implements vscode.Disposable {
     }
   }
 
+  /** How well the lock patterns fit the connection's keys, from what the view lists. */
+  patternFit(id: string): PatternFit | undefined {
+    const snapshot = this.snapshot(id);
+    return snapshot?.readAt ? patternFit(snapshot.locks, snapshot.more) : undefined;
+  }
+
+  /** The warning shown about a workspace's patterns on this connection, if one was (tests). */
+  fitWarning(id: string): string | undefined {
+    return [...this.fitWarnings].find(([key]) => key.startsWith(`${id}\n`))?.[1];
+  }
+
+  /** How many such warnings were shown in this window (tests). */
+  fitWarningsShown(): number {
+    return this.fitWarnings.size;
+  }
+
+  /**
+   * Once per connection and patterns: a workspace's patterns that match far more keys than locks
+   * (a trusted workspace's `*`) make the view read every key; say so, and where they come from.
+   */
+  private checkFit(config: ConnectionConfig): void {
+    const origin = this.ctx.config.lockPatternsOrigin;
+    if (origin.from !== 'workspace' && origin.from !== 'workspace folder') return;
+    const fit = this.patternFit(config.id);
+    const patterns = this.snapshot(config.id)?.patterns ?? [];
+    const key = `${config.id}\n${patterns.join('\n')}`;
+    if (!fit?.mostlyNotLocks || this.fitWarnings.has(key)) return;
+    const where = origin.file ? ` (${origin.file})` : '';
+    const text = `${describeFit(fit, patterns, config.name)} They come from this workspace's settings${where}: edit or remove them there to use your own.`;
+    this.fitWarnings.set(key, text);
+    const open =
+      origin.from === 'workspace'
+        ? 'workbench.action.openWorkspaceSettingsFile'
+        : 'workbench.action.openFolderSettingsFile';
+    void vscode.window
+      .showWarningMessage(text, 'Open Workspace Settings')
+      .then((choice) => choice && vscode.commands.executeCommand(open));
+  }
+
   /** How the connection's listing stays current (tests, the connection's tooltip). */
   liveMode(id: string): LiveMode | undefined {
     return this.monitors.get(id)?.snapshot().live;
@@ -173,7 +215,10 @@ export class LocksController implements vscode.Disposable {
         reads: (locks, gone, at) => history.observeReads(locks, gone, at),
       },
     );
-    monitor.onDidChange((kind) => this.changed.fire({ id: config.id, kind }));
+    monitor.onDidChange((kind) => {
+      this.checkFit(config);
+      this.changed.fire({ id: config.id, kind });
+    });
     this.monitors.set(config.id, monitor);
     return monitor;
   }

@@ -302,6 +302,8 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
   hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
   queue: (lock) =>
     `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's acquire_queued).`,
+  value: () =>
+    'its key is not named like a lock, and its value does not look like an owner token (host:pid:random, a UUID, a random id): data the lock patterns matched.',
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
 

@@ -51,11 +51,24 @@ export function unobservedWithin(gaps: readonly ObservationGap[], now: number, w
   return gaps.reduce((sum, gap) => sum + Math.max(0, Math.min(gap.to ?? now, now) - Math.max(gap.from, since)), 0);
 }
 
+/** `37 locks`, `40 other keys`, `2 locks · 3 other keys`: keys the patterns matched that are not locks are not counted as locks. */
+function keyCount({ locks, other }: { locks: number; other: number }): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [locks || !other ? plural(locks, 'lock') : '', other ? plural(other, 'other key') : '']
+    .filter(Boolean)
+    .join(' · ');
+}
+
 /**
  * A group row: `lock:{orders:*}` · 37 locks · 4 of 37 expired. `unobservedMs`: how much of the
  * stats' window nobody observed (the counts cover the rest).
  */
-export function presentGroup(group: string, count: number, stats: GroupStats | undefined, unobservedMs = 0): LockView {
+export function presentGroup(
+  group: string,
+  count: { locks: number; other: number },
+  stats: GroupStats | undefined,
+  unobservedMs = 0,
+): LockView {
   const use = stats?.acquisitions
     ? [
         `${stats.acquisitionsPerMinute.toFixed(stats.acquisitionsPerMinute < 10 ? 1 : 0)} acquisitions/min`,
@@ -72,10 +85,7 @@ export function presentGroup(group: string, count: number, stats: GroupStats | u
     `Not observed for ${formatDuration(unobservedMs)} of the last 10 min: these counts cover the rest.`;
   return {
     label: group,
-    description: [
-      `${count} lock${count === 1 ? '' : 's'}`,
-      stats?.expired ? `${stats.expired} of ${stats.ended} expired` : '',
-    ]
+    description: [keyCount(count), stats?.expired ? `${stats.expired} of ${stats.ended} expired` : '']
       .filter(Boolean)
       .join(' · '),
     tooltip: [`**Lock group** ${code(group)}`, use, gap, stats?.warning && `⚠ ${stats.warning}`]

@@ -17,6 +17,7 @@ import {
   type SortOrder,
 } from '../locks/present';
 import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
+import { describeFit, lockShaped } from '../locks/patternFit';
 import { presentGroup, recentHolds, unobservedWithin } from '../locks/presentHistory';
 import { HoverPause, rowIdentity } from './hoverPause';
 import {
@@ -376,7 +377,9 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
           Date.now(),
           STATS_WINDOW_MS,
         );
-        const view = presentGroup(node.group, node.locks.length, this.statsOf(node.config).get(node.group), unobserved);
+        const locks = node.locks.filter((each) => lockShaped(each.lock)).length;
+        const count = { locks, other: node.locks.length - locks };
+        const view = presentGroup(node.group, count, this.statsOf(node.config).get(node.group), unobserved);
         const item = viewItem(view, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${node.config.id}/group/${node.group}`;
         return item;
@@ -439,7 +442,15 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     switch (state?.kind) {
       case 'connected':
         // The count first: it is what a narrow side bar still shows.
-        item.description = [count, live, `Redis ${state.version}`, state.role].filter(Boolean).join(' · ');
+        item.description = [
+          count,
+          live,
+          this.fromWorkspace() && 'workspace patterns',
+          `Redis ${state.version}`,
+          state.role,
+        ]
+          .filter(Boolean)
+          .join(' · ');
         item.iconPath = new vscode.ThemeIcon(
           insecure ? 'warning' : 'database',
           insecure ? new vscode.ThemeColor('list.warningForeground') : undefined,
@@ -482,9 +493,30 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
     const path = state?.kind === 'connected' ? this.controller.nativePath(config.id) : undefined;
     if (path) lines.push(describePath(path));
+    lines.push(...this.patternLines(config));
     if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
     if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');
     return lines.join('\n');
+  }
+
+  /** A trusted workspace set the lock patterns (they apply to the user's own connections). */
+  private fromWorkspace(): boolean {
+    const { from } = this.ctx.config.lockPatternsOrigin;
+    return from === 'workspace' || from === 'workspace folder';
+  }
+
+  /** Where the patterns come from when a workspace set them, and whether they fit the keys. */
+  private patternLines(config: ConnectionConfig): string[] {
+    const origin = this.ctx.config.lockPatternsOrigin;
+    if (origin.from !== 'workspace' && origin.from !== 'workspace folder') return [];
+    const snapshot = this.controller.snapshot(config.id);
+    const patterns = (snapshot?.patterns.length ? snapshot.patterns : this.ctx.config.locks.patterns).join(', ');
+    const lines = [
+      `Lock patterns from this ${origin.from}'s settings${origin.file ? ` (${origin.file})` : ''}: ${patterns}. A trusted workspace may set them for your connections; remove them there to use your own.`,
+    ];
+    const fit = this.controller.patternFit(config.id);
+    if (fit?.mostlyNotLocks) lines.push(`⚠ ${describeFit(fit, snapshot!.patterns, config.name)}`);
+    return lines;
   }
 
   dispose(): void {
