@@ -122,6 +122,7 @@ describe('the contention scenario, as the README shows it', () => {
     await first.page.keyboard.press('ArrowLeft');
     const saved = await first.savedState();
     assert.ok(saved);
+    assert.equal(saved.connectionId, data.connectionId, 'the connection, for the panel restored after a window reload');
 
     const again = await openTimelinePage(browser, renderer.dir, {
       theme: 'dark',

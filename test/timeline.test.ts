@@ -4,8 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { readPackageJson } from './packageJson';
 import { contentSecurityPolicy, newNonce, timelineHtml } from '../extension/src/timeline/html';
-import { parseFromPanel, type TimelineData, type TimelineHold } from '../extension/src/timeline/protocol';
+import {
+  parseFromPanel,
+  savedConnectionId,
+  TIMELINE_VIEW_TYPE,
+  type TimelineData,
+  type TimelineHold,
+} from '../extension/src/timeline/protocol';
 import { PendingDelta, TimelineState } from '../extension/src/timeline/snapshot';
 import { clockTime, duration, holdDetails, timeTicks } from '../extension/src/timeline/webview/format';
 import {
@@ -102,6 +109,17 @@ describe('messages from the webview', () => {
       assert.equal(parseFromPanel(bad), undefined, JSON.stringify(bad));
     }
     assert.equal(parseFromPanel({ type: 'eval', key: 'x' }), undefined);
+  });
+
+  test('a panel restored after a window reload names its connection in the state its renderer saved', () => {
+    assert.equal(savedConnectionId({ viewport: {}, connectionId: 'c-1' }), 'c-1');
+    for (const bad of [undefined, null, 'c-1', {}, { connectionId: '' }, { connectionId: 7 }]) {
+      assert.equal(savedConnectionId(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
+  test("package.json activates the extension for the panel's view type, so VS Code can hand it back after a reload", () => {
+    assert.ok(readPackageJson().activationEvents.includes(`onWebviewPanel:${TIMELINE_VIEW_TYPE}`));
   });
 });
 

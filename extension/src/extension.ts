@@ -19,6 +19,7 @@ import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
 import { stepDone } from './walkthrough';
 import { LockTimelinePanel } from './timeline/panel';
+import { TIMELINE_VIEW_TYPE } from './timeline/protocol';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
 
@@ -92,6 +93,10 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     scriptsView,
     locksView.onDidChangeVisibility(({ visible }) => controller.setVisible(visible)),
     timeline,
+    // Brings the panel back after a window reload (package.json: onWebviewPanel:locksmith.timeline).
+    vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
+      deserializeWebviewPanel: (panel, state: unknown) => Promise.resolve(timeline.restore(panel, state)),
+    }),
     timeline.panel.onDidSelect((key) => {
       const node = timeline.connection && locksTree.lockNode(timeline.connection.id, key);
       if (node) void locksView.reveal(node, { select: true, focus: true });

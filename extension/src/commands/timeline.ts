@@ -6,6 +6,7 @@ import type { ConnectionConfig } from '../connections/saved';
 import type { Cmd, Ctx } from '../ctx';
 import type { LocksController } from '../locksController';
 import { timelineHold } from '../timeline/fromHistory';
+import { savedConnectionId } from '../timeline/protocol';
 import type { LockTimelinePanel } from '../timeline/panel';
 import type { ConnectionNode } from '../views/nodes';
 import { pickConnection } from './pickConnection';
@@ -62,6 +63,22 @@ export class LockTimeline implements vscode.Disposable {
       observation: history.observation(),
     });
     return holds.length;
+  }
+
+  /**
+   * A panel VS Code restored after a window reload, with the state its renderer saved: it shows
+   * the connection it showed (its history starts anew: history lives in memory), or closes when
+   * that connection was removed.
+   */
+  restore(panel: vscode.WebviewPanel, state: unknown): void {
+    const id = savedConnectionId(state);
+    const config = id === undefined ? undefined : this.ctx.connections.get(id);
+    if (!config) {
+      panel.dispose();
+      return;
+    }
+    this.panel.adopt(panel);
+    this.show(config);
   }
 
   private stop(): void {

@@ -4,6 +4,16 @@ import type { HoldEnd, ObservationGap, ObservationState, UnseenStart } from '../
 
 export type { HoldEnd, ObservationGap, ObservationState, UnseenStart } from '../locks/historyModel';
 
+/** The panel's view type: package.json's `onWebviewPanel:` activation event names it, so a window reload brings it back. */
+export const TIMELINE_VIEW_TYPE = 'locksmith.timeline';
+
+/** The connection a restored panel showed, from the state its renderer saved (the webview is not trusted blindly). */
+export function savedConnectionId(state: unknown): string | undefined {
+  if (typeof state !== 'object' || state === null) return undefined;
+  const { connectionId } = state as { connectionId?: unknown };
+  return typeof connectionId === 'string' && connectionId !== '' ? connectionId : undefined;
+}
+
 /** One owner's hold of one lock key, from acquiring it to its end (absent while held). */
 export interface TimelineHold {
   /** Unique per hold within a connection: an update with the same id replaces the hold. */

@@ -11,6 +11,7 @@ import { connectionNode } from '../../../extension/src/views/nodes';
 import { TLS_FIXTURE_ENV, type TlsFixture } from '../fixtures';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';
+import { reloadedBefore } from './reload';
 
 suite('tls', () => {
   let api: LocksmithApi;
@@ -45,7 +46,8 @@ suite('tls', () => {
 
   test("the user's old caFile setting moved into the saved TLS connection, which keeps connecting", async () => {
     const migration = await api.tlsMigration;
-    assert.deepEqual(migration.moved, [fixture.migratedId]);
+    // Once: after a window reload (window-reload.test.ts) it happened in the extension host before.
+    if (!reloadedBefore()) assert.deepEqual(migration.moved, [fixture.migratedId]);
     const config = api.ctx.connections.get(fixture.migratedId);
     assert.ok(config, 'the saved connection is still there');
     assert.deepEqual(config.tls, { caFile: fixture.caFile });

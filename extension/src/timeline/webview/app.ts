@@ -22,18 +22,20 @@ export interface VsCodeApi {
   setState(state: SavedState): void;
 }
 
-/** What survives the webview being rebuilt (hidden and shown again). */
+/** What survives the webview being rebuilt (hidden and shown again, or the window reloaded). */
 export interface SavedState {
   viewport: ViewportState;
   filter: string;
   selectedKey?: string;
   owners: Record<string, number>;
+  /** The connection shown: after a window reload the extension shows it again. */
+  connectionId?: string;
 }
 
 /** The state saved by this renderer, or undefined when there is none or it is not in this version's shape. */
 function savedState(state: unknown): SavedState | undefined {
   if (typeof state !== 'object' || state === null) return undefined;
-  const { viewport, filter, selectedKey, owners } = state as Partial<SavedState>;
+  const { viewport, filter, selectedKey, owners, connectionId } = state as Partial<SavedState>;
   const valid =
     typeof viewport === 'object' &&
     Number.isFinite(viewport.start) &&
@@ -43,8 +45,9 @@ function savedState(state: unknown): SavedState | undefined {
     typeof filter === 'string' &&
     (selectedKey === undefined || typeof selectedKey === 'string') &&
     typeof owners === 'object' &&
-    owners !== null;
-  return valid ? { viewport, filter, selectedKey, owners } : undefined;
+    owners !== null &&
+    (connectionId === undefined || typeof connectionId === 'string');
+  return valid ? { viewport, filter, selectedKey, owners, connectionId } : undefined;
 }
 
 /** Windows a short history is fitted to: the first that holds all of it, else the default. */
@@ -70,6 +73,7 @@ export class TimelineApp implements Controls {
   private readonly pointer = new PointerInput(this);
   private readonly keyboard = new KeyboardNavigation(this);
   private selectedKey?: string;
+  private connectionId?: string;
   /** The window was sized to the data (first reset) or restored from the saved state: left alone from then on. */
   private windowChosen = false;
 
@@ -94,6 +98,7 @@ export class TimelineApp implements Controls {
       this.store.setFilter(saved.filter);
     }
     this.selectedKey = saved?.selectedKey;
+    this.connectionId = saved?.connectionId;
     this.theme = readTheme();
     this.applyTheme();
     this.listen();
@@ -114,6 +119,7 @@ export class TimelineApp implements Controls {
     this.clockOffset = message.now - Date.now();
     if (message.type === 'reset') {
       this.store.reset(message);
+      this.connectionId = message.connectionId;
       this.elements.title.textContent = `Lock Timeline · ${message.connection}`;
       this.elements.scroller.setAttribute('aria-label', `Lock timeline of ${message.connection}`);
       // Owners take colours in the order they first held a lock: the same order after every reload.
@@ -274,6 +280,7 @@ export class TimelineApp implements Controls {
         filter: this.elements.filter.value,
         selectedKey: this.selectedKey,
         owners: this.palette.saved(),
+        connectionId: this.connectionId,
       });
     }, SAVE_DELAY_MS);
   }
