@@ -17,7 +17,7 @@ import type { Cmd, Ctx } from './ctx';
 import { startLanguageServer, type LanguageServer } from './languageServer';
 import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
-import { stepDone } from './walkthrough';
+import { stepDone, stepsDone, type WalkthroughStep } from './walkthrough';
 import { LockTimelinePanel } from './timeline/panel';
 import { TIMELINE_VIEW_TYPE } from './timeline/protocol';
 import { LocksTree } from './views/locksTree';
@@ -30,6 +30,8 @@ export interface LocksmithApi {
   locksTree: LocksTree;
   scriptsTree: ScriptsTree;
   timeline: LockTimeline;
+  /** The walkthrough's steps completed in this window. */
+  walkthroughDone(): ReadonlySet<WalkthroughStep>;
   /** The one-time move of the retired TLS settings, run at activation. */
   tlsMigration: Promise<TlsMigration>;
 }
@@ -115,5 +117,5 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     extension.subscriptions.push(server);
   }, 0);
   extension.subscriptions.push({ dispose: () => clearTimeout(starting) });
-  return { ctx, locks: controller, locksTree, scriptsTree, timeline, tlsMigration };
+  return { ctx, locks: controller, locksTree, scriptsTree, timeline, walkthroughDone: stepsDone, tlsMigration };
 }

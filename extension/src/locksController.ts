@@ -12,6 +12,7 @@ import { LockHistory } from './locks/history';
 import { LockMonitor, type ChangeKind, type LiveMode, type MonitorSnapshot } from './locks/monitor';
 import { describeFit, patternFit, type PatternFit } from './locks/patternFit';
 import { connectionNode } from './views/nodes';
+import { stepDone } from './walkthrough';
 
 /** What changed: a connection's rows or values, its state, or (undefined) the list of connections. */
 export interface LocksChange {
@@ -217,6 +218,8 @@ export class LocksController implements vscode.Disposable {
     );
     monitor.onDidChange((kind) => {
       this.checkFit(config);
+      // Seen: the view showed what a read of the connection found (the walkthrough's second step).
+      if (this.visible && monitor.snapshot().readAt) stepDone('locksListed');
       this.changed.fire({ id: config.id, kind });
     });
     this.monitors.set(config.id, monitor);

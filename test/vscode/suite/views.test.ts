@@ -113,6 +113,10 @@ suite('views', () => {
       const found = lockRows(api, added);
       return found.length >= 3 ? found : undefined;
     }, 'three locks listed');
+    assert.ok(
+      api.walkthroughDone().has('locksListed'),
+      'the walkthrough\'s "See the locks" is done once they are listed',
+    );
     const byKey = new Map(locks.map((node) => [node.lock.key.toString(), item(node)]));
     assert.deepEqual([...byKey.keys()].sort(), ['lock:invoice-sync', 'lock:nightly-report', 'lock:orders:42']);
     const [, seconds] = /^api-1#4711 · (\d+) s$/.exec(String(byKey.get('lock:orders:42')!.description)) ?? [];
