@@ -17,6 +17,7 @@ import {
   type SortOrder,
 } from '../locks/present';
 import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
+import { clockTime } from '../locks/historyModel';
 import { describeFit, lockShaped } from '../locks/patternFit';
 import { presentGroup, recentHolds, unobservedWithin } from '../locks/presentHistory';
 import { HoverPause, rowIdentity } from './hoverPause';
@@ -490,6 +491,12 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     const snapshot = this.controller.snapshot(config.id);
     if (snapshot && state?.kind === 'connected') {
       lines.push(describeFreshness(snapshot, Date.now(), this.controller.isVisible, this.ctx.config.locks.intervalMs));
+    }
+    const observation = this.controller.history(config.id).observation();
+    if (observation.kind === 'none' && observation.since) {
+      lines.push(
+        `Not observed since ${clockTime(observation.since)} (${observation.reason}): the lock history has a gap from then on.`,
+      );
     }
     const path = state?.kind === 'connected' ? this.controller.nativePath(config.id) : undefined;
     if (path) lines.push(describePath(path));

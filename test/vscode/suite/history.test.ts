@@ -107,6 +107,10 @@ suite('lock history', () => {
       await eventually(() => holdOf('gap-1:11:aaaa'), 'the hold begins');
       await vscode.commands.executeCommand('workbench.view.explorer');
       await eventually(() => (history().observation().kind === 'none' ? true : undefined), 'observation to stop');
+      assert.match(
+        api.locksTree.connectionTooltip(config),
+        /Not observed since \d\d:\d\d:\d\d \(the Locks view was hidden\): the lock history has a gap/,
+      );
     } finally {
       clearInterval(renew);
     }
