@@ -13,6 +13,8 @@ export default tseslint.config(
       // Programs in the clients' languages that run the generated helpers, not project code.
       'test/proofs/helpers/*.js',
       '.test-artifacts/**',
+      // The npm package assembled by tools/npm-package.ts: a copy of built files and templates.
+      '.build/**',
     ],
   },
   js.configs.recommended,
