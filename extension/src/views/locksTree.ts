@@ -107,6 +107,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
   private redrawAll(): void {
     const saved = new Set(this.ctx.connections.list().map((config) => config.id));
     for (const known of this.connectionNodes.keys()) if (!saved.has(known)) this.connectionNodes.delete(known);
+    for (const known of this.messages.keys()) if (!saved.has(known)) this.messages.delete(known);
     this.rows.clear();
     this.changed.fire(undefined);
   }
