@@ -5,6 +5,7 @@ import {
   classifyKey,
   escapeBytes,
   fenceKeyFor,
+  linkSharedTokens,
   shortOwner,
   unixTimeMs,
   type KeySnapshot,
@@ -15,6 +16,7 @@ import {
 } from '../extension/src/locks/classify';
 import {
   CONTEXT_VALUES,
+  countdown,
   filterLocks,
   formatDuration,
   presentHolder,
@@ -51,6 +53,55 @@ function hashKey(key: string, fields: Record<string, string>, pttl = 30_000, len
   };
   return classifyKey(snapshot);
 }
+
+describe('pack v3: hand-overs, queue tickets, multi-key locks', () => {
+  const handed = (token: string): LockEntry =>
+    classifyKey({
+      key: Buffer.from('lock:{h}'),
+      type: 'string',
+      pttl: 40,
+      readAt: READ_AT,
+      value: { type: 'string', head: Buffer.from(token), length: token.length },
+      waiters: {
+        queued: 1,
+        tickets: [
+          { token: Buffer.from('api-1:11:aa'), state: 'hand', until: READ_AT + 40, ticket: 'aa.1' },
+          { token: Buffer.from('api-1:12:bb'), state: 'wait', until: READ_AT + 900, claimMs: 50, ticket: 'bb.3' },
+        ],
+      },
+    });
+
+  test("the holder's ticket says hand: handed over, unconfirmed, with the claim's end", () => {
+    const lock = handed('api-1:11:aa') as TokenLock;
+    assert.deepEqual(lock.handoff, { claimEndsAt: READ_AT + 40 });
+    const view = presentLock(lock, READ_AT);
+    assert.match(view.description, /^handed to api-1#11, unconfirmed · /);
+    assert.match(view.description, / · 1 waiting$/);
+    assert.equal(view.icon, 'arrow-right');
+    assert.equal((handed('api-1:12:bb') as TokenLock).handoff, undefined, "a waiting ticket is not the holder's");
+  });
+
+  test('the tickets hash and the waiters sorted set of a queue are the queue, not locks', () => {
+    const tickets = hashKey('lock:{h}:tickets', { 'api-1:11:aa': 'wait 1 50 aa.1' }) as OtherKey;
+    assert.deepEqual([tickets.kind, tickets.why, tickets.preview], ['other', 'queue', 'lock:{h}']);
+    assert.match(presentLock(tickets, READ_AT).tooltip, /the tickets of the clients queued for/);
+    assert.equal(hashKey('lock:{h}:other', { 'api-1:11:aa': 'wait 1 50 aa.1' }).kind, 'other');
+  });
+
+  test('linkSharedTokens: token locks holding the same token know each other', () => {
+    const [a, b, c] = linkSharedTokens([
+      stringKey('lock:{m}:a', 'api-2:7:cc'),
+      stringKey('lock:{m}:b', 'api-2:7:cc'),
+      stringKey('lock:c', 'api-3:8:dd'),
+    ]) as TokenLock[];
+    assert.deepEqual(a.heldWith?.map(String), ['lock:{m}:b']);
+    assert.deepEqual(b.heldWith?.map(String), ['lock:{m}:a']);
+    assert.equal(c.heldWith, undefined);
+    const view = presentLock(a, READ_AT);
+    assert.match(view.description, / · \+ 1 key, same token$/);
+    assert.match(view.tooltip, /Held with `lock:\{m\}:b` by the same token/);
+  });
+});
 
 describe('classifyKey', () => {
   test('a string with a printable value is a token lock; the exact value is the token', () => {
@@ -209,10 +260,11 @@ test('fenceKeyFor: the first lock segment becomes fence; Redisson hashes get the
 describe('presentLock', () => {
   const token = stringKey('lock:{order:42}', 'api-1:4711:9f86d081884c7d65', 5_000) as TokenLock;
 
-  test('token lock: owner and a local countdown', () => {
+  test('token lock: owner and a local countdown in whole seconds (the row changes once a second at most)', () => {
     const view = presentLock(token, READ_AT + 800);
     assert.equal(view.label, 'lock:{order:42}');
-    assert.equal(view.description, 'api-1#4711 · 4.2 s');
+    assert.equal(view.description, 'api-1#4711 · 4 s');
+    assert.equal(presentLock(token, READ_AT + 4_200).description, 'api-1#4711 · <1 s');
     assert.deepEqual([view.icon, view.warning, view.contextValue], ['lock', false, CONTEXT_VALUES.token]);
     assert.equal(presentLock(token, READ_AT + 5_000).description, 'api-1#4711 · expired');
   });
@@ -270,7 +322,7 @@ describe('presentLock', () => {
       readAt: READ_AT,
       value: { type: 'collection', length: 1 },
     });
-    assert.equal(presentLock(list, READ_AT).description, 'list · 1 entry · 2.0 s');
+    assert.equal(presentLock(list, READ_AT).description, 'list · 1 entry · 2 s');
     assert.equal(presentLock(stringKey('lock:b', Buffer.from([0xff])), READ_AT).icon, 'file-binary');
   });
 
@@ -279,6 +331,20 @@ describe('presentLock', () => {
     assert.ok(tooltip.includes('```lock:`a``b```'), tooltip);
     assert.ok(presentLock(stringKey('`lock`', 'h:1:x'), READ_AT).tooltip.includes('`` `lock` ``'));
   });
+});
+
+test('countdown: whole seconds, rounded down, so a row never shows more than is left and changes once a second at most', () => {
+  const cases: [number, string][] = [
+    [1, '<1 s'],
+    [999, '<1 s'],
+    [1_000, '1 s'],
+    [4_999, '4 s'],
+    [9_999, '9 s'],
+    [10_000, '10 s'],
+    [99_999, '99 s'],
+    [100_000, '1 min'],
+  ];
+  for (const [ms, text] of cases) assert.equal(countdown(ms), text, String(ms));
 });
 
 test('formatDuration rounds down: a countdown never shows more than is left', () => {

@@ -24,7 +24,7 @@ import { lockFix, type LockFix } from './lockFix';
 import { LockSiteIndex } from './lockSitesRequest';
 import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
 import { fixClient, readIfExists, readManifests } from './quickFix';
-import { ruleDocs } from './readme';
+import { ruleLinks } from './ruleDocs';
 import { readSettings } from './settings';
 
 const connection = createConnection(ProposedFeatures.all);
@@ -48,7 +48,7 @@ interface OpenDocument {
 const documents = new Map<string, OpenDocument>();
 /** URIs of the documents opened or edited most recently, oldest first (at most TREES_KEPT). */
 const recentlyEdited: string[] = [];
-const docs = ruleDocs();
+const docs = ruleLinks();
 /** The script pack the quick fixes embed, read once at start. */
 const pack = loadPack();
 let canConfigure = false;

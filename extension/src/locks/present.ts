@@ -92,7 +92,7 @@ const ROLE_TEXT = {
 /** A holder of a reentrant lock, a read-write lock or a semaphore, shown as the lock's child. */
 export function presentHolder(lock: HeldByMany, holder: LockHolder, now: number): LockView {
   const left = holder.leftMs === undefined ? undefined : holder.leftMs - (now - lock.readAt);
-  const lease = left === undefined ? undefined : left > 0 ? formatDuration(left) : 'expired';
+  const lease = left === undefined ? undefined : left > 0 ? countdown(left) : 'expired';
   const role = holder.role && ROLE_TEXT[holder.role];
   return {
     label: holder.owner,
@@ -152,26 +152,44 @@ function searchableText(lock: LockEntry): string[] {
 
 function presentToken(lock: TokenLock, now: number): LockView {
   const noTtl = lock.pttl < 0;
+  const heldWith = lock.heldWith ?? [];
+  const others = heldWith.length;
   return {
     label: escapeBytes(lock.key),
-    description: `${lock.owner} · ${ttlText(lock, now)}`,
+    description: [
+      lock.handoff ? `handed to ${lock.owner}, unconfirmed` : lock.owner,
+      ttlText(lock, now),
+      others > 0 ? `+ ${others} key${others === 1 ? '' : 's'}, same token` : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · '),
     tooltip: lines(
-      `**Token lock** ${code(escapeBytes(lock.key))}`,
+      `**${lock.handoff ? 'Token lock, handed over' : 'Token lock'}** ${code(escapeBytes(lock.key))}`,
       `Owner token: ${code(escapeBytes(lock.token))}`,
+      lock.handoff ? HANDOFF_TEXT : undefined,
+      others > 0
+        ? `Held with ${heldWith.map((key) => code(escapeBytes(key))).join(', ')} by the same token: ` +
+            'one owner holding several locks, as a multi-key lock does (all or nothing).'
+        : undefined,
       ttlLine(lock, now),
       'Type: string',
       fenceLine(lock),
       noTtl ? NO_TTL_WARNING : undefined,
     ),
-    icon: noTtl ? 'warning' : 'lock',
+    icon: noTtl ? 'warning' : lock.handoff ? 'arrow-right' : 'lock',
     warning: noTtl,
     contextValue: CONTEXT_VALUES.token,
   };
 }
 
+const HANDOFF_TEXT =
+  "Handed over by the previous holder's release (the pack's one-hop queue) to the first waiter in line, " +
+  'whose token it holds for a short claim: the waiter confirms it with its next call (the lease above then ' +
+  'becomes its own), or the claim lapses and the next waiter takes the lock.';
+
 function presentTimestamp(lock: TimestampLock, now: number): LockView {
   const left = lock.expiresAt - now;
-  const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+  const when = left > 0 ? `expires in ${countdown(left)}` : `expired ${countdown(-left)} ago`;
   return {
     label: escapeBytes(lock.key),
     description: when,
@@ -301,7 +319,11 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
   binary: () => 'not printable UTF-8 text, so not an owner token (shown escaped or as hex).',
   hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
   queue: (lock) =>
-    `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's acquire_queued).`,
+    lock.type === 'hash'
+      ? `the tickets of the clients queued for ${code(lock.preview)}: how long each counts as waiting, and who was handed the lock (the pack's one-hop queue).`
+      : `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's queue_acquire and acquire_queued).`,
+  value: () =>
+    'its key is not named like a lock, and its value does not look like an owner token (host:pid:random, a UUID, a random id): data the lock patterns matched.',
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
 
@@ -323,7 +345,7 @@ const NO_TTL_WARNING =
 function ttlText(lock: LockEntry, now: number): string {
   const left = remainingMs(lock, now);
   if (left === undefined) return 'no TTL';
-  return left > 0 ? formatDuration(left) : 'expired';
+  return left > 0 ? countdown(left) : 'expired';
 }
 
 function ttlLine(lock: LockEntry, now: number): string {
@@ -335,6 +357,16 @@ function ttlLine(lock: LockEntry, now: number): string {
 
 function fenceLine(lock: LockEntry): string | undefined {
   return lock.fence && `Fencing counter: ${lock.fence.value} in ${code(escapeBytes(lock.fence.key))}`;
+}
+
+/**
+ * A row's countdown: whole seconds (`<1 s`, `4 s`, `42 s`), then as formatDuration; rounded down,
+ * so it never shows more than is left. A row changes once a second at most: a redraw closes its
+ * tooltip, and VS Code shows one only after the pointer rested half a second on an unchanged row.
+ */
+export function countdown(ms: number): string {
+  if (ms < 1_000) return '<1 s';
+  return ms < 10_000 ? `${Math.floor(ms / 1_000)} s` : formatDuration(ms);
 }
 
 /** `4.2 s` under 10 s, then `42 s`, `12 min`, `5 h`, `3 d`; rounded down, so a countdown never shows more than is left. */
