@@ -156,14 +156,15 @@ for (const client of CLIENTS) {
 /** The lines a helper with its core alone may have (headers and embedded Lua included): 400, or for these clients more, and why. */
 const CORE_LINES = 400;
 const IN_LINE_LUA =
-  'the in-line waiting embeds 180 lines of vetted Lua (acquire 52, acquire_queued 65, extend 27, release 36)';
+  'the in-line waiting embeds 183 lines of vetted Lua (acquire 53, acquire_queued 67, extend 27, release 36)';
 const OVER: Record<string, { lines: number; why: string }> = {
-  ioredis: { lines: 580, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
-  'node-redis': { lines: 595, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
+  ioredis: { lines: 583, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
+  'node-redis': { lines: 598, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
   'redis-py': { lines: 820, why: `${IN_LINE_LUA}; sync and asyncio each have their lease, wake-ups and acquire` },
-  redigo: { lines: 700, why: `${IN_LINE_LUA}; wake-ups on a connection dialed the pool's way` },
-  'go-redis': { lines: 640, why: `${IN_LINE_LUA}; Go spells out errors and options` },
+  redigo: { lines: 703, why: `${IN_LINE_LUA}; wake-ups on a connection dialed the pool's way` },
+  'go-redis': { lines: 643, why: `${IN_LINE_LUA}; Go spells out errors and options` },
   stackexchange: { lines: 510, why: `${IN_LINE_LUA}` },
+  phpredis: { lines: 401, why: "pack v3's acquire.lua checks the fence key first: one line more of vetted Lua" },
   jedis: {
     lines: 605,
     why: 'overloads for UnifiedJedis, JedisPool and Jedis, and wake-ups on a thread of their own found at run time (Jedis 4.4 to 8)',
