@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -21,9 +22,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@code try (Locksmith.Lease lease = locksmith.acquire(key, Locksmith.ttlMs(10_000))) {...}}
  * takes the lock, and closing it releases it. The scripts run through the template
  * (RedisTemplate.execute: EVALSHA, and EVAL on NOSCRIPT), so its connection factory (Lettuce or
- * Jedis, standalone, Sentinel or Cluster) is the one used. A waiter polls, so it sees a release
- * at most options.retryMs late: Spring Data Redis has no sharded pub/sub (SSUBSCRIBE), which the
- * release's wake-up is sent on.
+ * Jedis, standalone, Sentinel or Cluster) is the one used; not in its pipeline or MULTI, which
+ * would hold the reply back. A waiter polls, so it sees a release at most options.retryMs late:
+ * Spring Data Redis has no sharded pub/sub (SSUBSCRIBE), which the release's wake-up is sent on.
  * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
  * a token.
  */
@@ -127,14 +128,18 @@ public final class Locksmith {
         return reply == 0 ? null : new Lease(this, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
     }
 
-    /** Runs a script through the template; its integer reply, which a pipeline or transaction would withhold. */
+    /**
+     * Runs a script through the template: its integer reply. Refused, before anything is sent, while
+     * the template's connection pipelines or queues (MULTI): the reply would come too late, and a
+     * lock taken then would be held by a token nobody has.
+     */
     private long run(RedisScript<Long> script, List<String> keys, String... args) {
-        Long reply = redis.execute(script, keys, (Object[]) args);
-        if (reply == null) {
+        RedisCallback<Boolean> deferred = connection -> connection.isPipelined() || connection.isQueueing();
+        if (Boolean.TRUE.equals(redis.execute(deferred))) {
             throw new InvalidDataAccessApiUsageException(
-                    "a lock script got no reply: run Locksmith outside a pipeline or transaction (MULTI) of this template");
+                    "Locksmith cannot run in a pipeline or transaction (MULTI) of its template: a lock needs its reply at once");
         }
-        return reply;
+        return Objects.requireNonNull(redis.execute(script, keys, (Object[]) args), "a lock script's reply");
     }
 
     private static String newToken() {

@@ -1,12 +1,19 @@
 // Proof program for the generated Spring Data Redis helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take.
-// <url> is a redis:// URL: a StringRedisTemplate over a LettuceConnectionFactory, as Spring Boot
-// configures one, without the Boot context. The lock and fence keys come from PROOF_LOCK and
-// PROOF_FENCE (default proof:lock, proof:fence).
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take; and deferred: calls
+//   in the template's pipeline and MULTI, which the helper refuses.
+// <url> is a redis:// URL, or cluster://host:port,host:port (a RedisClusterConfiguration): a
+// StringRedisTemplate over a LettuceConnectionFactory, as Spring Boot configures one, without the
+// Boot context. The lock and fence keys come from PROOF_LOCK and PROOF_FENCE (default proof:lock,
+// proof:fence).
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import java.util.Arrays;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 public final class Proof {
@@ -17,7 +24,10 @@ public final class Proof {
     static Locksmith locksmith;
 
     static void connect(String url) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(url));
+        LettuceConnectionFactory factory = url.startsWith("cluster://")
+                ? new LettuceConnectionFactory(
+                        new RedisClusterConfiguration(Arrays.asList(url.substring("cluster://".length()).split(","))))
+                : new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(url));
         factory.afterPropertiesSet();
         factory.start();
         redis = new StringRedisTemplate(factory);
@@ -110,6 +120,42 @@ public final class Proof {
         lease.release();
     }
 
+    /** Runs `session` on the template's connection, bound to this thread as Spring binds it. */
+    static void inSession(Runnable session, boolean pipelined) {
+        SessionCallback<Object> callback = new SessionCallback<>() {
+            @Override
+            public <K, V> Object execute(RedisOperations<K, V> operations) {
+                if (!pipelined) operations.multi();
+                session.run();
+                if (!pipelined) operations.discard();
+                return null;
+            }
+        };
+        if (pipelined) redis.executePipelined(callback);
+        else redis.execute(callback);
+    }
+
+    static void refused(String where, Runnable call) {
+        try {
+            call.run();
+        } catch (InvalidDataAccessApiUsageException refused) {
+            System.out.println(where + " refused: " + refused.getMessage());
+            return;
+        }
+        throw new IllegalStateException("a lock call ran in a " + where);
+    }
+
+    static void deferred() {
+        for (boolean pipelined : new boolean[] {true, false}) {
+            String where = pipelined ? "pipeline" : "multi";
+            inSession(() -> {
+                refused(where + " tryAcquire", () -> locksmith.tryAcquire(LOCK, Locksmith.ttlMs(5000)));
+                refused(where + " releaseLock", () -> locksmith.releaseLock(LOCK, "token"));
+                refused(where + " extendLock", () -> locksmith.extendLock(LOCK, "token", 5000));
+            }, pipelined);
+        }
+    }
+
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
@@ -123,6 +169,7 @@ public final class Proof {
             case "busy" -> busy();
             case "hold" -> hold();
             case "take" -> take();
+            case "deferred" -> deferred();
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
         // Lettuce's event loops keep the JVM alive: end now, as the other programs do.
