@@ -18,6 +18,7 @@ import {
 } from '../locks/present';
 import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/groups';
 import { presentGroup, recentHolds } from '../locks/presentHistory';
+import { describeReplication } from '../locks/replication';
 import type { ConnectionNode, GroupNode, LocksNode, LockNode, MessageNode } from './nodes';
 
 /** Above this many locks a connection shows its lock groups first, then the keys in each. */
@@ -347,7 +348,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     return item;
   }
 
-  /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, and a TLS warning. */
+  /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, its replication, and a TLS warning. */
   async connectionTooltip(config: ConnectionConfig): Promise<string> {
     const session = this.ctx.connections.session(config.id);
     const state = session?.state;
@@ -360,6 +361,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
     if (session && state?.kind === 'connected')
       lines.push(describePath(await this.ctx.connections.scripts(session).path()));
+    if (snapshot && state?.kind === 'connected') lines.push(...describeReplication(snapshot.nodes, Date.now()));
     if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
     if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');
     return lines.join('\n');
