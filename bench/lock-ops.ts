@@ -3,10 +3,11 @@
 // the server has it: SET NX GET, then DELIFEQ + SPUBLISH in one round trip), (a') the pack's Lua scripts only
 // (EVALSHA), (b) raw SET NX PX + DEL (the unsafe floor), (c) npm redlock on the same single
 // instance; on Valkey also (n) SET NX GET + DELIFEQ without the wake-up, which is what the wake-up
-// costs. Prints a table per server. Then what waitForReplicas costs (notes/durable.md), on a master
-// with one replica: acquires per second and acquire latency at 1 and 8 connections with and without
-// it, and its round trips (an acquire's latency through a proxy adding 5 ms each way, over 10 ms).
-// Not a test.
+// costs; and a two-key lock (LockScripts.multi: MSETEX NX where the server has it, else
+// multi_acquire.lua) against the same through the scripts only. Prints a table per server. Then
+// what waitForReplicas costs (notes/durable.md), on a master with one replica: acquires per second
+// and acquire latency at 1 and 8 connections with and without it, and its round trips (an
+// acquire's latency through a proxy adding 5 ms each way, over 10 ms). Not a test.
 //   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32] [--servers redis,valkey]
 //     [--wait-for-replicas yes|no]
 import { randomBytes } from 'node:crypto';
@@ -43,9 +44,24 @@ function packPair(native: 'auto' | 'lua'): Variant['makePair'] {
   };
 }
 
+/** A two-key lock (LockScripts.multi): MSETEX NX where the server has it, else multi_acquire.lua; then multi_release.lua. */
+function multiPair(native: 'auto' | 'lua'): Variant['makePair'] {
+  return (redis) => {
+    const locks = new LockScripts(redis, PACK, { native });
+    return async (key) => {
+      const owner = token();
+      const keys = [key, `${key}:2`];
+      if (!(await locks.multi.acquire(keys, owner, TTL))) throw new Error(`${key} not acquired`);
+      if ((await locks.multi.release(keys, owner)) !== 2) throw new Error(`${key} not released`);
+    };
+  };
+}
+
 const VARIANTS: Variant[] = [
   { name: 'pack', makePair: packPair('auto') },
   { name: 'pack (Lua only)', makePair: packPair('lua') },
+  { name: 'multi 2 keys', makePair: multiPair('auto') },
+  { name: 'multi (Lua only)', makePair: multiPair('lua') },
   {
     name: 'SET NX PX + DEL',
     makePair(redis) {
@@ -274,7 +290,9 @@ async function benchServer(kind: ServerKind, seconds: number, rounds: number, le
     console.log(
       `\n${kind} ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell`,
     );
-    console.log(`(a) runs acquire with ${path.acquire}, release with ${path.release}`);
+    console.log(
+      `(a) runs acquire with ${path.acquire}, release with ${path.release}; the two-key lock acquires with ${path.multiAcquire}`,
+    );
     const variants = VARIANTS.filter((variant) => !variant.only || variant.only === kind);
     const native = variants.some((variant) => variant.only);
     const header = [

@@ -22,18 +22,24 @@ export const SCRIPT_NAMES = [
   'semaphore_extend',
   'queue_acquire',
   'queue_release',
+  'multi_acquire',
+  'multi_release',
+  'multi_extend',
+  'guarded_set',
+  'fenced_set',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /**
  * `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits.
- * `count`: a positive integer in decimal digits, at most 9 of them. `ticket`: 1 to 64 of A-Z a-z
- * 0-9 . _ -. `flag`: 0 or 1.
+ * `count`: a positive integer in decimal digits, at most 9 of them. `integer`: the same, at most
+ * 15 (a fencing token). `ticket`: 1 to 64 of A-Z a-z 0-9 . _ -. `flag`: 0 or 1.
  */
-export const ARG_FORMATS = ['token', 'ms', 'count', 'ticket', 'flag'] as const;
+export const ARG_FORMATS = ['token', 'ms', 'count', 'integer', 'ticket', 'flag'] as const;
 export type ArgFormat = (typeof ARG_FORMATS)[number];
 
 export interface KeySpec {
+  /** A name ending in `...` (`locks...`) stands for one or more keys, the last of KEYS. */
   name: string;
   required: boolean;
   meaning: string;
@@ -58,9 +64,10 @@ export type ReplyShape = { min: number; max: number } | ReplyShape[];
 /**
  * The letters a `@reply` value may use for an integer, by the least value each stands for:
  * `N` a positive integer (a count or a fencing token, 1 included), `W` a count that may be 0,
- * `P` milliseconds left (-1: the key has no TTL). Digits stand for themselves.
+ * `P` milliseconds left (-1: the key has no TTL), `T` the server's time in ms since the Unix
+ * epoch. Digits stand for themselves.
  */
-export const REPLY_PLACEHOLDERS: Record<string, number> = { N: 1, W: 0, P: -1 };
+export const REPLY_PLACEHOLDERS: Record<string, number> = { N: 1, W: 0, P: -1, T: 0 };
 
 export interface ErrorSpec {
   prefix: string;
@@ -134,6 +141,11 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         }
         if (second === 'required' && descriptor.keys.some((k) => !k.required)) {
           throw new PackError(`${where}: required key ${first} follows an optional key`);
+        }
+        if (descriptor.keys.some((k) => k.name.endsWith('...'))) {
+          throw new PackError(
+            `${where}: key ${first} follows ${descriptor.keys.at(-1)!.name}, which takes every key left`,
+          );
         }
         descriptor.keys.push({ name: first, required: second === 'required', meaning: afterSecond });
         break;

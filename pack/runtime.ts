@@ -3,8 +3,12 @@
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, Redis } from 'ioredis';
+import { FencedWrites } from './fenced';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
-import { keySlot, waitersKey, wakeChannel } from './layout';
+import { MultiLocks } from './multi';
+import { loadedEverywhere, hasEveryScript, type LoadedScripts } from './loaded';
+import { ticketsKey, waitersKey, wakeChannel } from './layout';
+import { masterFor, masterNodes, nodeName, type RedisClient } from './nodes';
 import {
   commonSupport,
   describePath,
@@ -25,11 +29,11 @@ import {
   type WaitForReplicas,
 } from './replicas';
 import { checkedReply, integerReply, integersReply, type ScriptReply } from './replies';
+import { acquireInQueue, type QueueKeys } from './queue';
 import { Wakeups, type Waiter } from './wakeups';
 
 export { ReplicaShortfallError, type ReplicaShortfall, type WaitForReplicas } from './replicas';
-
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from './nodes';
 /** Keys and tokens are binary-safe: pass a Buffer for bytes that are not UTF-8. */
 export type RedisString = string | Buffer;
 
@@ -45,6 +49,11 @@ export interface LockScriptsOptions {
   subscriber?: () => RedisClient;
   /** 'auto' (default): the native commands where every master has them; 'lua': always the scripts. */
   native?: 'auto' | 'lua';
+  /**
+   * How long a lock handed to one of this client's waiters stays its own unconfirmed (queue_release's
+   * claim): what a waiter that died in the queue costs the others at most. Default 50.
+   */
+  claimMs?: number;
 }
 
 export interface WaitOptions {
@@ -58,9 +67,23 @@ export interface AcquireOptions extends WaitOptions {
   /** Fencing counter key (same hash slot as the lock): acquire replies the fencing token. */
   fence?: RedisString;
   /**
+   * Fair: a free lock goes to the first live waiter in its queue, never to a caller behind it
+   * or outside it (no barging). Default false: whoever asks first takes a free lock.
+   */
+  fair?: boolean;
+  /**
+   * When a lock handed over by a release is the caller's: 'confirmed' (default) once its
+   * confirmation returns, with a lease of `ttlMs`; 'wake' at the wake-up, a round trip sooner,
+   * with at least half the claim lease (`claimMs`) left until the confirmation, sent at once,
+   * reaches the server: a pause longer than that lets the next waiter in (see pack/queue.ts).
+   * With a fence, always 'confirmed'.
+   */
+  handoff?: 'wake' | 'confirmed';
+  /**
    * Held only once replicas have it (notes/durable.md): WAIT (or WAITAOF) in one pipeline with
    * the acquire script; a shortfall releases and rejects with a ReplicaShortfallError, or keeps
-   * the lock and calls `onShortfall`. Off by default.
+   * the lock and calls `onShortfall`. A lock handed over in the queue is then the caller's once
+   * confirmed. Off by default.
    */
   waitForReplicas?: WaitForReplicas;
 }
@@ -84,12 +107,17 @@ export class LockScripts {
   readonly reentrant = new ReentrantLocks(this);
   readonly rw = new ReadWriteLocks(this);
   readonly semaphore = new Semaphores(this);
+  /** Several plain locks taken all or nothing (pack/multi.ts). */
+  readonly multi = new MultiLocks(this);
+  /** Writes the storage refuses from a holder that lost the lock (pack/fenced.ts). */
+  readonly fenced = new FencedWrites(this);
   readonly retryMs: number;
-  private readonly wakeups: Wakeups;
+  readonly claimMs: number;
+  readonly wakeups: Wakeups;
   private support?: Promise<NativeSupport>;
   /** `support` once settled: the hot path reads it without awaiting. */
   private supported?: NativeSupport;
-  private readonly queued = new Map<string, RedisString>();
+  private readonly queued = new Map<string, QueueKeys>();
   /** Locks whose last wake-up after a native release reached nobody, until when to skip the next. */
   private readonly quietUntil = new Map<string, number>();
 
@@ -99,6 +127,7 @@ export class LockScripts {
     private readonly options: LockScriptsOptions = {},
   ) {
     this.retryMs = options.retryMs ?? 500;
+    this.claimMs = options.claimMs ?? 50;
     const subscriber =
       options.subscriber ??
       (() =>
@@ -111,16 +140,17 @@ export class LockScripts {
   /**
    * Takes `lock` for `token` with a lease of `ttlMs`, or refreshes it when `token` holds it.
    * Returns 0 when another owner holds it (after `waitMs`, when given); otherwise 1, or with
-   * `fence` the fencing token. With `waitMs` it queues (acquire_queued) and sleeps until the
-   * release wakes it or the holder's lease ends, retrying at least every `retryMs`. With
-   * `waitForReplicas`, the attempt that takes the lock counts once replicas acknowledged it.
+   * `fence` the fencing token. With `waitMs` (or `fair`) it waits in the lock's queue
+   * (queue_acquire), where a release hands the lock straight to the first live waiter; it
+   * retries at least every `retryMs`, and when the holder's lease ends. With `waitForReplicas`,
+   * the attempt that takes the lock counts once replicas acknowledged it.
    */
   async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
-    const { fence, waitMs = 0, signal } = options;
+    const { fence, waitMs = 0, signal, fair = false } = options;
     const replicas = options.waitForReplicas && replicaWait(options.waitForReplicas, ttlMs);
     signal?.throwIfAborted();
-    if (waitMs <= 0) return this.tryAcquire(lock, token, ttlMs, fence, replicas);
-    const queue = waitersKey(lock);
+    if (waitMs <= 0 && !fair) return this.tryAcquire(lock, token, ttlMs, fence, replicas);
+    const queue = queueKeys(lock);
     if (!queue) {
       const once = async (): Promise<Attempt<number>> => {
         const result = await this.tryAcquire(lock, token, ttlMs, fence, replicas);
@@ -128,28 +158,15 @@ export class LockScripts {
       };
       return this.waitFor(lock, token, options, once);
     }
-    const deadline = performance.now() + waitMs;
-    const attempt = async (): Promise<Attempt<number>> => {
-      const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
-      const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
-      const args = [token, ttlMs, queueMs];
-      const [result, pttl] = replicas
-        ? integersReply(
-            this.pack.acquire_queued,
-            await this.runReplicated('acquire_queued', keys, args, replicas, [lock, queue]),
-          )
-        : await this.integers('acquire_queued', keys, args);
-      if (result !== 0) this.remember(lock, token, queue);
-      return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
-    };
-    const leaveQueue = () => this.redis.zrem(queue, token).then(() => undefined);
-    return this.waitFor(lock, token, options, attempt, leaveQueue);
+    const { result } = await acquireInQueue(this, lock, queue, token, ttlMs, { ...options, waitMs, replicas });
+    if (result !== 0) this.remember(lock, token, queue);
+    return result;
   }
 
   /**
-   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
-   * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
-   * waiter off it and wakes exactly that one. Otherwise, where every master has DELIFEQ, DELIFEQ
+   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now released.
+   * A lock this client took by waiting: queue_release, which hands it to the first live waiter
+   * in the same call. Otherwise, where every master has DELIFEQ (or DELEX IFEQ), that command
    * and in the same round trip SPUBLISH (the empty payload), unless the last wake-up this client
    * sent for the lock, less than QUIET_MS ago, reached nobody: then DELIFEQ alone, as the extra
    * command is a third of an uncontended acquire/release pair's cost (bench/lock-ops.ts), and a
@@ -174,7 +191,8 @@ export class LockScripts {
         if (native !== undefined) return native;
       }
     }
-    return (await this.integer('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
+    if (queue) return (await this.integer('queue_release', [lock, queue.waiters, queue.tickets], [token])) === 1;
+    return (await this.integer('release', [lock], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
@@ -188,6 +206,24 @@ export class LockScripts {
       if (native !== undefined) return native;
     }
     return (await this.integer('extend', [lock], [token, ttlMs])) === 1;
+  }
+
+  /** True in a Cluster: keys of different slots live on different masters. */
+  get sharded(): boolean {
+    return this.redis.isCluster;
+  }
+
+  /**
+   * MSETEX n key token ... NX PX ttlMs on the master of `keys` (one slot): true when it set them
+   * all, false when any exists; undefined where the server has no MSETEX (the caller runs
+   * multi_acquire.lua).
+   */
+  async setAllIfNone(keys: RedisString[], token: RedisString, ttlMs: number): Promise<boolean | undefined> {
+    if (!(this.supported ?? (await this.nativeSupport())).msetex) return undefined;
+    const pairs = keys.flatMap((key) => [key, token]);
+    return this.native(keys[0], 'msetex', async (node) => {
+      return (await node.call('MSETEX', keys.length, ...pairs, 'NX', 'PX', ttlMs)) === 1;
+    });
   }
 
   /** Which command each plain-lock operation uses on this connection (every master, in a Cluster). */
@@ -254,7 +290,7 @@ export class LockScripts {
       const keys = fence === undefined ? [lock] : [lock, fence];
       return integerReply(
         this.pack.acquire,
-        await this.runReplicated('acquire', keys, [token, ttlMs], replicas, [lock]),
+        await this.runReplicated('acquire', keys, [token, ttlMs], replicas, () => this.run('release', [lock], [token])),
       );
     }
     if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
@@ -303,7 +339,7 @@ export class LockScripts {
     command: keyof NativeSupport,
     call: (node: Redis) => Promise<T>,
   ): Promise<T | undefined> {
-    const node = this.masterFor(lock);
+    const node = masterFor(this.redis, lock);
     if (!node) return undefined;
     try {
       return await call(node);
@@ -317,19 +353,12 @@ export class LockScripts {
     }
   }
 
-  private masterFor(lock: RedisString): Redis | undefined {
-    if (!this.redis.isCluster) return this.redis as Redis;
-    const cluster = this.redis as Cluster;
-    const owner = cluster.slots[keySlot(lock)]?.[0];
-    return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === owner);
-  }
-
-  private remember(lock: RedisString, token: RedisString, queue: RedisString): void {
+  private remember(lock: RedisString, token: RedisString, queue: QueueKeys): void {
     if (this.queued.size >= MAX_REMEMBERED) this.queued.clear();
     this.queued.set(rememberId(lock, token), queue);
   }
 
-  private forget(lock: RedisString, token: RedisString): RedisString | undefined {
+  private forget(lock: RedisString, token: RedisString): QueueKeys | undefined {
     if (this.queued.size === 0) return undefined;
     const id = rememberId(lock, token);
     const queue = this.queued.get(id);
@@ -354,17 +383,17 @@ export class LockScripts {
    * `run` for an acquire under waitForReplicas (pack/replicas.ts): the script, then WAIT or
    * WAITAOF, in one pipeline on the lock's connection. Busy, or taken and acknowledged: the
    * script's reply. A shortfall: `onShortfall` called and the reply, or (the default, and for a
-   * setting the server cannot honour) release.lua with `releaseKeys` and a ReplicaShortfallError.
+   * setting the server cannot honour) `release` and a ReplicaShortfallError.
    */
   private async runReplicated(
-    name: 'acquire' | 'acquire_queued',
+    name: 'acquire' | 'queue_acquire',
     keys: RedisString[],
     args: (RedisString | number)[],
     replicas: ReplicaWait,
-    releaseKeys: RedisString[],
+    release: () => Promise<unknown>,
   ): Promise<ScriptReply> {
     const script = this.pack[name];
-    const [lock, token] = [keys[0], args[0]];
+    const lock = keys[0];
     let withSource = false;
     for (let redirections = 0; ;) {
       const pipeline = this.redis.pipeline();
@@ -396,12 +425,23 @@ export class LockScripts {
         replicas.onShortfall(shortfall);
         return reply;
       }
-      const released = await this.run('release', releaseKeys, [token]).then(
+      const released = await release().then(
         () => true,
         () => false,
       );
       throw new ReplicaShortfallError(shortfall, released);
     }
+  }
+
+  /** `integers` for the queue's acquire under waitForReplicas (runReplicated); `release` gives back a shortfall. */
+  async replicatedIntegers(
+    name: 'queue_acquire',
+    keys: RedisString[],
+    args: (RedisString | number)[],
+    replicas: ReplicaWait,
+    release: () => Promise<unknown>,
+  ): Promise<number[]> {
+    return integersReply(this.pack[name], await this.runReplicated(name, keys, args, replicas, release));
   }
 
   /** `run` for a script that answers an integer. */
@@ -426,24 +466,24 @@ export class LockScripts {
   }
 
   /** SCRIPT EXISTS for every script: true only where every master has it cached. */
-  async loaded(): Promise<Record<ScriptName, boolean>> {
-    const perNode = [...(await this.loadedByMaster()).values()];
-    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<
-      ScriptName,
-      boolean
-    >;
+  async loaded(): Promise<LoadedScripts> {
+    return loadedEverywhere(await this.loadedByMaster());
   }
 
-  /** SCRIPT EXISTS for every script on each master, by `host:port`. */
-  async loadedByMaster(): Promise<Map<string, Record<ScriptName, boolean>>> {
+  /** SCRIPT EXISTS for every script on each master, by its nodeName. */
+  async loadedByMaster(): Promise<Map<string, LoadedScripts>> {
     const shas = SCRIPT_NAMES.map((name) => this.pack[name].sha1);
     const masters = this.masters();
-    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas) as Promise<number[]>));
+    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas)));
     return new Map(
-      masters.map((node, n) => [
-        `${node.options.host}:${node.options.port}`,
-        Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, perNode[n][i] === 1])) as Record<ScriptName, boolean>,
-      ]),
+      masters.map((node, n) => {
+        const flags = perNode[n];
+        const exists = (i: number) => Array.isArray(flags) && flags[i] === 1;
+        return [
+          nodeName(this.redis, node),
+          Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, exists(i)])) as LoadedScripts,
+        ];
+      }),
     );
   }
 
@@ -454,22 +494,26 @@ export class LockScripts {
    */
   async loadWhereMissing(): Promise<string[]> {
     const byMaster = await this.loadedByMaster();
-    const complete = (flags: Record<ScriptName, boolean>) => SCRIPT_NAMES.every((name) => flags[name]);
-    if (![...byMaster.values()].some(complete)) return [];
-    const missing = this.masters().filter(
-      (node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!),
-    );
+    if (![...byMaster.values()].some(hasEveryScript)) return [];
+    const missing = this.masters().filter((node) => !hasEveryScript(byMaster.get(nodeName(this.redis, node))!));
     await Promise.all(
       missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))),
     );
-    return missing.map((node) => `${node.options.host}:${node.options.port}`);
+    return missing.map((node) => nodeName(this.redis, node));
   }
 
   private masters(): Redis[] {
-    return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
+    return masterNodes(this.redis);
   }
 }
 
 function rememberId(lock: RedisString, token: RedisString): string {
   return `${Buffer.from(lock).toString('base64')} ${Buffer.from(token).toString('base64')}`;
+}
+
+/** The keys of a plain lock's queue, or undefined for a key with no same-slot queue names. */
+function queueKeys(lock: RedisString): QueueKeys | undefined {
+  const waiters = waitersKey(lock);
+  const tickets = ticketsKey(lock);
+  return waiters && tickets ? { waiters, tickets } : undefined;
 }

@@ -10,7 +10,7 @@
 -- @arg claim_ms ms A lock handed to this waiter is its own for claim_ms, unconfirmed; its next call confirms it.
 -- @arg ticket ticket This call's ticket: the wake-up of a hand-over names it, so a waiter knows it is meant.
 -- @arg fair flag 1: a free lock goes only to the first live waiter in the queue; 0: to whoever asks first.
--- @reply {0,P,W} Not taken: queued (place kept, ticket renewed); P ms until worth asking again; W waiters queued.
+-- @reply {0,P,W,T} Not taken: queued (place, ticket renewed); P ms until worth asking again; W queued; T server ms.
 -- @reply {1,0,W} Held, without a fence key: taken, confirmed after a hand-over, or refreshed; off the queue.
 -- @reply {N,0,W} With a fence key: the fencing token, INCRed for a new holder (a hand-over too), kept for a refresh.
 -- @error ERR A missing or malformed argument or fence value, named in the message; nothing was written.
@@ -43,7 +43,7 @@ end
 
 local lock, waiters, tickets, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local holder = redis.call('GET', lock)
-redis.call('ZCARD', waiters)
+local queued = redis.call('ZCARD', waiters)
 local mine = redis.call('HGET', tickets, token)
 -- The fence is checked before the first write, as INCR checks it: an error leaves nothing written.
 local fenced
@@ -103,14 +103,17 @@ if not holder and (not ahead or ahead == token) then
 end
 
 -- Arrival to the microsecond (in ms, like acquire_queued's), so that calls in one ms keep their order.
-redis.call('ZADD', waiters, 'NX', string.format('%.3f', tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000), token)
+local arrival = string.format('%.3f', tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000)
+queued = queued + redis.call('ZADD', waiters, 'NX', arrival, token)
 redis.call('HSET', tickets, token,
   'wait ' .. string.format('%d', now + tonumber(ARGV[3])) .. ' ' .. ARGV[4] .. ' ' .. ticket)
--- The queue lives at least as long as its newest waiter, so a queue of dead waiters expires.
+-- The queue lives at least as long as its newest waiter, so a queue of dead waiters expires (GT
+-- never shortens a longer lease; a key without one, just created, gets one).
 for _, key in ipairs({ waiters, tickets }) do
-  if redis.call('PTTL', key) < tonumber(ARGV[3]) then
+  if redis.call('PEXPIRE', key, ARGV[3], 'GT') == 0 and redis.call('PTTL', key) == -1 then
     redis.call('PEXPIRE', key, ARGV[3])
   end
 end
 local retry = holder and redis.call('PTTL', lock) or until_lapsed - now
-return { 0, retry, redis.call('ZCARD', waiters) }
+-- The server's time: the waiter's clock for how much of a later hand-over's claim is left.
+return { 0, retry, queued, now }

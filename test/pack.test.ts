@@ -63,7 +63,14 @@ describe('loadPack', () => {
 
   test('every script that frees a lock, and only those, declares its wake-up on the lock key', () => {
     const signalling = SCRIPT_NAMES.filter((name) => pack[name].signals.length > 0);
-    assert.deepEqual(signalling, ['release', 'reentrant_release', 'rw_release', 'semaphore_release', 'queue_release']);
+    assert.deepEqual(signalling, [
+      'release',
+      'reentrant_release',
+      'rw_release',
+      'semaphore_release',
+      'queue_release',
+      'multi_release',
+    ]);
     for (const name of signalling) {
       assert.equal(pack[name].signals[0].key, pack[name].keys[0].name);
       assert.match(pack[name].source, /redis\.pcall\('SPUBLISH', (lock|semaphore), /);
@@ -134,7 +141,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'arg format',
       header(...good, '-- @arg ttl float x'),
-      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, ticket, flag/,
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, integer, ticket, flag/,
     ],
     [
       'signal on no key',
@@ -148,7 +155,12 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'reply value',
       header(...good, '-- @reply X Something.'),
-      /demo\.lua:4: @reply 'X' is not an integer, one of N, W, P or an array/,
+      /demo\.lua:4: @reply 'X' is not an integer, one of N, W, P, T or an array/,
+    ],
+    [
+      'a key after one that takes every key left',
+      header(...good.slice(0, 2), '-- @key locks... required x', '-- @key fence optional y'),
+      /demo\.lua:4: key fence follows locks\.\.\., which takes every key left/,
     ],
     ['nested array reply', header(...good, '-- @reply {0,{1}} Nested.'), /demo\.lua:4: @reply '\{0,\{1\}\}'/],
     [

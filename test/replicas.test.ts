@@ -133,6 +133,25 @@ for (const server of SERVER_KINDS) {
       assert.equal(await fx.replicaClient.get('lock:{wait}'), 'a');
     });
 
+    test('a lock handed over in the queue counts once the replica has the waiter on it', async () => {
+      assert.equal(await fx.locks.acquire('lock:{handed}', 'holder', TTL, { waitMs: 1000 }), 1);
+      fx.link.setLatency(SLOW_LINK_MS);
+      const options = { waitMs: 10_000, handoff: 'wake' as const, waitForReplicas: { timeoutMs: 5000 } };
+      const waiting = fx.locks.acquire('lock:{handed}', 'waiter', TTL, options);
+      await sleep(100);
+      assert.equal(await fx.locks.release('lock:{handed}', 'holder'), true);
+      assert.equal(await waiting, 1);
+      assert.equal(await fx.replicaClient.get('lock:{handed}'), 'waiter');
+    });
+
+    test('a waiting acquire whose take is not acknowledged: released, and the wait ends with the error', async () => {
+      await fx.redis.set('lock:{late}', 'other', 'PX', 200);
+      fx.link.setLatency(LAGGING_LINK_MS);
+      const options = { waitMs: 10_000, waitForReplicas: { timeoutMs: 100 } };
+      await assert.rejects(fx.locks.acquire('lock:{late}', 'a', TTL, options), ReplicaShortfallError);
+      assert.notEqual(await fx.redis.get('lock:{late}'), 'a');
+    });
+
     test('bad settings are refused before anything is sent', async () => {
       const cases: [object, RegExp][] = [
         [{ replicas: 0 }, /waitForReplicas\.replicas must be a positive integer, got 0/],
