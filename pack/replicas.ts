@@ -96,7 +96,7 @@ export function waitCommand({ replicas, timeoutMs, fsync }: ReplicaWait): [strin
 /**
  * The shortfall the wait's reply (or error) means; undefined when the replicas acknowledged.
  * An error that is not the server's reply (the connection closed, the command was aborted) is a
- * lost connection; a server error other than WAITAOF's two is the caller's, rethrown.
+ * lost connection; a server error other than WAITAOF's two is thrown (the caller gives the lock back first).
  */
 export function shortfallOf(
   lock: RedisString,
@@ -140,7 +140,7 @@ export function describeShortfall(shortfall: ReplicaShortfall): string {
     case 'connection-lost':
       return `${lock}: the connection closed before the replicas acknowledged the acquire (it may not have reached any)`;
     case 'no-waitaof':
-      return `${lock}: waitForReplicas.fsync needs WAITAOF, which this server does not have (Redis 7.2+, Valkey 8.0+)`;
+      return `${lock}: waitForReplicas.fsync needs WAITAOF, which this server does not have (Redis and Valkey 7.2+)`;
     case 'aof-off':
       return `${lock}: waitForReplicas.fsync needs appendonly yes on the master, which has it off`;
   }

@@ -419,7 +419,14 @@ export class LockScripts {
       }
       const reply = checkedReply(script, acquired);
       if ((Array.isArray(reply) ? reply[0] : reply) === 0) return reply;
-      const shortfall = shortfallOf(lock, replicas, waitError, waited);
+      let shortfall;
+      try {
+        shortfall = shortfallOf(lock, replicas, waitError, waited);
+      } catch (error) {
+        // The wait failed otherwise (an ACL that denies WAIT): not held, and the caller told why.
+        await release().catch(() => undefined);
+        throw error;
+      }
       if (!shortfall) return reply;
       if (replicas.onShortfall !== 'release' && !isMisconfigured(shortfall)) {
         replicas.onShortfall(shortfall);

@@ -152,6 +152,20 @@ for (const server of SERVER_KINDS) {
       assert.notEqual(await fx.redis.get('lock:{late}'), 'a');
     });
 
+    test('an ACL that denies WAIT: the lock given back and the NOPERM error as it is', async () => {
+      await fx.redis.acl('SETUSER', 'no-wait', 'on', '>no-wait-password', '~*', '&*', '+@all', '-wait');
+      const client = fx.master.client({ username: 'no-wait', password: 'no-wait-password' });
+      const locks = new LockScripts(client, pack);
+      try {
+        await assert.rejects(locks.acquire('lock:acl', 'a', TTL, { waitForReplicas: {} }), /NOPERM .*'wait' command/);
+        assert.equal(await fx.redis.get('lock:acl'), null);
+      } finally {
+        locks.close();
+        client.disconnect();
+        await fx.redis.acl('DELUSER', 'no-wait');
+      }
+    });
+
     test('bad settings are refused before anything is sent', async () => {
       const cases: [object, RegExp][] = [
         [{ replicas: 0 }, /waitForReplicas\.replicas must be a positive integer, got 0/],
