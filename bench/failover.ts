@@ -8,15 +8,27 @@
 // lock while A's lease ran), how long they overlapped, and fencing tokens not higher than A's.
 // Every replication link carries --link-ms each way (a proxy): a lock is lost when the kill lands
 // before the replicas have it, so without the option about link-ms / kill-within-ms of the trials
-// lose it. Not a test; stops by itself after --failovers per cell, and leaves no process behind.
+// lose it. A topology that does not come back whole after a trial (Sentinel slow to turn back a
+// replica an aborted failover attempt promoted, on a loaded machine) is started afresh; its trial
+// counts, and the restarts column says how often. Not a test; stops by itself after --failovers
+// per cell (at most 5 restarts per cell), and leaves no process behind.
 //   npm run bench:failover -- [--failovers 50] [--topologies sentinel,cluster] [--servers redis,valkey]
 //     [--link-ms 5] [--kill-within-ms 10] [--ttl-ms 10000] [--options off,on]
 import { parseArgs } from 'node:util';
 import type { WaitForReplicas } from '../pack/runtime';
-import { FAILOVER_SETTINGS, startFaultRun, type TopologyKind, type Trial } from '../test/harness/failover';
+import {
+  FAILOVER_SETTINGS,
+  startFaultRun,
+  UnhealedError,
+  type FaultRun,
+  type TopologyKind,
+  type Trial,
+} from '../test/harness/failover';
 import { SERVER_KINDS, type ServerKind } from '../test/harness/redis';
 
 const WAIT_FOR_REPLICAS: WaitForReplicas = { replicas: 1, timeoutMs: 100 };
+/** Topologies started afresh per cell at most, after one did not heal. */
+const MAX_RESTARTS = 5;
 
 type OptionSetting = 'off' | 'on';
 
@@ -25,6 +37,8 @@ interface Cell {
   server: ServerKind;
   option: OptionSetting;
   trials: Trial[];
+  /** Trials after which the topology did not heal (counted in `trials`: the failover itself was measured). */
+  restarts: number;
 }
 
 const median = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[values.length >> 1] : NaN);
@@ -58,14 +72,22 @@ async function main(): Promise<void> {
   const cells: Cell[] = [];
   for (const topology of values.topologies.split(',') as TopologyKind[]) {
     for (const server of values.servers.split(',') as ServerKind[]) {
-      const mine = settings.map((option): Cell => ({ topology, server, option, trials: [] }));
+      const mine = settings.map((option): Cell => ({ topology, server, option, trials: [], restarts: 0 }));
       cells.push(...mine);
-      const run = await startFaultRun(topology, server, linkMs);
+      let run: FaultRun = await startFaultRun(topology, server, linkMs);
       try {
         for (let i = 0; i < failovers; i++) {
           for (const cell of mine) {
             const waitForReplicas = cell.option === 'on' ? WAIT_FOR_REPLICAS : undefined;
-            cell.trials.push(await run.trial({ killWithinMs, ttlMs, waitForReplicas }));
+            try {
+              cell.trials.push(await run.trial({ killWithinMs, ttlMs, waitForReplicas }));
+            } catch (error) {
+              if (!(error instanceof UnhealedError) || ++cell.restarts > MAX_RESTARTS) throw error;
+              cell.trials.push(error.trial);
+              process.stderr.write(`\n${topology} ${server}: ${error.message}; starting it afresh\n`);
+              await run.stop();
+              run = await startFaultRun(topology, server, linkMs);
+            }
           }
           process.stderr.write(`\r${topology} ${server}: ${i + 1}/${failovers}`);
         }
@@ -91,8 +113,9 @@ function printTable(cells: Cell[]): void {
     'overlap median ms',
     'fence not higher',
     'failover median ms',
+    'restarts',
   ];
-  const rows = cells.map(({ topology, server, option, trials }) => {
+  const rows = cells.map(({ topology, server, option, trials, restarts }) => {
     const overlaps = trials.flatMap((trial) =>
       trial.overlapMs !== undefined && trial.overlapMs > 0 ? [trial.overlapMs] : [],
     );
@@ -107,6 +130,7 @@ function printTable(cells: Cell[]): void {
       overlaps.length ? median(overlaps).toFixed(0) : '-',
       String(trials.filter((trial) => trial.fenceRegression).length),
       median(trials.map((trial) => trial.failoverMs)).toFixed(0),
+      String(restarts),
     ];
   });
   console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);

@@ -30,7 +30,9 @@ export type TopologyKind = 'sentinel' | 'cluster';
  * the Cluster's cluster-node-timeout.
  */
 export const FAILOVER_SETTINGS = {
-  sentinel: { downAfterMs: 500, failoverTimeoutMs: 3000 },
+  // A failover-timeout far above a failover's few seconds: an attempt aborted on a loaded machine
+  // leaves a promoted replica behind for Sentinel to turn back.
+  sentinel: { downAfterMs: 500, failoverTimeoutMs: 10_000 },
   cluster: { nodeTimeoutMs: 500 },
 } as const;
 
@@ -69,7 +71,19 @@ export interface Trial {
   fenceRegression: boolean;
 }
 
-/** Fails over a topology again and again: one failover per trial, healed after it. */
+/** The trial ran, but the topology did not come back whole after it: start a new one. */
+export class UnhealedError extends Error {
+  override name = 'UnhealedError';
+
+  constructor(
+    readonly trial: Trial,
+    cause: unknown,
+  ) {
+    super(`the topology did not heal after the failover: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** Fails over a topology again and again: one failover per trial, healed after it (else UnhealedError). */
 export interface FaultRun {
   trial(options: TrialOptions): Promise<Trial>;
   /** Stops every process and proxy. */
@@ -181,12 +195,17 @@ async function oneFailover(
   const failoverMs = (b === 'busy' ? performance.now() : b.atMs) - killedAt;
   const fenceAfter = Number((await clientB.get(fence)) ?? 0);
   proxy.setLatency(replicationLatencyMs);
-  await topology.heal(server, Date.now() + 60_000);
 
   const overlapMs = b !== 'busy' && 'fence' in a ? sentAt + ttlMs - b.atMs : undefined;
   // Busy, the next holder gets fenceAfter + 1.
   const fenceRegression = 'fence' in a && (b === 'busy' ? fenceAfter < a.fence : b.fence <= a.fence);
-  return { killAfterMs, a, b, failoverMs, overlapMs, fenceAfter, fenceRegression };
+  const trial = { killAfterMs, a, b, failoverMs, overlapMs, fenceAfter, fenceRegression };
+  try {
+    await topology.heal(server, Date.now() + 60_000);
+  } catch (error) {
+    throw new UnhealedError(trial, error);
+  }
+  return trial;
 }
 
 /** 1 master + 2 replicas + 3 sentinels, each server behind its proxy. */
