@@ -12,7 +12,10 @@ export default tseslint.config(
       'snippets/templates/**',
       // Programs in the clients' languages that run the generated helpers, not project code.
       'test/proofs/helpers/*.js',
+      'test/proofs/glide/*.js',
       '.test-artifacts/**',
+      // The npm package assembled by tools/npm-package.ts: a copy of built files and templates.
+      '.build/**',
     ],
   },
   js.configs.recommended,

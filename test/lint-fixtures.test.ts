@@ -25,7 +25,7 @@ const LANGUAGE: Record<string, string> = {
   rb: 'ruby',
   lua: 'lua',
 };
-const README_LINES = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').split('\n');
+const RULES_PAGE_LINES = readFileSync(join(__dirname, '..', 'docs', 'rules.md'), 'utf8').split('\n');
 
 interface Fixture {
   name: string;
@@ -34,9 +34,11 @@ interface Fixture {
   expected: string[];
   /** 0-based lines whose diagnostics offer the vetted-lock fix (`expect: LOCK002 fix`). */
   fixLines: number[];
+  /** 0-based lines whose diagnostics are minor, one severity step lower (`expect: LOCK007 minor`). */
+  minorLines: number[];
 }
 
-const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)(\s+fix\b)?/;
+const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)(\s+minor\b)?(\s+fix\b)?/;
 
 function fixtures(): Fixture[] {
   return readdirSync(ROOT, { withFileTypes: true })
@@ -49,13 +51,15 @@ function fixtures(): Fixture[] {
           const marker = MARKER.exec(line);
           return marker ? marker[1].split(/\s*,\s*/).map((code) => `${i + 1}:${code}`) : [];
         });
-        const fixLines = lines.flatMap((line, i) => (MARKER.exec(line)?.[2] ? [i] : []));
+        const fixLines = lines.flatMap((line, i) => (MARKER.exec(line)?.[3] ? [i] : []));
+        const minorLines = lines.flatMap((line, i) => (MARKER.exec(line)?.[2] ? [i] : []));
         return {
           name: `${dir.name}/${file}`,
           languageId: LANGUAGE[file.slice(file.lastIndexOf('.') + 1)],
           text,
           expected: expected.sort(),
           fixLines,
+          minorLines,
         };
       }),
     );
@@ -116,13 +120,14 @@ describe('each fixture gets exactly its marked diagnostics', () => {
         // Starts at the method name (or `redis.call` in Lua), ends after the call.
         assert.match(flagged, /^[A-Za-z_]/, `${diagnostic.code} starts at "${flagged.slice(0, 20)}"`);
         assert.ok(end.line > start.line || end.character > start.character);
-        assert.equal(diagnostic.severity, 2);
+        // Warnings (2); a minor finding one step lower, information (3).
+        assert.equal(diagnostic.severity, fixture.minorLines.includes(start.line) ? 3 : 2);
         assert.equal(diagnostic.source, 'Redis Locksmith');
         const href = diagnostic.codeDescription?.href ?? '';
         const line = Number(/#L(\d+)$/.exec(href)?.[1]);
         assert.ok(
-          README_LINES[line - 1]?.startsWith(`### ${diagnostic.code}: `),
-          `${href} points at the rule's README section`,
+          href.includes('/docs/rules.md#') && RULES_PAGE_LINES[line - 1]?.startsWith(`## ${diagnostic.code}: `),
+          `${href} points at the rule's section of docs/rules.md`,
         );
       }
       await server.close(uri);

@@ -11,7 +11,7 @@ export interface SettingPolicy {
   restricted?: boolean;
   /** It changes what the extension sends to a Redis server or how it connects. */
   reachesServers: boolean;
-  /** Why a workspace may or may not set it (README "Security"). */
+  /** Why a workspace may or may not set it (docs/security.md, "What a workspace can change"). */
   why: string;
 }
 
@@ -105,6 +105,25 @@ export function readLocksSettings(raw: {
     limit: Math.min(LOCKS_BOUNDS.maxLimit, Math.max(LOCKS_BOUNDS.minLimit, limit)),
     intervalMs: Math.max(LOCKS_BOUNDS.minIntervalMs, Math.round(seconds * 1000)),
   };
+}
+
+/** Where the lock patterns in force come from. */
+export type LockPatternsOrigin = { from: 'workspace folder' | 'workspace' | 'user' | 'default' };
+
+/**
+ * Which of the setting's values is in force (VS Code's `inspect`): a trusted workspace's folder
+ * value, then its workspace value (restricted: untrusted, neither is used), then the user's.
+ */
+export function lockPatternsOrigin(
+  values: { workspaceFolderValue?: unknown; workspaceValue?: unknown; globalValue?: unknown },
+  trusted: boolean,
+): LockPatternsOrigin {
+  const set = (value: unknown) =>
+    Array.isArray(value) && value.some((pattern) => typeof pattern === 'string' && pattern);
+  if (trusted && set(values.workspaceFolderValue)) return { from: 'workspace folder' };
+  if (trusted && set(values.workspaceValue)) return { from: 'workspace' };
+  if (set(values.globalValue)) return { from: 'user' };
+  return { from: 'default' };
 }
 
 export const HISTORY_BOUNDS = { min: 100, max: 1_000_000, default: 10_000 } as const;

@@ -8,9 +8,9 @@ import { posix, relative, resolve } from 'node:path';
 import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
-import { checkHelperFile, renderHelper } from '../../snippets/helper';
+import { checkHelperFile, renderHelper, updatedHelper } from '../../snippets/helper';
 import { planImports, unusedGoImports } from '../../snippets/imports';
-import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
+import { helperImportFor, helperSearchPaths, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
 import type { JsFlavor } from '../../snippets/template';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
@@ -29,6 +29,8 @@ export type FileChange = { path: string; edits: TextChange[] } | { path: string;
 export interface LockFix {
   title: string;
   changes: FileChange[];
+  /** What the fix wrote instead of the usual, and why (the inline lock, a helper at another place): for reports. */
+  note?: string;
 }
 
 export interface FixInput {
@@ -50,32 +52,41 @@ export function lockFix(input: FixInput): LockFix {
   const { client, plan, pack, text, file, root } = input;
   // The token's declaration goes when the fix leaves it unused.
   const dropped: TextChange[] = plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : [];
-  const inline = (): LockFix => ({
-    title: `Replace with Locksmith's vetted lock (${client.library})`,
+  const inline = (why: string): LockFix => ({
+    title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
     changes: [
       {
         path: file ?? '',
         edits: [...dropped, { start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }],
       },
     ],
+    note: `wrote the lock inline, no helper file: ${why}`,
   });
-  if (!file || !root) return inline();
+  if (!file || !root)
+    return inline('no helper file can be written here (an unsaved file, or an editor that creates no files)');
   const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
   const proposals = proposeHelperPlacements(client.id, project);
-  // The helper the project has, at one of its usual places; else the first of them, created.
+  if (!proposals.length) return inline(NO_PLACE[client.extension] ?? 'the project has no place for a helper');
+  // The helper the project has (one per client library: a file of another folder may have created
+  // it); else the first usual place, created.
   let helper: { helperImport: string; flavor?: JsFlavor } | undefined;
   let created: FileChange | undefined;
-  for (const placement of proposals) {
-    const existing = input.readFile(resolve(root, placement.path));
+  for (const path of helperSearchPaths(client.id, project)) {
+    const existing = input.readFile(resolve(root, path));
     if (existing !== undefined && checkHelperFile(existing, pack)?.header.client === client.id) {
-      helper = helperImportFor(client.id, { path: placement.path, text: existing }, project);
+      helper = helperImportFor(client.id, { path, text: existing }, project);
       break;
     }
   }
+  // A file of the user's own at a usual place is never overwritten: the next free place, or inline.
+  const taken = proposals.filter((each) => input.readFile(resolve(root, each.path)) !== undefined);
+  const notHelpers = taken.map((each) => each.path).join(' and ');
   if (!helper) {
-    // A file of the user's own at a usual place is never overwritten: the next free place, or inline.
-    const placement = proposals.find((each) => input.readFile(resolve(root, each.path)) === undefined);
-    if (!placement) return inline();
+    const placement = proposals.find((each) => !taken.includes(each));
+    if (!placement)
+      return inline(
+        `${notHelpers} ${taken.length > 1 ? 'are files' : 'is a file'} of yours, not a Locksmith ${client.library} helper`,
+      );
     helper = { helperImport: placement.helperImport, flavor: placement.flavor };
     created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
   }
@@ -103,11 +114,22 @@ export function lockFix(input: FixInput): LockFix {
   const helperPath = created
     ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
     : undefined;
+  const elsewhere = created && taken.length ? ` (${notHelpers} is not a Locksmith helper)` : '';
+  const placedAt = created && relative(root, created.path).split('\\').join('/');
   return {
-    title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}`,
+    title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}${elsewhere}`,
     changes: [...(created ? [created] : []), { path: file, edits }],
+    ...(elsewhere && {
+      note: `wrote the helper at ${placedAt}: ${notHelpers} is a file of yours, not a Locksmith helper`,
+    }),
   };
 }
+
+/** Why a client's project has no place for a helper, where that can happen. */
+const NO_PLACE: Record<string, string> = {
+  go: 'the file is in no Go module (go.mod), where the helper package would go',
+  rs: 'the file is in no Cargo package (Cargo.toml), where the helper module would go',
+};
 
 /**
  * A PHP closure sees no variable of the function around it: the helper's callback takes the
@@ -144,6 +166,7 @@ export function outdatedHelper(text: string, pack: Pack): (Finding & { update: s
     message: `This lock helper is outdated: ${check.reasons.join('; ')}. Update it from the installed pack (the quick fix rewrites the file).${edited}`,
     start,
     end,
-    update: renderHelper(check.header.client, pack, check.header.options).text,
+    // The same client, options and lock kinds, from the installed pack.
+    update: updatedHelper(text, pack)!.text,
   };
 }

@@ -17,14 +17,14 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
-import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
+import { AnalyzedDocument, findingSeverity, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
 import { checkText, lintsLanguage, severityOf } from './check';
 import { lockFix, type LockFix } from './lockFix';
 import { LockSiteIndex } from './lockSitesRequest';
 import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
 import { fixClient, readIfExists, readManifests } from './quickFix';
-import { ruleDocs } from './readme';
+import { ruleLinks } from './ruleDocs';
 import { readSettings } from './settings';
 
 const connection = createConnection(ProposedFeatures.all);
@@ -48,7 +48,7 @@ interface OpenDocument {
 const documents = new Map<string, OpenDocument>();
 /** URIs of the documents opened or edited most recently, oldest first (at most TREES_KEPT). */
 const recentlyEdited: string[] = [];
-const docs = ruleDocs();
+const docs = ruleLinks();
 /** The script pack the quick fixes embed, read once at start. */
 const pack = loadPack();
 let canConfigure = false;
@@ -86,7 +86,7 @@ const rangeOf = (document: TextDocument, start: number, end: number): Range => (
 });
 
 function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSettings): Diagnostic | undefined {
-  const severity = severityOf(settings, finding.code);
+  const severity = findingSeverity(severityOf(settings, finding.code), finding);
   if (severity === 'off') return undefined;
   const doc = docs.get(finding.code);
   return {
@@ -96,6 +96,12 @@ function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSe
     ...(doc && { codeDescription: { href: `${doc.uri}#L${doc.line + 1}` } }),
     source: SOURCE,
     message: finding.message,
+    ...(finding.related && {
+      relatedInformation: finding.related.map((at) => ({
+        location: { uri: document.uri, range: rangeOf(document, at.start, at.end) },
+        message: at.message,
+      })),
+    }),
   };
 }
 

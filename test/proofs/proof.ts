@@ -6,9 +6,14 @@ import type { PatternId } from '../../snippets/patterns';
 export interface Proof {
   client: string;
   file: string;
-  command: string[];
-  /** Extra environment for the command (for example Go's GOPATH). */
+  /** What runs the program (its path, the URL and the rounds follow), unless `build` gives the command. */
+  command?: string[];
+  /** Builds the program written at `path` once; returns the command that runs it (URL and rounds follow). */
+  build?(path: string): Promise<string[]>;
+  /** Extra environment for the command (for example Go's module cache). */
   env?: Record<string, string>;
+  /** Prepares the folder the programs are written to (Go: the proofs' module). */
+  setup?(dir: string): void;
   /** The program: `snippet` runs `rounds` times (argv: url, rounds); `after` runs after each. */
   program(snippet: string, after: string): string;
   bodies: Record<PatternId, string>;

@@ -4,18 +4,25 @@
 // resolve to, the test a DEL runs under, whether a reply is used, the retry loop around an
 // acquire), the names it declares, and its LOCK007 problems. Plain data can be kept per unit
 // and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
-import type { Node, Parser } from '@vscode/tree-sitter-wasm';
+import type { Node } from '@vscode/tree-sitter-wasm';
+import { assignedBefore, assignmentsIn, type Assignments } from './assignments';
 import { planFix, type FixPlan } from './fix';
-import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
+import { EXIT, guardingTest, type Placed } from './guards';
+import { POLLER_CALL, POLLS_OWN_METHOD, readPollers, type Poller } from './pollers';
+import { replyIgnored } from './replies';
+import { keyBuilder, keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
-import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
+import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
 import { retryLoopOf, retryOf, type RetryFact } from './retry';
-import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
-import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
+import { firstElement } from './scripts';
+import { boundName, classOf, identifierPattern, mentions, pathTo, within } from './tree';
+import type { UnitContext } from './units';
+import { CLOCK_CALL, CLOCK_NAME, DEADLINE_NAME, isDeadline, NULLISH, unconverted } from './values';
 
 export type { Declaration } from './declarations';
+export type { Poller } from './pollers';
 export type { RetryFact } from './retry';
 
 /** A value as the rules see it (LOCK005, LOCK006). */
@@ -25,6 +32,8 @@ export interface ValueFact {
   constant: boolean;
   /** Reads a clock (`System.currentTimeMillis() + ttl`, `time.time()`). */
   clock: boolean;
+  /** The clock reading is an expiry time (`now + ttl`, a name like `expires_at`), not only when the lock was taken. */
+  deadline?: boolean;
   /** A name to look up among the file's declarations (`LOCK_VALUE`, `this.token`, `expireAt()`). */
   name?: string;
   /** The value is the result of calling `name`: only what it returns (a clock reading) counts. */
@@ -62,6 +71,8 @@ export interface OpFact {
   inMulti?: boolean;
   /** acquire: the function also increments the key (a counter, not a lock). */
   counter?: boolean;
+  /** acquire: the function reads the key back with GET (to compare its value). */
+  valueRead?: boolean;
   /** acquire: inside a retry loop. */
   retry?: RetryFact;
   /** del: the test of a GET's result it runs under (LOCK004), as text. */
@@ -72,6 +83,8 @@ export interface OpFact {
   replyIgnored?: boolean;
   /** expire/extend: in a loop, a closure or a function named for renewal. */
   renewal?: boolean;
+  /** scriptRelease: the script's name, when only the file's declarations can tell that it releases. */
+  scriptName?: string;
   fix?: FixPlan;
 }
 
@@ -79,30 +92,18 @@ export interface UnitFacts {
   ops: OpFact[];
   declarations: Declaration[];
   lua: LuaFinding[];
+  pollers: Poller[];
 }
 
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
+/** Functions that take a lock: an EXPIRE in one sets the lease of the acquire. */
+const ACQUIRE_NAME = /acquire|obtain|^take|try_?lock|^lock$|^lock_|grab|claim/i;
 /** Calls that run a callback again and again: a renewal inside one is a watchdog. */
 const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
 
 const callee = (call: Node): string =>
   (call.childForFieldName('function') ?? call.childForFieldName('name') ?? call.childForFieldName('method'))?.text ??
   '';
-const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
-
-export interface UnitContext {
-  syntax: Syntax;
-  text: string;
-  mentionsRedis: boolean;
-  /** The class the unit sits in, when the unit is a member. */
-  className?: string;
-  /** Whether names declared in the unit are per process (module level, static). */
-  moduleLevel: boolean;
-  /** The Lua parser, when the document has embedded scripts to check. */
-  lua?: Parser;
-  /** Names declared outside functions, for key globs (lockSites; unit facts kept across edits do without). */
-  constants?: Lookup;
-}
 
 const nameOf = (node: Node): string => node.childForFieldName('name')?.text ?? '';
 
@@ -120,82 +121,47 @@ function functionName(path: Node[], index: number): string {
   return '';
 }
 
-/** The assignments and declarations of a function, read once: [name, value, offset]. */
-type Assignments = { name: string; value: Node; start: number }[];
+/** Calls that run the callback they are given at once, as part of the caller: a pipeline, a transaction. */
+const INLINE_CALLBACK = /^(?:pipeline|pipelined|txpipelined|transaction|multi|batch)$/i;
 
-const ASSIGNMENT_TYPES = [
-  'short_var_declaration',
-  'variable_declarator',
-  'assignment',
-  'assignment_expression',
-  'local_variable_declaration',
-];
-
-function assignmentsIn(scope: Node): Assignments {
-  const out: Assignments = [];
-  for (const declaration of scope.descendantsOfType(ASSIGNMENT_TYPES)) {
-    if (!declaration) continue;
-    const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
-    const value = declaredValue(declaration);
-    if (!target || !value) continue;
-    const name = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
-    const valueNode = value.type === 'expression_list' ? value.namedChild(0) : value;
-    if (name && valueNode) out.push({ name, value: valueNode, start: declaration.startIndex });
+/** Whether the function at `path[index]` is a callback a pipeline or transaction call runs in place (Predis, go-redis). */
+function runsInline(syntax: Syntax, path: Node[], index: number): boolean {
+  for (let i = index - 1; i >= Math.max(0, index - 3); i--) {
+    const call = syntax.call(path[i]);
+    if (call) return INLINE_CALLBACK.test(call.nameNode.text);
   }
-  return out;
+  return false;
 }
 
-/** The value last assigned to `name` before `before`, if any. */
-function assignedBefore(assignments: Assignments, name: string, before: number): Node | undefined {
-  let found: Node | undefined;
-  for (const assignment of assignments)
-    if (assignment.start <= before && assignment.name === name) found = assignment.value;
-  return found;
-}
-
-/** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
-function derivedNames(assignments: Assignments, first: string, after: number): Set<string> {
-  const names = new Set([first]);
-  const later = assignments.filter((assignment) => assignment.start > after && /^[\w$]+$/.test(assignment.name));
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const { name, value } of later) {
-      if (names.has(name) || ![...names].some((known) => mentions(value, known))) continue;
-      names.add(name);
-      grew = true;
-    }
-  }
-  return names;
-}
-
-const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
-
-interface Placed {
-  op: RedisOp;
-  path: Node[];
-  fn: Node;
-  fnIndex: number;
-}
+/** A loop whose condition polls a GET: `while r.get(key):`, `for rdb.Get(ctx, key).Val() != ""`. */
+const POLLED_GET = /\b(?:while|until|for)\b[^\n]*(?:\.|->)\s*(?:get|Get|StringGet)(?:Async)?\s*\(/;
 
 /** Reads the facts of one unit. */
 export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   const { syntax, text } = context;
   const part = text.slice(unit.startIndex, unit.endIndex);
   // Only a unit that can hold a reported operation is read from the tree (most are caches, or no Redis at all).
-  const ops = REPORTABLE.test(part) ? findOps(syntax, unit, text, context.mentionsRedis) : [];
+  const reportable =
+    REPORTABLE.test(part) || POLLED_GET.test(part) || (!!context.ownCommands && OWN_REPORTABLE.test(part));
+  const ops = reportable ? findOps(syntax, unit, text, context.mentionsRedis, context.ownCommands) : [];
   const lua =
     context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
       ? checkEmbeddedLua(unit, text, context.lua)
       : [];
   const declarations = readDeclarations(unit, context);
-  // A unit of GETs and plain SETs (a cache) says nothing about locks.
-  if (!ops.some((op) => REPORTED.has(op.kind))) return { ops: [], declarations, lua };
+  const pollers = POLLS_OWN_METHOD.test(part) && POLLER_CALL.test(part) ? readPollers(unit, syntax, context) : [];
+  // A unit of GETs and plain SETs (a cache) says nothing about locks, unless it polls a GET in a loop.
+  const says = (op: RedisOp) =>
+    REPORTED.has(op.kind) ||
+    op.kind === 'watch' ||
+    (op.kind === 'get' && !!op.path?.some((n) => syntax.loops.has(n.type)));
+  if (!ops.some(says)) return { ops: [], declarations, lua, pollers };
 
   const placed: Placed[] = ops.map((op) => {
     const path = op.path ?? pathTo(unit, op.call.node);
     let fnIndex = -1;
     for (let i = path.length - 2; i >= 0; i--) {
-      if (syntax.functions.has(path[i].type)) {
+      if (syntax.functions.has(path[i].type) && !runsInline(syntax, path, i)) {
         fnIndex = i;
         break;
       }
@@ -210,185 +176,359 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
     list.push(p);
     byFunction.set(p.fn.id, list);
   }
-  for (const group of byFunction.values()) facts.push(...functionFacts(group, context));
+  for (const group of byFunction.values()) facts.push(...new FunctionFacts(group, context).read());
   // A fix reaches no further than its unit (broken code can put an acquire outside any function).
   for (const fact of facts)
     if (fact.fix && !(fact.fix.start >= unit.startIndex && fact.fix.end <= unit.endIndex)) delete fact.fix;
-  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
+  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua, pollers };
 }
 
-function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
-  const { syntax, text } = context;
-  const fn = group[0].fn;
-  const inFunction = group[0].fnIndex >= 0;
-  const params = inFunction ? (fn.childForFieldName('parameters') ?? fn.childForFieldName('receiver')) : undefined;
-  let assignmentCache: Assignments | undefined;
-  const assignments = () => (assignmentCache ??= assignmentsIn(fn));
-  const lookup: Lookup = (name) => assignedBefore(assignments(), name, fn.endIndex) ?? context.constants?.(name);
+/** The facts of the operations of one function (or of a unit's code outside functions), read together. */
+class FunctionFacts {
+  private readonly syntax: Syntax;
+  private readonly fn: Node;
+  private readonly inFunction: boolean;
+  private readonly params: Node | undefined;
+  private readonly fnName: string;
+  private readonly className: string | undefined;
+  private readonly pathOf: Map<RedisOp, Node[]>;
+  private readonly shapesOf = new Map<RedisOp, string[]>();
+  private readonly globOf = new Map<RedisOp, string>();
+  private assignmentCache: Assignments | undefined;
+  private unitAssignmentCache: Assignments | undefined;
 
-  const shapesOf = new Map<RedisOp, string[]>();
-  const globOf = new Map<RedisOp, string>();
-  /** The texts, helpers and glob a key stands for; read on first use (most GETs never need them). */
-  const shapes = (op: RedisOp, path: Node[]): string[] => {
-    const known = shapesOf.get(op);
-    if (known) return known;
-    if (!op.key) {
-      shapesOf.set(op, []);
-      return [];
-    }
-    const found = new Set<string>([op.keyText!]);
-    // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
-    const bare = /splat|spread|variadic/.test(op.key.type) ? (op.key.namedChild(0) ?? op.key) : op.key;
-    const resolved = /^(identifier|variable_name)$/.test(bare.type)
-      ? assignedBefore(assignments(), bare.text, op.call.node.startIndex)
+  constructor(
+    private readonly group: Placed[],
+    private readonly context: UnitContext,
+  ) {
+    const [first] = group;
+    this.syntax = context.syntax;
+    this.fn = first.fn;
+    this.inFunction = first.fnIndex >= 0;
+    this.params = this.inFunction
+      ? (this.fn.childForFieldName('parameters') ?? this.fn.childForFieldName('receiver') ?? undefined)
       : undefined;
-    if (resolved) found.add(keyText(resolved));
-    const helperText = `${op.key.text} ${resolved?.text ?? ''}`;
-    // A key that is a loop variable: the loop's collection says what it holds.
-    let loopHeader = '';
-    if (!resolved && /^(identifier|variable_name)$/.test(unwrap(op.key).type)) {
-      for (let i = path.length - 2; i >= 0; i--) {
-        if (!syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
-        const head = path[i].text.slice(0, 200);
-        if (identifierPattern(unwrap(op.key).text).test(head)) {
-          loopHeader = head;
-          const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
-          const listed = collection
-            ? assignedBefore(assignments(), lastName(collection), op.call.node.startIndex)
-            : undefined;
-          if (listed) loopHeader += ` ${listed.text}`;
-          break;
-        }
+    this.fnName = this.inFunction ? functionName(first.path, first.fnIndex) : '';
+    this.className = classOf(this.syntax, first.path, first.fnIndex) ?? context.className;
+    this.pathOf = new Map(group.map((p) => [p.op, p.path]));
+  }
+
+  /** The facts of every reported operation of the group. */
+  read(): OpFact[] {
+    const out: OpFact[] = [];
+    for (const placed of this.group) {
+      // GETs, counters and transactions only inform the facts of the ops around them.
+      if (this.implements(placed.op)) continue;
+      if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
+      else if (placed.op.kind === 'set' && this.optimistic(placed.op)) out.push(this.optimisticAcquire(placed));
+      else if (placed.op.kind === 'get') {
+        const polled = this.polledGet(placed);
+        if (polled) out.push(polled);
       }
     }
-    for (const helper of keyHelpers(`${helperText} ${loopHeader}`)) found.add(`fn:${helper}`);
-    const glob = normalizeGlob(keyGlob(resolved ?? op.key, lookup));
-    if (glob !== '*') found.add(`glob:${glob}`);
-    globOf.set(op, glob);
-    const list = [...found];
-    shapesOf.set(op, list);
-    return list;
-  };
-  const pathOf = new Map(group.map((p) => [p.op, p.path]));
-  const share = (a: RedisOp, b: RedisOp) => {
-    const theirs = shapes(b, pathOf.get(b)!);
-    return shapes(a, pathOf.get(a)!).some((shape) => theirs.includes(shape));
-  };
+    return out;
+  }
 
-  const fnName = inFunction ? functionName(group[0].path, group[0].fnIndex) : '';
-  const className = classOf(syntax, group[0].path, group[0].fnIndex) ?? context.className;
-  const lockOps = (lock: RedisOp) =>
-    group
-      .filter((p) => p.op.key && share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
-      .map((p) => p.op);
-  const retryLoop = (acquire: Placed) => retryLoopOf(syntax, acquire.path, acquire.fnIndex, acquire.op.key);
-  // Outside functions the statements around a lock belong to other units: no fix is planned there.
-  const fixFor = (lock: Placed, acquire: Placed | undefined) =>
-    inFunction
-      ? planFix(
-          syntax,
-          lockOps(lock.op),
-          text,
-          acquire && {
-            op: acquire.op,
-            bound: boundName(syntax, acquire.path),
-            retryLoop: retryLoop(acquire),
-            fn,
-          },
-        )
-      : undefined;
+  /**
+   * Whether the function implements the command it runs: it is named like it and passes its own
+   * parameter on as the key (`def setnx(self, name, value): return self.execute_command('SETNX', name, value)`,
+   * a subclass's `setnx(key, value) { return jedis.setnx(key, value); }`). Its callers are the code to judge.
+   */
+  private implements(op: RedisOp): boolean {
+    if (!this.params || !op.key || commandKind(this.fnName) !== op.kind) return false;
+    const key = unwrap(op.key);
+    const name = /splat|spread|variadic|list_splat/.test(key.type) ? (key.namedChild(0) ?? key) : key;
+    return /^[$\w]+$/.test(name.text) && mentions(this.params, name.text);
+  }
 
-  const out: OpFact[] = [];
-  for (const placed of group) {
+  private factOf(placed: Placed): OpFact {
     const { op, path } = placed;
-    // GETs, counters and transactions only inform the facts of the ops around them.
-    if (!REPORTED.has(op.kind)) continue;
     const keyNode = op.key;
-    const keyShapes = shapes(op, path);
-    const glob = globOf.get(op);
+    const keyShapes = this.shapes(op, path);
     const fact: OpFact = {
       kind: op.kind,
       start: op.call.nameNode.startIndex,
       end: op.call.node.endIndex,
       callStart: op.call.node.startIndex,
       callEnd: op.call.node.endIndex,
-      fn: inFunction ? fn.startIndex : -1,
-      fnName,
-      cls: className,
+      fn: this.inFunction ? this.fn.startIndex : -1,
+      fnName: this.fnName,
+      cls: this.className,
       keyText: op.keyText,
       keyStart: keyNode?.startIndex,
       keyEnd: keyNode?.endIndex,
       keyShapes,
-      keyGlob: glob,
+      keyGlob: this.globOf.get(op),
       keyLockish: !!keyNode && LOCKISH.test(`${keyNode.text} ${keyShapes.join(' ')}`),
     };
-    const before = (kind: OpKind) =>
-      group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
     switch (op.kind) {
-      case 'acquire': {
-        fact.hasExpiry = op.hasExpiry;
-        fact.value = valueFact(op.value!, params, op.call.node.startIndex);
-        fact.laterExpire = group.some(
-          (p) =>
-            p.op.kind === 'expire' && share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
-        );
-        fact.inMulti = before('multi').length > 0;
-        fact.counter = group.some((p) => p.op.kind === 'incr' && share(p.op, op));
-        fact.retry = retryOf(syntax, retryLoop(placed));
-        fact.fix = fixFor(placed, placed);
+      case 'acquire':
+        this.readAcquire(fact, placed);
         break;
-      }
-      case 'del': {
-        const gets = group.filter((p) => p.op.kind === 'get' && share(p.op, op));
-        fact.guard = gets.length ? guardingTest(syntax, placed, gets, assignments())?.text : undefined;
-        fact.watched =
-          before('watch').length > 0 ||
-          group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
-          /AddCondition|\.Watch\(/.test(fn.text) ||
-          // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
-          path.some(
-            (node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''),
-          );
-        fact.fix = fixFor(
-          placed,
-          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
-        );
+      case 'del':
+        this.readRelease(fact, placed);
         break;
-      }
-      case 'getset': {
-        fact.value = valueFact(op.value ?? op.call.node, params, op.call.node.startIndex);
+      case 'getset':
+        fact.value = this.valueFact(op.value ?? op.call.node, op.call.node.startIndex);
         // A GETSET's new value is read loosely: any clock-like word makes it a timestamp takeover.
         if (isClockReading(op.value)) fact.value.clock = true;
-        fact.fix = fixFor(
-          placed,
-          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
-        );
+        fact.fix = this.fixFor(placed, this.pairedAcquire(op));
         break;
-      }
       case 'expire':
-      case 'extend': {
-        fact.replyIgnored = replyIgnored(syntax, path, op, text);
-        // A lease cut to under a second is an expiry forced on purpose, not a renewal.
-        const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
-        fact.renewal =
-          !forcedExpiry &&
-          (op.kind === 'extend' ||
-            RENEW_NAME.test(`${fnName} ${className ?? ''}`) ||
-            path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
-            path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
+      case 'extend':
+        this.readRenewal(fact, placed);
         break;
-      }
+      case 'scriptRelease':
+        fact.scriptName = op.scriptName;
+        break;
     }
-    out.push(fact);
+    return fact;
   }
-  return out;
 
-  function valueFact(value: Node, parameters: Node | null | undefined, at: number): ValueFact {
+  private readAcquire(fact: OpFact, placed: Placed): void {
+    const { op } = placed;
+    fact.hasExpiry = op.hasExpiry;
+    fact.value = this.valueFact(op.value!, op.call.node.startIndex);
+    fact.laterExpire = this.group.some(
+      (p) =>
+        p.op.kind === 'expire' && this.share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
+    );
+    fact.inMulti = this.before('multi', op).length > 0;
+    fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
+    // Only a clock reading (or a helper's value, which may be one) can make the timestamp algorithm.
+    if (fact.value.clock || fact.value.called)
+      fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
+    fact.retry = retryOf(this.syntax, this.retryLoop(placed));
+    fact.fix = this.fixFor(placed, placed);
+  }
+
+  /**
+   * A GET polled in a busy retry loop that takes no lock itself (`while r.get(key): pass`, a takeover
+   * loop of GET and GETSET): LOCK010 is reported on it, as on an acquire.
+   */
+  private polledGet(placed: Placed): OpFact | undefined {
+    const loop = this.retryLoop(placed);
+    if (!loop) return undefined;
+    const retry = retryOf(this.syntax, loop);
+    // Not when the loop takes the lock itself (reported there), nor a WATCH transaction retried on a conflict.
+    const inLoop = (kind: OpKind) => this.group.some((p) => p.op.kind === kind && within(p.op.call.node, loop));
+    if (!retry || inLoop('acquire') || inLoop('watch') || inLoop('del')) return undefined;
+    const fact = this.factOf(placed);
+    fact.retry = retry;
+    return fact;
+  }
+
+  /** A plain SET of a key the function WATCHes, in the transaction after it: the write of an optimistic acquire. */
+  private optimistic(op: RedisOp): boolean {
+    const watch = this.before('watch', op).find((w) => this.share(w.op, op));
+    if (!watch || !this.before('multi', op).length) return false;
+    // It takes a lock when the function first makes sure the key is free: a GET of it whose result
+    // decides an early exit (`if pipe.get(key) is not None: raise Busy`). A WATCH that only guards
+    // an update of the value (read, change, write back) takes nothing.
+    const gets = this.before('get', op).filter(
+      (get) => this.share(get.op, op) && get.op.call.node.startIndex > watch.op.call.node.startIndex,
+    );
+    return gets.some((get) => {
+      const bound = boundName(this.syntax, get.path);
+      return this.fn.descendantsOfType([...this.syntax.conditionals]).some((conditional) => {
+        const condition = conditional?.childForFieldName('condition');
+        return (
+          !!conditional &&
+          !!condition &&
+          conditional.startIndex < op.call.node.startIndex &&
+          (within(get.op.call.node, condition) || mentions(condition, bound)) &&
+          EXIT.test(conditional.text)
+        );
+      });
+    });
+  }
+
+  /** The optimistic acquire's facts: the transaction makes the SET and an EXPIRE in it one step. */
+  private optimisticAcquire(placed: Placed): OpFact {
+    const fact = this.factOf(placed);
+    fact.kind = 'acquire';
+    this.readAcquire(fact, placed);
+    fact.hasExpiry ||= fact.laterExpire;
+    fact.laterExpire = false;
+    // The fix replaces an NX acquire; the WATCH, GET and EXEC around this one are not its to remove.
+    delete fact.fix;
+    return fact;
+  }
+
+  private readRelease(fact: OpFact, placed: Placed): void {
+    const { op, path } = placed;
+    const gets = this.group.filter((p) => p.op.kind === 'get' && this.share(p.op, op));
+    fact.guard = gets.length ? guardingTest(this.syntax, placed, gets, this.assignments())?.text : undefined;
+    fact.watched =
+      this.before('watch', op).length > 0 ||
+      this.group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
+      /AddCondition|\.Watch\(/.test(this.fn.text) ||
+      // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
+      path.some((node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''));
+    fact.fix = this.fixFor(placed, this.pairedAcquire(op));
+  }
+
+  private readRenewal(fact: OpFact, placed: Placed): void {
+    const { op, path } = placed;
+    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text, this.fn);
+    // A lease cut to under a second is an expiry forced on purpose, not a renewal.
+    const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
+    // An expiry set while taking the lock (`acquire()` sets the lease a step after the SETNX) is the lease, not a renewal.
+    const acquiring = ACQUIRE_NAME.test(this.fnName) && !RENEW_NAME.test(this.fnName);
+    fact.renewal =
+      !forcedExpiry &&
+      !acquiring &&
+      (op.kind === 'extend' ||
+        // A test named for what it tests (`test_heartbeat`) is no renewal by its name.
+        (RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) && !/^test/i.test(this.fnName)) ||
+        path.slice(Math.max(0, placed.fnIndex), -1).some((node) => this.syntax.loops.has(node.type)) ||
+        path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
+  }
+
+  /** Ops of `kind` before `op` in the function. */
+  private before(kind: OpKind, op: RedisOp): Placed[] {
+    return this.group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
+  }
+
+  private pairedAcquire(op: RedisOp): Placed | undefined {
+    return this.group.find((p) => p.op.kind === 'acquire' && this.share(p.op, op));
+  }
+
+  private assignments(): Assignments {
+    return (this.assignmentCache ??= assignmentsIn(this.fn));
+  }
+
+  /** The value last assigned to `name` before `before`: in the function, else (a closure) in the unit around it. */
+  private valueOf(name: string, before: number): Node | undefined {
+    const unit = this.group[0].path[0];
+    return (
+      assignedBefore(this.assignments(), name, before) ??
+      (unit.id !== this.fn.id
+        ? assignedBefore((this.unitAssignmentCache ??= assignmentsIn(unit)), name, before)
+        : undefined)
+    );
+  }
+
+  /** A name's value in the function before its end, or outside functions. */
+  private readonly lookup: Lookup = (name) =>
+    assignedBefore(this.assignments(), name, this.fn.endIndex) ?? this.context.constants?.(name);
+
+  /** The texts, helpers and glob a key stands for; read on first use (most GETs never need them). */
+  private shapes(op: RedisOp, path: Node[]): string[] {
+    let known = this.shapesOf.get(op);
+    if (!known) {
+      known = op.key ? this.readShapes(op, op.key, path) : [];
+      this.shapesOf.set(op, known);
+    }
+    return known;
+  }
+
+  private readShapes(op: RedisOp, key: Node, path: Node[]): string[] {
+    const found = new Set<string>([op.keyText!]);
+    // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
+    const bare = /splat|spread|variadic/.test(key.type) ? (key.namedChild(0) ?? key) : key;
+    const assigned = /^(identifier|variable_name)$/.test(bare.type)
+      ? this.valueOf(bare.text, op.call.node.startIndex)
+      : undefined;
+    // Keys in a list variable (`keys = [lock_key]`, then `delete(*keys)` or a script's keys=keys): the first of them.
+    const listed = op.kind === 'scriptRelease' || op.kind === 'del';
+    const resolved = assigned && listed ? (firstElement(assigned) ?? assigned) : assigned;
+    if (resolved) found.add(keyText(resolved));
+    const loop = resolved ? undefined : this.loopHeaderOf(op, key, path);
+    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loop?.head ?? ''}`))
+      found.add(`fn:${helper}`);
+    const builder = keyBuilder(resolved ?? bare);
+    if (builder) found.add(`fn:${builder}`);
+    const glob = normalizeGlob(keyGlob(resolved ?? key, this.lookup));
+    if (glob !== '*') found.add(`glob:${glob}`);
+    this.globOf.set(op, glob);
+    for (const list of this.collectionsOf(key, loop?.collection ?? '')) found.add(`elem:${this.fn.startIndex}:${list}`);
+    return [...found];
+  }
+
+  /**
+   * The lists a key is an element of, in this function: the names in the collection its loop walks
+   * (`for key in lock_keys`, `zip(lock_keys, holders)`), or the list it indexes (`lockKeys[i]`).
+   */
+  private collectionsOf(key: Node, collection: string): string[] {
+    const indexed = /^([$\w.>-]+?)\s*(?:\[[^\]]*\]|\.(?:get|Get|ElementAt)\(\s*[$\w]+\s*\))$/.exec(unwrap(key).text);
+    if (indexed) return [lastName(indexed[1])];
+    return [...collection.matchAll(/\b([$A-Za-z_][\w$]*)\b(?!\s*\()/g)].map((match) => match[1]);
+  }
+
+  /** For a key that is a loop variable: the loop's header and its collection, which say what it holds. */
+  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): { head: string; collection: string } | undefined {
+    const variable = unwrap(key);
+    if (!/^(identifier|variable_name)$/.test(variable.type)) return undefined;
+    for (let i = path.length - 2; i >= 0; i--) {
+      const type = path[i].type;
+      // A loop, a Ruby block (`each do |key|`) or a lambda binds the variable; a statement block does not.
+      const binds =
+        this.syntax.loops.has(type) ||
+        (this.syntax.grammar === 'ruby' ? /block|lambda/.test(type) : /for|each|lambda/.test(type));
+      if (!binds) continue;
+      const head = path[i].text.slice(0, 200);
+      if (!identifierPattern(variable.text).test(head)) continue;
+      // Ruby: `lock_keys.each do |key|`: the collection is what the block's call is made on.
+      const caller = this.syntax.grammar === 'ruby' && /block/.test(path[i].type) && i > 0 ? path[i - 1] : undefined;
+      if (!caller && !this.syntax.loops.has(path[i].type)) return { head, collection: '' };
+      const body = path[i].childForFieldName('body');
+      const header = path[i].text.slice(0, body ? body.startIndex - path[i].startIndex : 200);
+      const collection = caller
+        ? caller.text.slice(0, path[i].startIndex - caller.startIndex)
+        : (/(?:\b(?:in|of|range)|:)\s+(.*)$/s.exec(header)?.[1] ?? '');
+      const name = /^[\w$.]+/.exec(collection)?.[0];
+      const listed = name ? this.valueOf(lastName(name), op.call.node.startIndex) : undefined;
+      return { head: listed ? `${head} ${listed.text}` : head, collection };
+    }
+    return undefined;
+  }
+
+  private share(a: RedisOp, b: RedisOp): boolean {
+    const theirs = this.shapes(b, this.pathOf.get(b)!);
+    return this.shapes(a, this.pathOf.get(a)!).some((shape) => theirs.includes(shape));
+  }
+
+  /** The function's operations on the lock's key. */
+  private lockOps(lock: RedisOp): RedisOp[] {
+    return this.group
+      .filter((p) => p.op.key && this.share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
+      .map((p) => p.op);
+  }
+
+  private retryLoop(acquire: Placed): Node | undefined {
+    return retryLoopOf(this.syntax, acquire.path, acquire.fnIndex, acquire.op.key);
+  }
+
+  /** The vetted-lock fix around `lock`; outside functions the statements around a lock belong to other units: none. */
+  private fixFor(lock: Placed, acquire: Placed | undefined): FixPlan | undefined {
+    if (!this.inFunction) return undefined;
+    // `this.setnx(...)`: the class's own command; the helper needs a client, which the object is not.
+    if (/^(?:this|self|\$this)$/.test(acquire?.op.call.receiver?.text ?? '')) return undefined;
+    const ops = this.lockOps(lock.op);
+    // A script run on the lock whose script only the file's declarations explain: a fix could
+    // not tell whether it releases (and must go) or does other work (and must stay).
+    if (ops.some((op) => op.scriptName !== undefined)) return undefined;
+    return planFix(
+      this.syntax,
+      ops,
+      this.context.text,
+      acquire && {
+        op: acquire.op,
+        bound: boundName(this.syntax, acquire.path),
+        retryLoop: this.retryLoop(acquire),
+        fn: this.fn,
+      },
+    );
+  }
+
+  private valueFact(value: Node, at: number): ValueFact {
     let resolved = unconverted(unwrap(value));
     if (/^(identifier|variable_name)$/.test(resolved.type))
-      resolved = unconverted(assignedBefore(assignments(), resolved.text, at) ?? resolved);
+      resolved = unconverted(assignedBefore(this.assignments(), resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
+    const deadline = isDeadline(resolved.text) || (clock && DEADLINE_NAME.test(lastName(resolved.text)));
     const isName =
       !/call|invocation/.test(resolved.type) &&
       /identifier|variable_name|field|member|attribute|selector|instance_variable|constant|class_constant/.test(
@@ -396,7 +536,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       );
     const isCall = /call|invocation/.test(resolved.type) && !resolved.childForFieldName('arguments')?.namedChildCount;
     const parameter =
-      isName && !!parameters && mentions(parameters, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
+      isName && !!this.params && mentions(this.params, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
     const name = parameter
       ? undefined
       : isName
@@ -409,81 +549,15 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
               ),
             )
           : undefined;
-    return { text: value.text, constant, clock, name, ...(isCall && { called: true }) };
+    return { text: value.text, constant, clock, deadline, name, ...(isCall && { called: true }) };
   }
 }
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
-const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend']);
+const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend', 'scriptRelease']);
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
-  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval|evalsha|scriptevaluate|run)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire)['"]|\bnx\b|notexists/i;
-/** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
-function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
-  if (fnIndex >= 0) {
-    const goClass = syntax.classOf?.(path[fnIndex]);
-    if (goClass) return goClass;
-  }
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (syntax.classes.has(path[i].type))
-      return path[i].childForFieldName('name')?.text ?? `class@${path[i].startIndex}`;
-  }
-  return undefined;
-}
-
-/** Whether the reply of a lease renewal is dropped: a bare statement, or only its error looked at. */
-function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): boolean {
-  if (TRANSACTION.test(op.call.receiver?.text ?? '')) return false;
-  const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
-  if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
-  // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
-  const holder = path[path.length - 2];
-  if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)
-    return true;
-  const statement = statementOn(syntax, path);
-  if (!statement) return false;
-  if (
-    !/expression_statement|^call$|^method_call$|defer_statement|go_statement/.test(statement.type) &&
-    statement.id !== op.call.node.id
-  )
-    return false;
-  // The statement is the call itself, awaited or not (and not `x = call`, `return call`).
-  const inner = unwrap(statement.type === 'expression_statement' ? (statement.namedChild(0) ?? statement) : statement);
-  return inner.id === op.call.node.id || unwrap(inner).id === op.call.node.id;
-}
-
-/** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
-function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: Assignments): Node | undefined {
-  const fn = del.fn;
-  const delStatement = statementOn(syntax, del.path);
-  for (const { op: get, path } of gets) {
-    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
-    const bound = boundName(syntax, path);
-    const names = bound ? derivedNames(assignments, bound, get.call.node.endIndex) : new Set<string>();
-    const usesResult = (condition: Node) =>
-      within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
-    for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
-      if (!conditional) continue;
-      const condition = conditional.childForFieldName('condition');
-      if (!condition || !usesResult(condition)) continue;
-      // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
-      if (within(del.op.call.node, conditional)) return condition;
-      const earlyExit =
-        !!delStatement &&
-        conditional.endIndex <= del.op.call.nameNode.startIndex &&
-        conditional.endIndex > get.call.nameNode.startIndex &&
-        within(conditional, fn) &&
-        sameBlock(delStatement, conditional, del.path) &&
-        EXIT.test(conditional.text);
-      if (earlyExit) return condition;
-    }
-  }
-  return undefined;
-}
-
-/** Whether `conditional` is a statement of the block that holds `statement` (on `path`). */
-function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
-  const index = path.findIndex((node) => node.id === statement.id);
-  const block = index > 0 ? path[index - 1] : undefined;
-  return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
-}
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|\w*(?:release|unlock)\w*)(?:async)?\b|\.\s*execute\s*\(\s*(?:new\s+)?[\w.]*(?:script|lua|release|unlock)|(?:script|lua|release|unlock)\w*\s*\.\s*Do\b|(?:\.|->)\s*watch\s*\(|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha|watch)['"]|\bkeys\s*=|\bnx\b|notexists/i;
+/** The same, for a class's own commands called without a receiver (`del(key)`). */
+const OWN_REPORTABLE =
+  /(?<![\w$.>:@])(?:setnx|setifabsent|getset|getandset|del|delete|unlink|expire|pexpire|expireat|pexpireat)(?:async)?\b|\bnx\b/i;

@@ -2,10 +2,11 @@
 // test that flags one, and its message. Pairing an acquire with its release, and names with
 // their declarations, happens here across the whole document, so it works across functions,
 // classes and their helpers; everything that needs the syntax tree was decided per unit.
-import type { RuleCode } from '../catalogue';
-import type { Declaration, OpFact } from './facts';
+import type { RuleCode, Severity } from '../catalogue';
+import type { Declaration, OpFact, Poller, RetryFact } from './facts';
 import type { FixPlan } from './fix';
 import type { OpKind } from './ops';
+import { unsetField } from './retry';
 
 export interface Finding {
   code: RuleCode;
@@ -15,6 +16,23 @@ export interface Finding {
   end: number;
   /** What the vetted snippet replaces (LOCK001..LOCK006, LOCK010). */
   fix?: FixPlan;
+  /** Other places of the same problem (LOCK007: the script's other calls), shown as related information. */
+  related?: { start: number; end: number; message: string }[];
+  /** A lesser form of the problem (LOCK007 on keys built on a declared key's prefix): reported one step lower. */
+  minor?: boolean;
+}
+
+const LOWER: Record<Severity, Severity> = {
+  error: 'warning',
+  warning: 'information',
+  information: 'hint',
+  hint: 'hint',
+  off: 'off',
+};
+
+/** A finding's severity: the rule's, one step lower for a minor finding. */
+export function findingSeverity(ruleSeverity: Severity, finding: Pick<Finding, 'minor'>): Severity {
+  return finding.minor ? LOWER[ruleSeverity] : ruleSeverity;
 }
 
 /** A lock, not a cache entry or a counter: named like one. */
@@ -27,6 +45,9 @@ const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lea
 const COUNTER = /rate|limit|throttl|counter|quota|bucket|\bhits?\b|visit|views?\b|stats|metric/i;
 const CACHE_CLASS = /cache|session/i;
 
+/** `0.05`, `0.2`, `5`: a duration short enough to need its fraction. */
+const formatMs = (ms: number) => String(Number(ms.toPrecision(3)));
+
 const short = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /** The document's facts, with the questions the rules ask across them. */
@@ -36,6 +57,10 @@ export class DocumentFacts {
   constructor(
     readonly ops: OpFact[],
     declarations: Declaration[],
+    /** The document, for the few questions only its whole text answers (is a field ever set). */
+    private readonly text = '',
+    /** Busy loops that poll a try-acquire method of their class. */
+    private readonly pollers: Poller[] = [],
   ) {
     for (const declaration of declarations) {
       const list = this.declarations.get(declaration.name) ?? [];
@@ -71,8 +96,51 @@ export class DocumentFacts {
     });
   }
 
+  /**
+   * An NX acquire of a lock: named like one (its key, function or class), or used like one (released
+   * after it in its function, taken over with GETSET, retried in a loop, released by a
+   * compare-and-delete script). A flag set with NX and deleted elsewhere (a pause flag, a
+   * "once" marker, a test's key) is not a lock.
+   */
   isLockAcquire(op: OpFact): boolean {
-    return !op.counter && !this.notALock(op);
+    if (op.counter) return false;
+    if (this.releasedByScript(op)) return true;
+    if (this.notALock(op)) return false;
+    return this.lockish(op) || this.usedLikeLock(op);
+  }
+
+  private usedLikeLock(op: OpFact): boolean {
+    // Retried in a loop, or holding an expiry time (the timestamp algorithm's "held until").
+    if (op.retry || this.pollers.some((poller) => poller.callee === op.fnName) || this.timestampLock(op)) return true;
+    return this.ops.some(
+      (other) =>
+        (other.kind === 'del' || other.kind === 'getset') &&
+        other.fn === op.fn &&
+        other.start > op.start &&
+        other.keyShapes.some((shape) => op.keyShapes.includes(shape)),
+    );
+  }
+
+  /** Whether a script run is a compare-and-delete release: the call says so, or the file declares its script as one. */
+  isScriptRelease(op: OpFact): boolean {
+    return op.kind === 'scriptRelease' && (!op.scriptName || this.releaseScript(op.scriptName, 0));
+  }
+
+  private releaseScript(name: string, depth: number): boolean {
+    return this.declared(name).some(
+      (d) => d.releaseScript || (!!d.scriptFrom && depth < 3 && this.releaseScript(d.scriptFrom, depth + 1)),
+    );
+  }
+
+  /** A compare-and-delete script releases `op`'s key in its function or class: the key is a lock. */
+  releasedByScript(op: OpFact): boolean {
+    return this.ops.some(
+      (other) =>
+        other.kind === 'scriptRelease' &&
+        (other.fn === op.fn || (!!op.cls && other.cls === op.cls)) &&
+        other.keyShapes.some((shape) => op.keyShapes.includes(shape)) &&
+        this.isScriptRelease(other),
+    );
   }
 
   /** The acquire's value is the same for every holder: a literal, a constant, a per-process token. */
@@ -87,8 +155,40 @@ export class DocumentFacts {
     return undefined;
   }
 
+  /**
+   * How the retry loop around `op` polls (it sleeps under 10 ms, not at all, or for a field nothing
+   * sets), or the loop that polls the method `op` is in (`while !try_to_get_lock`).
+   */
+  polling(op: OpFact): string | undefined {
+    if (op.retry) return this.busy(op.retry);
+    if (op.kind !== 'acquire' || !op.fnName) return undefined;
+    for (const poller of this.pollers) {
+      if (poller.callee !== op.fnName || (poller.cls ?? '') !== (op.cls ?? '')) continue;
+      const sleep = this.busy(poller.retry);
+      if (sleep) return `(the loop that calls ${op.fnName}()) ${sleep}`;
+    }
+    return undefined;
+  }
+
+  private busy(retry: RetryFact): string | undefined {
+    if (retry.sleepField)
+      return unsetField(this.text, retry.sleepField)
+        ? `sleeps for ${retry.sleepField} (nothing in this file sets it, so 0 ms)`
+        : undefined;
+    return retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${formatMs(retry.sleepMs)} ms`;
+  }
+
   timestampValue(op: OpFact): boolean {
     return !!op.value && (op.value.clock || this.declared(op.value.name).some((d) => d.clock));
+  }
+
+  /**
+   * The timestamp algorithm: the value is an expiry time, or the code reads it back to compare. A
+   * timestamp that only records when the lock was taken is not one.
+   */
+  timestampLock(op: OpFact): boolean {
+    if (!this.timestampValue(op)) return false;
+    return !!op.valueRead || !!op.value?.deadline || this.declared(op.value?.name).some((d) => d.deadline);
   }
 }
 
@@ -150,7 +250,10 @@ export const RULES: Rule[] = [
     on: 'getset',
     fixable: true,
     check: (op, facts) =>
-      facts.paired(op, 'acquire').length || facts.timestampValue(op) ? { key: key(op) } : undefined,
+      facts.paired(op, 'acquire').some((a) => facts.isLockAcquire(a)) ||
+      (facts.timestampValue(op) && (facts.lockish(op) || facts.timestampLock(op)))
+        ? { key: key(op) }
+        : undefined,
     message: ({ key }) =>
       `GETSET takeover of ${key}: timestamp locks depend on synchronised clocks, and a client that loses the takeover race still overwrites the winner's expiry. Let Redis expire the lock: SET key token NX PX ttl.`,
   },
@@ -160,7 +263,7 @@ export const RULES: Rule[] = [
     fixable: true,
     // The timestamp algorithm without GETSET (SETNX, GET, compare with the clock, DEL): reported on the SETNX.
     check: (op, facts) =>
-      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampValue(op) && !facts.paired(op, 'getset').length
+      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampLock(op) && !facts.paired(op, 'getset').length
         ? { key: key(op), value: short(op.value!.text) }
         : undefined,
     message: ({ key, value }) =>
@@ -195,16 +298,26 @@ export const RULES: Rule[] = [
   },
   {
     code: 'LOCK010',
+    on: 'get',
+    fixable: false,
+    // A loop that polls GET until it may take the lock over (or until the key is gone).
+    check: (op, facts) => {
+      const lock = facts.lockish(op) || facts.paired(op, 'acquire').length > 0 || facts.paired(op, 'getset').length > 0;
+      const sleep = lock && !facts.notALock(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
+    message: ({ key, sleep }) =>
+      `The loop that polls ${key} with GET ${sleep} between reads: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
+  },
+  {
+    code: 'LOCK010',
     on: 'acquire',
     // Only a fix that replaces the retry loop stops the polling.
     fixable: (plan) => !!plan.replacesRetryLoop,
-    check: (op, facts) =>
-      op.retry && facts.isLockAcquire(op)
-        ? {
-            key: key(op),
-            sleep: op.retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${op.retry.sleepMs} ms`,
-          }
-        : undefined,
+    check: (op, facts) => {
+      const sleep = facts.isLockAcquire(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
     message: ({ key, sleep }) =>
       `The retry loop around the acquire of ${key} ${sleep} between tries: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
   },

@@ -36,6 +36,8 @@ export interface FixRecord {
   codes: RuleCode[];
   /** Files the fixes created for it (its project's lock helper), absolute. */
   created: string[];
+  /** What a fix wrote instead of the usual, and why (the inline lock: a file of the user's where the helper goes). */
+  notes: string[];
 }
 
 export interface FixOutcome {
@@ -74,7 +76,7 @@ export async function planFixes(
     const root = context.rootOf(file.path);
     const manifests = readManifests(file.path, root);
     const eol = eolOf(source.text);
-    const record: FixRecord = { path: file.path, codes: [], created: [] };
+    const record: FixRecord = { path: file.path, codes: [], created: [], notes: [] };
     let text = current(file.path) ?? source.text;
     let fixableBefore = Infinity;
     for (;;) {
@@ -106,6 +108,7 @@ export async function planFixes(
           readFile: (path) => current(toSlashes(path)) ?? readIfExists(path),
         });
         next = text;
+        if (fix.note !== undefined && !record.notes.includes(fix.note)) record.notes.push(fix.note);
         for (const change of fix.changes) {
           const path = toSlashes(change.path);
           if ('create' in change) {

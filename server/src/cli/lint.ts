@@ -4,7 +4,7 @@
 // with a notice naming the first syntax error.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Pack } from '../../../pack/pack';
-import { AnalyzedDocument, mentionsRedis, type Finding } from '../analysis';
+import { AnalyzedDocument, findingSeverity, mentionsRedis, type Finding } from '../analysis';
 import type { LintSettings, RuleCode, Severity } from '../catalogue';
 import { checkText, lintsLanguage, severityOf } from '../check';
 import type { LintedLanguage } from '../languages';
@@ -130,7 +130,7 @@ export async function analyzeFile(
   const fixPlans = findings.some((finding) => finding.fix) && context.canFix(file, text);
   const problems: Problem[] = [];
   for (const finding of findings) {
-    const severity = severityOf(settings, finding.code);
+    const severity = findingSeverity(severityOf(settings, finding.code), finding);
     if (severity === 'off') continue;
     problems.push({
       code: finding.code,

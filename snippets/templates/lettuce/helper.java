@@ -34,19 +34,20 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
  * waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, shared by the
  * connection's waiters), the holder's lease ends, or a jittered retry bound passes: a missed
  * wake-up costs at most that bound. Without one, it polls with jittered back-off.
+ * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
+ * a token.
  */
+«set:error»RedisException
 public final class Locksmith {
     private Locksmith() {}
 
     static final String ACQUIRE = """
-«lua:acquire»
-""";
+«lua:acquire»""";
     static final String EXTEND = """
-«lua:extend»
-""";
+«lua:extend»""";
     static final String RELEASE = """
-«lua:release»
-""";
+«lua:release»""";
+«kinds:scripts»
 
     /** Runs one script: by its SHA1 (EVALSHA), and on NOSCRIPT (cache flushed, restart, failover) by its source (EVAL). */
     @FunctionalInterface
@@ -116,118 +117,7 @@ public final class Locksmith {
         return new Options(ttlMs, 10_000, null, false, 500, null);
     }
 
-    /** The lock stayed held by another owner for the whole wait. */
-    public static final class LockBusyException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public final String key;
-        public final long waitedMs;
-
-        LockBusyException(String key, long waitedMs) {
-            super(key + " is held by another owner; gave up after waiting " + waitedMs + " ms");
-            this.key = key;
-            this.waitedMs = waitedMs;
-        }
-    }
-
-    /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
-    public static final class LeaseLostException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public final String key;
-
-        LeaseLostException(String key, String why, Throwable cause) {
-            super("lease on " + key + " lost: " + why, cause);
-            this.key = key;
-        }
-    }
-
-    // One daemon thread renews every lease of the process: a renewal is one short script call.
-    private static final ScheduledExecutorService RENEWER = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "locksmith-renewer");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    /** A held lock. Closing it releases it and throws LeaseLostException if the lease was gone by then. */
-    public static final class Lease implements AutoCloseable {
-        private final Scripts redis;
-        private final String key;
-        private final String token;
-        private final Long fence;
-        private final long ttlMs;
-        private final ScheduledFuture<?> renewal;
-        private volatile LeaseLostException lostReason;
-        private boolean released;
-
-        Lease(Scripts redis, String key, String token, Long fence, long ttlMs, boolean renew) {
-            this.redis = redis;
-            this.key = key;
-            this.token = token;
-            this.fence = fence;
-            this.ttlMs = ttlMs;
-            long every = Math.max(1, ttlMs / 3);
-            this.renewal = renew ? RENEWER.scheduleAtFixedRate(this::renewOnce, every, every, TimeUnit.MILLISECONDS) : null;
-        }
-
-        public String key() {
-            return key;
-        }
-
-        /** This holder's owner token: the lock key's value while it is held. */
-        public String token() {
-            return token;
-        }
-
-        /** The fencing token with a fence key (else null): the guarded resource refuses older ones. */
-        public Long fence() {
-            return fence;
-        }
-
-        /** True once a renewal found the lease gone or failed: stop writing. */
-        public boolean lost() {
-            return lostReason != null;
-        }
-
-        /** Why the lease was lost, or null. */
-        public LeaseLostException lostReason() {
-            return lostReason;
-        }
-
-        /** Sets the lease to ttlMs from now; false when it is no longer held. */
-        public boolean extend(long ttlMs) {
-            checkMs("ttlMs", ttlMs, true);
-            return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
-        }
-
-        /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
-        public boolean release() {
-            synchronized (this) { // a renewal in flight ends before the release
-                if (released) return false;
-                released = true;
-                if (renewal != null) renewal.cancel(false);
-            }
-            return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
-        }
-
-        /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
-        @Override
-        public void close() {
-            synchronized (this) {
-                if (released) return;
-            }
-            if (!release()) throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
-        }
-
-        private synchronized void renewOnce() {
-            if (released || lostReason != null) return;
-            try {
-                if (extend(ttlMs)) return;
-                lostReason = new LeaseLostException(key, "taken by another owner or expired", null);
-            } catch (RedisException error) {
-                lostReason = new LeaseLostException(key, "renewal failed, it may expire unseen", error);
-            }
-            renewal.cancel(false);
-        }
-    }
+«include:_jvm/lease»
 
     public static Lease acquire(RedisScriptingCommands<String, String> redis, String key, Options options)
             throws InterruptedException {
@@ -243,18 +133,13 @@ public final class Locksmith {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
-        String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
-                + UUID.randomUUID();
-        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
-        List<String> args = List.of(token, String.valueOf(options.ttlMs));
+        String token = newToken();
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
         Wakeups wakeups = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                long reply = (Long) redis.run(ACQUIRE, keys, args);
-                if (reply != 0) {
-                    return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
-                }
+                Lease lease = attempt(redis, key, token, options);
+                if (lease != null) return lease;
                 long leftMs = (deadline - System.nanoTime()) / 1_000_000;
                 if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
                 if (wakeups == null && options.wakeups != null) {
@@ -273,6 +158,22 @@ public final class Locksmith {
             if (wakeups != null) wakeups.close();
         }
     }
+
+«include:_jvm/low-level»
+
+    public static Lease tryAcquire(RedisScriptingCommands<String, String> redis, String key, Options options) {
+        return tryAcquire(scripts(redis), key, options);
+    }
+
+    public static boolean releaseLock(RedisScriptingCommands<String, String> redis, String key, String token) {
+        return releaseLock(scripts(redis), key, token);
+    }
+
+    public static boolean extendLock(RedisScriptingCommands<String, String> redis, String key, String token, long ttlMs) {
+        return extendLock(scripts(redis), key, token, ttlMs);
+    }
+
+«include:_jvm/attempt»
 
     /**
      * A waiter's wake-ups: the scripts that free a lock SPUBLISH on its name, with an empty payload
@@ -336,18 +237,6 @@ public final class Locksmith {
         }
     }
 
-    static void checkMs(String name, long value, boolean positive) {
-        if (value < (positive ? 1 : 0)) {
-            throw new IllegalArgumentException(
-                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
-        }
-    }
-
-    static String sha1(String lua) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(lua.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException missing) {
-            throw new IllegalStateException("SHA-1 is part of every Java platform", missing);
-        }
-    }
+«include:_jvm/checks»
+«kinds:code»
 }

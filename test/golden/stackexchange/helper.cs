@@ -1,12 +1,12 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange namespace=Locksmith
-// @locksmith-pack c42a0ba17d3e
-// @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
-// @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
+// @locksmith-pack 2a715a3fb3eb
+// @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
+// @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 1fa795b69a8bf2f74aaa70900c0427f1beec427f
+// @locksmith-digest 14c0f061019d3d1fa00ea4b2e995d3574c3da7f8
 
 #nullable enable
 using System;
@@ -19,10 +19,11 @@ namespace Locksmith;
 
 // Redis locks for StackExchange.Redis 2.8.41+ (C# 11, .NET 7+):
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
-// takes the lock and releases it at the end of the scope. A waiter waits in line and sleeps until
-// the release wakes it (a sharded subscription to the lock key, RedisChannel.Sharded, on the
-// multiplexer's subscriber connection), the holder's lease ends, or a jittered retry bound passes:
-// a missed wake-up costs at most that bound.
+// takes the lock and releases it at the end of the scope; TryAcquireAsync tries once and never
+// waits (null when busy); ReleaseLockAsync and ExtendLockAsync take a key and a token. A waiter
+// waits in line and sleeps until the release wakes it (a sharded subscription to the lock key,
+// RedisChannel.Sharded, on the multiplexer's subscriber connection), the holder's lease ends, or a
+// jittered retry bound passes: a missed wake-up costs at most that bound.
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -79,17 +80,18 @@ end
 
 local lock, fence = KEYS[1], KEYS[2]
 local holder = redis.call('GET', lock)
-if holder and holder ~= token then
-  return 0
-end
-
--- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, whoever holds the lock.
 local fenced
 if fence then
   fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
   end
+end
+if holder and holder ~= token then
+  return 0
 end
 
 if holder then
@@ -105,6 +107,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
     internal const string AcquireQueuedScript = """
 -- @script acquire_queued
@@ -143,6 +146,16 @@ end
 local lock, waiters, fence = KEYS[1], KEYS[2], KEYS[3]
 local holder = redis.call('GET', lock)
 redis.call('ZCARD', waiters)
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, the queue included.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
+  end
+end
 if holder and holder ~= token then
   local now = redis.call('TIME')
   redis.call('ZADD', waiters, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), token)
@@ -150,14 +163,6 @@ if holder and holder ~= token then
     redis.call('PEXPIRE', waiters, queue_ms)
   end
   return { 0, redis.call('PTTL', lock), redis.call('ZCARD', waiters) }
-end
-
-local fenced
-if fence then
-  fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15')
-  end
 end
 
 if holder then
@@ -172,6 +177,7 @@ if fence then
 end
 redis.call('ZREM', waiters, token)
 return { result, 0, redis.call('ZCARD', waiters) }
+
 """;
     internal const string ExtendScript = """
 -- @script extend
@@ -201,6 +207,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
     internal const string ReleaseScript = """
 -- @script release
@@ -239,6 +246,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 
     /// <summary>
@@ -341,6 +349,36 @@ return 1
         }
     }
 
+    /// <summary>One try, never waits: the lease, or null while another holder has the lock.</summary>
+    public static async Task<RedisLease?> TryAcquireAsync(
+        IDatabaseAsync db,
+        RedisKey key,
+        TimeSpan ttl,
+        RedisKey? fenceKey = null,
+        bool renew = false)
+    {
+        try
+        {
+            return await AcquireAsync(db, key, ttl, TimeSpan.Zero, fenceKey, renew);
+        }
+        catch (LockBusyException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none.</summary>
+    public static async Task<bool> ReleaseLockAsync(IDatabaseAsync db, RedisKey key, string token) =>
+        await RunAsync(db, ReleaseScript, new[] { key }, token) == 1;
+
+    /// <summary>Compare-and-extend: sets key's lease to ttl while it holds token (true); false when it held another token or none.</summary>
+    public static async Task<bool> ExtendLockAsync(IDatabaseAsync db, RedisKey key, string token, TimeSpan ttl)
+    {
+        var ms = (long)ttl.TotalMilliseconds;
+        if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
+        return await RunAsync(db, ExtendScript, new[] { key }, token, ms) == 1;
+    }
+
     /// <summary>
     /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
     /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
@@ -414,12 +452,8 @@ public sealed class RedisLease : IAsyncDisposable
     public LeaseLostException? LostReason { get; private set; }
 
     /// <summary>Sets the lease to <paramref name="ttl"/> from now (default: the acquire's); false when it is no longer held.</summary>
-    public async Task<bool> ExtendAsync(TimeSpan? ttl = null)
-    {
-        var ms = ttl is { } given ? (long)given.TotalMilliseconds : ttlMs;
-        if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
-        return await RedisLock.RunAsync(db, RedisLock.ExtendScript, new[] { Key }, Token, ms) == 1;
-    }
+    public Task<bool> ExtendAsync(TimeSpan? ttl = null) =>
+        RedisLock.ExtendLockAsync(db, Key, Token, ttl ?? TimeSpan.FromMilliseconds(ttlMs));
 
     /// <summary>Stops renewing and deletes the lock if this lease still holds it, waking a waiter; false when it no longer did.</summary>
     public async Task<bool> ReleaseAsync()

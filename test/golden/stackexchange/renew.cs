@@ -46,17 +46,18 @@ end
 
 local lock, fence = KEYS[1], KEYS[2]
 local holder = redis.call('GET', lock)
-if holder and holder ~= token then
-  return 0
-end
-
--- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, whoever holds the lock.
 local fenced
 if fence then
   fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
   end
+end
+if holder and holder ~= token then
+  return 0
 end
 
 if holder then
@@ -72,6 +73,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
 const string locksmithExtend = """
 -- @script extend
@@ -101,6 +103,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
 const string locksmithRelease = """
 -- @script release
@@ -139,6 +142,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 var lockKey = "lock:{order:42}";
 var lockTtlMs = 10000;
