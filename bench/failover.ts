@@ -101,6 +101,13 @@ async function main(): Promise<void> {
   console.log(`\n${((performance.now() - started) / 60_000).toFixed(1)} min`);
 }
 
+/** Why A was refused, counted per reason ('timeout: 2'), or '-': a gap in 'A held' says its cause. */
+function refusals(trials: Trial[]): string {
+  const counts = new Map<string, number>();
+  for (const { a } of trials) if ('refused' in a) counts.set(a.refused, (counts.get(a.refused) ?? 0) + 1);
+  return [...counts].map(([reason, count]) => `${reason}: ${count}`).join(', ') || '-';
+}
+
 function printTable(cells: Cell[]): void {
   const header = [
     'topology',
@@ -108,6 +115,7 @@ function printTable(cells: Cell[]): void {
     'waitForReplicas',
     'failovers',
     'A held',
+    'A refused (why)',
     'double holders',
     'overlap max ms',
     'overlap median ms',
@@ -125,6 +133,7 @@ function printTable(cells: Cell[]): void {
       option,
       String(trials.length),
       String(trials.filter((trial) => 'fence' in trial.a).length),
+      refusals(trials),
       String(overlaps.length),
       overlaps.length ? Math.max(...overlaps).toFixed(0) : '-',
       overlaps.length ? median(overlaps).toFixed(0) : '-',
