@@ -4,14 +4,20 @@
 // (EVALSHA), (b) raw SET NX PX + DEL (the unsafe floor), (c) npm redlock on the same single
 // instance; on Valkey also (n) SET NX GET + DELIFEQ without the wake-up, which is what the wake-up
 // costs; and a two-key lock (LockScripts.multi: MSETEX NX where the server has it, else
-// multi_acquire.lua) against the same through the scripts only. Prints a table per server; not a test.
+// multi_acquire.lua) against the same through the scripts only. Prints a table per server. Then
+// what waitForReplicas costs (notes/durable.md), on a master with one replica: acquires per second
+// and acquire latency at 1 and 8 connections with and without it, the acquires it gave back as the
+// replica did not acknowledge within 100 ms (shortfalls: stalls of a loaded machine), and its round
+// trips (an acquire's latency through a proxy adding 5 ms each way, over 10 ms). Not a test.
 //   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32] [--servers redis,valkey]
+//     [--wait-for-replicas yes|no|only]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import Redlock from 'redlock';
 import { loadPack } from '../pack/pack';
-import { LockScripts } from '../pack/runtime';
+import { LockScripts, ReplicaShortfallError } from '../pack/runtime';
+import { startProxy } from '../test/harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../test/harness/redis';
 
 const PACK = loadPack();
@@ -144,17 +150,145 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '8' },
       concurrency: { type: 'string', default: '1,8,32' },
       servers: { type: 'string', default: SERVER_KINDS.join(',') },
+      'wait-for-replicas': { type: 'string', default: 'yes' },
     },
   });
   const levels = values.concurrency.split(',').map(Number);
   const servers = values.servers.split(',') as ServerKind[];
-  let targetsMet = true;
-  for (const kind of servers) {
-    targetsMet = (await benchServer(kind, Number(values.seconds), Number(values.rounds), levels)) && targetsMet;
+  const replicaWait = values['wait-for-replicas'];
+  if (!['yes', 'no', 'only'].includes(replicaWait))
+    throw new Error(`--wait-for-replicas takes yes, no or only, got ${replicaWait}`);
+  if (replicaWait !== 'only') {
+    let targetsMet = true;
+    for (const kind of servers) {
+      targetsMet = (await benchServer(kind, Number(values.seconds), Number(values.rounds), levels)) && targetsMet;
+    }
+    console.log(
+      `\ntargets: (a) >= 0.9x (b) and (a) > (c) at every concurrency; on Valkey (a) >= 0.95x (b): ${targetsMet ? 'met' : 'MISSED'}`,
+    );
   }
-  console.log(
-    `\ntargets: (a) >= 0.9x (b) and (a) > (c) at every concurrency; on Valkey (a) >= 0.95x (b): ${targetsMet ? 'met' : 'MISSED'}`,
-  );
+  if (replicaWait !== 'no') {
+    for (const kind of servers) await benchReplicaWait(kind, Number(values.seconds), Number(values.rounds));
+  }
+}
+
+/** acquire (a) without and (w) with waitForReplicas, then release; each connection on its own key. */
+const REPLICA_VARIANTS = [
+  { name: 'acquire', options: {} },
+  { name: 'acquire + waitForReplicas', options: { waitForReplicas: { replicas: 1, timeoutMs: 100 } } },
+] as const;
+
+/** What waitForReplicas costs on a master with one replica (loopback: the replica acknowledges within a round trip). */
+async function benchReplicaWait(kind: ServerKind, seconds: number, rounds: number): Promise<void> {
+  const master = await startRedis({ server: kind, args: ['--repl-diskless-sync-delay', '0'] });
+  const replica = await startRedis({
+    server: kind,
+    args: ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(master.port)],
+  });
+  try {
+    const probe = master.client();
+    await probe.set('bench:sync', '1');
+    if ((await probe.wait(1, 10_000)) !== 1) throw new Error('the replica did not sync');
+    probe.disconnect();
+    console.log(
+      `\n${kind}: waitForReplicas {replicas: 1, timeoutMs: 100} on a master with one replica, ${rounds} interleaved slices of ${seconds} s`,
+    );
+    console.log(
+      '| conc | variant | acquire+release/s | acquire p50 us | acquire p99 us | shortfalls | (w)/(a) pairs/s | (w)/(a) p50 |',
+    );
+    console.log('|---:|---|---:|---:|---:|---:|---:|---:|');
+    for (const concurrency of [1, 8]) {
+      const cells = REPLICA_VARIANTS.map(() => ({ pairs: 0, seconds: 0, shortfalls: 0, latencies: [] as number[] }));
+      const rigs = REPLICA_VARIANTS.map(() => {
+        const clients = Array.from({ length: concurrency }, () => master.client());
+        return { clients, locks: clients.map((client) => new LockScripts(client, PACK)) };
+      });
+      for (let round = 0; round < rounds + 1; round++) {
+        for (let k = 0; k < REPLICA_VARIANTS.length; k++) {
+          const v = (k + round) % REPLICA_VARIANTS.length;
+          const { options } = REPLICA_VARIANTS[v];
+          // Round 0 warms up (connections, script cache) and is not counted.
+          const cell = round === 0 ? { pairs: 0, seconds: 0, shortfalls: 0, latencies: [] as number[] } : cells[v];
+          const started = performance.now();
+          const deadline = started + seconds * 1000;
+          await Promise.all(
+            rigs[v].locks.map(async (locks, i) => {
+              const key = `bench:replicas:${i}`;
+              while (performance.now() < deadline) {
+                const owner = token();
+                const sent = performance.now();
+                try {
+                  if ((await locks.acquire(key, owner, TTL, options)) === 0) throw new Error(`${key} not acquired`);
+                } catch (error) {
+                  // A replica that did not acknowledge in time (a stall on a loaded machine) is the
+                  // option doing its job: counted, its wait timed, the lock already given back.
+                  if (!(error instanceof ReplicaShortfallError)) throw error;
+                  cell.latencies.push(performance.now() - sent);
+                  cell.shortfalls++;
+                  continue;
+                }
+                cell.latencies.push(performance.now() - sent);
+                if (!(await locks.release(key, owner))) throw new Error(`${key} not released`);
+                cell.pairs++;
+              }
+            }),
+          );
+          cell.seconds += (performance.now() - started) / 1000;
+        }
+      }
+      for (const { clients, locks } of rigs) {
+        for (const each of locks) each.close();
+        for (const client of clients) client.disconnect();
+      }
+      const rate = cells.map((cell) => cell.pairs / cell.seconds);
+      const p50 = cells.map((cell) => percentile(cell.latencies, 0.5));
+      for (const [i, variant] of REPLICA_VARIANTS.entries()) {
+        const ratios = i === 0 ? ['', ''] : [(rate[i] / rate[0]).toFixed(2), (p50[i] / p50[0]).toFixed(2)];
+        console.log(
+          `| ${concurrency} | ${variant.name} | ${rate[i].toFixed(0)} | ${(p50[i] * 1000).toFixed(0)} | ${(percentile(cells[i].latencies, 0.99) * 1000).toFixed(0)} | ${cells[i].shortfalls} | ${ratios.join(' | ')} |`,
+        );
+      }
+    }
+    console.log(`round trips per acquire: ${(await roundTrips(master)).join(', ')}`);
+  } finally {
+    await replica.stop();
+    await master.stop();
+  }
+}
+
+/** An acquire's round trips: its median latency through a proxy that adds 5 ms each way, over 10 ms. */
+async function roundTrips(master: RedisServer): Promise<string[]> {
+  const proxy = await startProxy(master.port);
+  const client = new Redis({ host: proxy.host, port: proxy.port });
+  const locks = new LockScripts(client, PACK);
+  try {
+    await locks.load();
+    proxy.setLatency(5);
+    const lines: string[] = [];
+    // One variant at a time: they share the connection.
+    for (const [v, { name, options }] of REPLICA_VARIANTS.entries()) {
+      const latencies: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        const owner = token();
+        const sent = performance.now();
+        await locks.acquire(`bench:trips:${v}`, owner, TTL, options);
+        latencies.push(performance.now() - sent);
+        await locks.release(`bench:trips:${v}`, owner);
+      }
+      lines.push(`${name} ${(percentile(latencies, 0.5) / 10).toFixed(1)}`);
+    }
+    return lines;
+  } finally {
+    locks.close();
+    client.disconnect();
+    await proxy.close();
+  }
+}
+
+/** The `p` quantile (0..1) of `values`, in the same unit. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 }
 
 /** One server's table; true when its targets are met. */

@@ -5,7 +5,9 @@
 // before, a full scan on every tick, measured in the same run on the same server. Per variant:
 // the server's main-thread CPU spent per second of wall time (INFO cpu), SCAN calls per minute,
 // how long a new lock takes to appear in the listing, and how long a listed lock's new owner takes.
-// One throwaway redis-server; not a test.
+// Last, what the view's INFO replication (read with each of its reads, for the connection's
+// tooltip) costs: its calls per minute in (a) times its measured time per call on the same server,
+// as a share of (a)'s server CPU. One throwaway redis-server; not a test.
 //   BENCH_SECONDS=90 npm run bench:polling     (seconds measured per variant; default 90)
 import type Redis from 'ioredis';
 import { Session } from '../extension/src/connections/session';
@@ -21,13 +23,23 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 90);
 const PROBE_EVERY_MS = 7_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** Main-thread CPU seconds (user + sys) and SCAN calls so far. */
-async function serverCost(redis: Redis): Promise<{ cpu: number; scans: number }> {
+/** Main-thread CPU seconds (user + sys), SCAN and INFO calls so far (the INFO that reads them not counted). */
+async function serverCost(redis: Redis): Promise<{ cpu: number; scans: number; infos: number }> {
   const text = (await redis.call('INFO', 'cpu', 'commandstats')) as string;
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1]);
   const cpu = field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread');
   if (!Number.isFinite(cpu)) throw new Error('INFO cpu has no used_cpu_*_main_thread (Redis 6.2 or later)');
-  return { cpu, scans: Number(/^cmdstat_scan:calls=(\d+)/m.exec(text)?.[1] ?? 0) };
+  const calls = (command: string) => Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { cpu, scans: calls('scan'), infos: calls('info') };
+}
+
+/** INFO replication's server time per call on this server, from commandstats over `calls` of it. */
+async function infoReplicationMicros(redis: Redis, calls: number): Promise<number> {
+  await redis.config('RESETSTAT');
+  for (let i = 0; i < calls; i++) await redis.info('replication');
+  const [, count, usec] = /^cmdstat_info:calls=(\d+),usec=(\d+)/m.exec(await redis.info('commandstats')) ?? [];
+  if (Number(count) !== calls) throw new Error(`commandstats counted ${count} INFO calls, not ${calls}`);
+  return Number(usec) / calls;
 }
 
 interface Row {
@@ -35,6 +47,8 @@ interface Row {
   variant: string;
   cpuPercent: number;
   scansPerMinute: number;
+  /** The view's INFO calls (INFO replication, with each read). */
+  infosPerMinute: number;
   newLock: number[];
   newLockMissed: number;
   newOwner: number[];
@@ -53,7 +67,16 @@ async function measure(port: number, admin: Redis, scenario: string, variant: 't
     limit: LIMIT,
     intervalMs: REFRESH_MS,
   }));
-  const row: Row = { scenario, variant, cpuPercent: 0, scansPerMinute: 0, newLock: [], newLockMissed: 0, newOwner: [] };
+  const row: Row = {
+    scenario,
+    variant,
+    cpuPercent: 0,
+    scansPerMinute: 0,
+    infosPerMinute: 0,
+    newLock: [],
+    newLockMissed: 0,
+    newOwner: [],
+  };
   const pending = new Map<string, { at: number; kind: 'lock' | 'owner'; token: string }>();
   const check = () => {
     const now = performance.now();
@@ -88,6 +111,8 @@ async function measure(port: number, admin: Redis, scenario: string, variant: 't
     const seconds = (performance.now() - start) / 1000;
     row.cpuPercent = ((after.cpu - before.cpu) / seconds) * 100;
     row.scansPerMinute = ((after.scans - before.scans) / seconds) * 60;
+    // The bench's own INFO before the window is counted in `after`.
+    row.infosPerMinute = ((after.infos - before.infos - 1) / seconds) * 60;
     row.newLockMissed = [...pending.values()].filter((probe) => probe.kind === 'lock').length;
     return row;
   } finally {
@@ -158,6 +183,14 @@ async function main(): Promise<void> {
     console.log(
       '\nnot shown: new locks still waiting at the end of the window (made after the last scan). With 10,000 locks the page of 500 is full: a new lock beyond it waits for Load more, in both variants.',
     );
+    const micros = await infoReplicationMicros(admin, 2000);
+    for (const row of rows.filter((each) => each.variant === 'tick')) {
+      const percent = ((row.infosPerMinute / 60) * micros) / 1e4;
+      console.log(
+        `${row.scenario}: (a)'s INFO replication ${row.infosPerMinute.toFixed(1)}/min x ${micros.toFixed(1)} us = ` +
+          `${percent.toFixed(5)} % of a core, ${((percent / row.cpuPercent) * 100).toFixed(2)} % of (a)'s server CPU`,
+      );
+    }
   } finally {
     admin.disconnect();
     await server.stop();

@@ -18,6 +18,7 @@
 // a claim that a later call already confirmed or found gone.
 import { randomBytes } from 'node:crypto';
 import { wakeChannel, type RedisName } from './layout';
+import type { ReplicaWait } from './replicas';
 import type { Wakeups, Waiter } from './wakeups';
 
 export interface QueueKeys {
@@ -33,6 +34,8 @@ export interface QueueOptions {
   fair?: boolean;
   /** 'confirmed' (default): a hand-over is the caller's once its confirmation returns; 'wake': at the wake-up. */
   handoff?: 'wake' | 'confirmed';
+  /** The attempt that takes the lock counts once replicas have it (waitForReplicas); a hand-over is then 'confirmed'. */
+  replicas?: ReplicaWait;
 }
 
 export interface QueueHost {
@@ -40,6 +43,13 @@ export interface QueueHost {
   readonly claimMs: number;
   readonly wakeups: Wakeups;
   integers(name: 'queue_acquire', keys: RedisName[], args: (RedisName | number)[]): Promise<number[]>;
+  replicatedIntegers(
+    name: 'queue_acquire',
+    keys: RedisName[],
+    args: (RedisName | number)[],
+    replicas: ReplicaWait,
+    release: () => Promise<unknown>,
+  ): Promise<number[]>;
   integer(name: 'queue_release', keys: RedisName[], args: (RedisName | number)[]): Promise<number>;
 }
 
@@ -60,7 +70,7 @@ export async function acquireInQueue(
   ttlMs: number,
   options: QueueOptions,
 ): Promise<QueueOutcome> {
-  const { waitMs, signal, fence, fair = false, handoff = 'confirmed' } = options;
+  const { waitMs, signal, fence, fair = false, handoff = 'confirmed', replicas } = options;
   signal?.throwIfAborted();
   const keys = [lock, queue.waiters, queue.tickets, ...(fence === undefined ? [] : [fence])];
   const session = randomBytes(6).toString('hex');
@@ -70,15 +80,17 @@ export async function acquireInQueue(
     const ticket = `${session}.${calls++}`;
     const sentAt = performance.now();
     const args = [token, ttlMs, aliveMs(host.retryMs), host.claimMs, ticket, fair ? 1 : 0];
-    const [result, retryIn, , serverAt] = await host.integers('queue_acquire', keys, args);
+    const [result, retryIn, , serverAt] = replicas
+      ? await host.replicatedIntegers('queue_acquire', keys, args, replicas, giveUp)
+      : await host.integers('queue_acquire', keys, args);
     if (result === 0) lastQueued = { ticket, sentAt, serverAt };
     return { result, retryIn };
   };
   const giveUp = () => host.integer('queue_release', [lock, queue.waiters, queue.tickets], [token]).catch(() => 0);
-  // At the wake-up only without a fence (the fencing token comes with the confirmation) and with
-  // half the claim left at least (see above).
+  // At the wake-up only without a fence (the fencing token comes with the confirmation) or a wait
+  // for replicas (they acknowledge the confirmation), and with half the claim left at least (see above).
   const mine = ({ ticket, at }: { ticket: string; at: number }) => {
-    if (handoff !== 'wake' || fence !== undefined || ticket !== lastQueued?.ticket) return false;
+    if (handoff !== 'wake' || fence !== undefined || replicas || ticket !== lastQueued?.ticket) return false;
     const elapsed = performance.now() - lastQueued.sentAt;
     const left = host.claimMs + (at - lastQueued.serverAt) - elapsed - 1 - elapsed / 1000;
     return left >= host.claimMs / 2;

@@ -1,6 +1,7 @@
 // Calls the pack from Node through ioredis: EVALSHA, and on NOSCRIPT (after SCRIPT FLUSH,
 // a restart or a failover) EVAL, which runs the script and caches it on that very node.
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, Redis } from 'ioredis';
 import { FencedWrites } from './fenced';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
@@ -18,10 +19,20 @@ import {
   type NativeSupport,
 } from './native';
 import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
+import {
+  isMisconfigured,
+  replicaWait,
+  ReplicaShortfallError,
+  shortfallOf,
+  waitCommand,
+  type ReplicaWait,
+  type WaitForReplicas,
+} from './replicas';
 import { checkedReply, integerReply, integersReply, type ScriptReply } from './replies';
 import { acquireInQueue, type QueueKeys } from './queue';
 import { Wakeups, type Waiter } from './wakeups';
 
+export { ReplicaShortfallError, type ReplicaShortfall, type WaitForReplicas } from './replicas';
 export type { RedisClient } from './nodes';
 /** Keys and tokens are binary-safe: pass a Buffer for bytes that are not UTF-8. */
 export type RedisString = string | Buffer;
@@ -68,6 +79,13 @@ export interface AcquireOptions extends WaitOptions {
    * With a fence, always 'confirmed'.
    */
   handoff?: 'wake' | 'confirmed';
+  /**
+   * Held only once replicas have it (notes/durable.md): WAIT (or WAITAOF) in one pipeline with
+   * the acquire script; a shortfall releases and rejects with a ReplicaShortfallError, or keeps
+   * the lock and calls `onShortfall`. A lock handed over in the queue is then the caller's once
+   * confirmed. Off by default.
+   */
+  waitForReplicas?: WaitForReplicas;
 }
 
 /** One attempt of a waiting acquire: its result, whether it holds, and when the holder's lease ends. */
@@ -81,6 +99,9 @@ export interface Attempt<T> {
 const MAX_REMEMBERED = 10_000;
 /** How long a native release skips the wake-up after one that reached nobody. */
 const QUIET_MS = 100;
+/** A replicated acquire redirected (a Cluster failing over): tries and the pause between, as ioredis's own. */
+const MAX_REDIRECTIONS = 16;
+const REDIRECTION_DELAY_MS = 100;
 
 export class LockScripts {
   readonly reentrant = new ReentrantLocks(this);
@@ -121,21 +142,23 @@ export class LockScripts {
    * Returns 0 when another owner holds it (after `waitMs`, when given); otherwise 1, or with
    * `fence` the fencing token. With `waitMs` (or `fair`) it waits in the lock's queue
    * (queue_acquire), where a release hands the lock straight to the first live waiter; it
-   * retries at least every `retryMs`, and when the holder's lease ends.
+   * retries at least every `retryMs`, and when the holder's lease ends. With `waitForReplicas`,
+   * the attempt that takes the lock counts once replicas acknowledged it.
    */
   async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
     const { fence, waitMs = 0, signal, fair = false } = options;
+    const replicas = options.waitForReplicas && replicaWait(options.waitForReplicas, ttlMs);
     signal?.throwIfAborted();
-    if (waitMs <= 0 && !fair) return this.tryAcquire(lock, token, ttlMs, fence);
+    if (waitMs <= 0 && !fair) return this.tryAcquire(lock, token, ttlMs, fence, replicas);
     const queue = queueKeys(lock);
     if (!queue) {
       const once = async (): Promise<Attempt<number>> => {
-        const result = await this.tryAcquire(lock, token, ttlMs, fence);
+        const result = await this.tryAcquire(lock, token, ttlMs, fence, replicas);
         return { result, held: result !== 0 };
       };
       return this.waitFor(lock, token, options, once);
     }
-    const { result } = await acquireInQueue(this, lock, queue, token, ttlMs, { ...options, waitMs });
+    const { result } = await acquireInQueue(this, lock, queue, token, ttlMs, { ...options, waitMs, replicas });
     if (result !== 0) this.remember(lock, token, queue);
     return result;
   }
@@ -256,7 +279,20 @@ export class LockScripts {
     this.wakeups.close();
   }
 
-  private async tryAcquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString) {
+  private async tryAcquire(
+    lock: RedisString,
+    token: RedisString,
+    ttlMs: number,
+    fence?: RedisString,
+    replicas?: ReplicaWait,
+  ): Promise<number> {
+    if (replicas) {
+      const keys = fence === undefined ? [lock] : [lock, fence];
+      return integerReply(
+        this.pack.acquire,
+        await this.runReplicated('acquire', keys, [token, ttlMs], replicas, () => this.run('release', [lock], [token])),
+      );
+    }
     if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
       return this.integer('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs]);
     }
@@ -341,6 +377,78 @@ export class LockScripts {
       reply = await this.redis.eval(script.source, keys.length, ...keys, ...args);
     }
     return checkedReply(script, reply);
+  }
+
+  /**
+   * `run` for an acquire under waitForReplicas (pack/replicas.ts): the script, then WAIT or
+   * WAITAOF, in one pipeline on the lock's connection. Busy, or taken and acknowledged: the
+   * script's reply. A shortfall: `onShortfall` called and the reply, or (the default, and for a
+   * setting the server cannot honour) `release` and a ReplicaShortfallError.
+   */
+  private async runReplicated(
+    name: 'acquire' | 'queue_acquire',
+    keys: RedisString[],
+    args: (RedisString | number)[],
+    replicas: ReplicaWait,
+    release: () => Promise<unknown>,
+  ): Promise<ScriptReply> {
+    const script = this.pack[name];
+    const lock = keys[0];
+    let withSource = false;
+    for (let redirections = 0; ;) {
+      const pipeline = this.redis.pipeline();
+      if (withSource) pipeline.eval(script.source, keys.length, ...keys, ...args);
+      else pipeline.evalsha(script.sha1, keys.length, ...keys, ...args);
+      const [waitName, ...waitArgs] = waitCommand(replicas);
+      pipeline.call(waitName, ...waitArgs);
+      const results = await pipeline.exec();
+      if (results?.length !== 2)
+        throw new Error(`${name} with ${waitName}: the pipeline answered ${results?.length ?? 0} replies, not 2`);
+      const [[acquireError, acquired], [waitError, waited]] = results;
+      if (acquireError) {
+        if (!withSource && acquireError.message.startsWith('NOSCRIPT')) {
+          withSource = true;
+          continue;
+        }
+        // Nothing was written on a node that redirects: once the slot map is fresh, send both again.
+        const redirected = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(acquireError.message);
+        if (!this.redis.isCluster || !redirected || ++redirections > MAX_REDIRECTIONS) throw acquireError;
+        await new Promise((resolve) => (this.redis as Cluster).refreshSlotsCache(resolve));
+        await sleep(REDIRECTION_DELAY_MS);
+        continue;
+      }
+      const reply = checkedReply(script, acquired);
+      if ((Array.isArray(reply) ? reply[0] : reply) === 0) return reply;
+      let shortfall;
+      try {
+        shortfall = shortfallOf(lock, replicas, waitError, waited);
+      } catch (error) {
+        // The wait failed otherwise (an ACL that denies WAIT): not held, and the caller told why.
+        await release().catch(() => undefined);
+        throw error;
+      }
+      if (!shortfall) return reply;
+      if (replicas.onShortfall !== 'release' && !isMisconfigured(shortfall)) {
+        replicas.onShortfall(shortfall);
+        return reply;
+      }
+      const released = await release().then(
+        () => true,
+        () => false,
+      );
+      throw new ReplicaShortfallError(shortfall, released);
+    }
+  }
+
+  /** `integers` for the queue's acquire under waitForReplicas (runReplicated); `release` gives back a shortfall. */
+  async replicatedIntegers(
+    name: 'queue_acquire',
+    keys: RedisString[],
+    args: (RedisString | number)[],
+    replicas: ReplicaWait,
+    release: () => Promise<unknown>,
+  ): Promise<number[]> {
+    return integersReply(this.pack[name], await this.runReplicated(name, keys, args, replicas, release));
   }
 
   /** `run` for a script that answers an integer. */

@@ -1,12 +1,14 @@
 // Throwaway redis-server processes for tests and benchmarks: free loopback ports, a temp
 // dir each, no persistence, and always stopped (by the caller, or at process exit at worst).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import { findOnPath } from './onPath';
+import { startProxy, type TcpProxy } from './proxy';
 import { ensureValkey } from './valkey';
 
 const HOST = '127.0.0.1';
@@ -105,6 +107,8 @@ export async function serverBinaries(kind: ServerKind): Promise<{ server: string
 export interface StartOptions {
   /** 'redis' (default) or 'valkey'. */
   server?: ServerKind;
+  /** Listen on this port (from freePort); default: a free one, picked again if taken meanwhile. */
+  port?: number;
   /** requirepass; clients from `client()` use it. */
   password?: string;
   /** Extra redis-server arguments, e.g. ['--cluster-enabled', 'yes']. */
@@ -130,14 +134,14 @@ export class RedisServer {
     const binary = (await serverBinaries(options.server ?? 'redis')).server;
     for (let attempt = 1; ; attempt++) {
       const dir = mkdtempSync(join(tmpdir(), 'locksmith-redis-'));
-      const server = new RedisServer(await freePort(busPort), dir, options, binary);
+      const server = new RedisServer(options.port ?? (await freePort(busPort)), dir, options, binary);
       try {
         await server.spawn();
         return server;
       } catch (error) {
         rmSync(server.dir, { recursive: true, force: true });
         // Another process may take the port between the probe and the bind: try a new one.
-        if (attempt === 3 || !/Address already in use/.test(String(error))) throw error;
+        if (attempt === 3 || options.port !== undefined || !/Address already in use/.test(String(error))) throw error;
       }
     }
   }
@@ -179,6 +183,16 @@ export class RedisServer {
   async stop(): Promise<void> {
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** SIGKILL, as a crash: no shutdown, and the dir (a Cluster node's nodes.conf) stays for restart(). */
+  async crash(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
   }
 
   private spawn(): Promise<void> {
@@ -261,44 +275,84 @@ export interface ClusterOptions {
   replicas?: number;
   /** 'redis' (default) or 'valkey'. */
   server?: ServerKind;
+  /** cluster-node-timeout: how long a node is unreachable before it is failed over. Default 2000. */
+  nodeTimeoutMs?: number;
+  /**
+   * Each node behind a TcpProxy (`proxies`) whose address it announces: replicas replicate through
+   * it, so its latency is the replication link's; the cluster bus stays direct. Clients bypass the
+   * proxies with `natMap`.
+   */
+  proxied?: boolean;
 }
 
 export class RedisCluster {
   private constructor(
     readonly masters: RedisServer[],
     readonly replicas: RedisServer[],
+    /** With `proxied`: each node's proxy, by the node's port. */
+    readonly proxies: Map<number, TcpProxy>,
   ) {}
 
-  static async start({ replicas = 0, server = 'redis' }: ClusterOptions = {}): Promise<RedisCluster> {
+  static async start({
+    replicas = 0,
+    server = 'redis',
+    nodeTimeoutMs = 2000,
+    proxied = false,
+  }: ClusterOptions = {}): Promise<RedisCluster> {
     const args = [
       '--cluster-enabled',
       'yes',
       '--cluster-config-file',
       'nodes.conf',
       '--cluster-node-timeout',
-      '2000',
+      String(nodeTimeoutMs),
       // Replicas sync at once instead of after the default 5 s diskless-sync delay.
       '--repl-diskless-sync-delay',
       '0',
     ];
     const count = 3 * (1 + replicas);
     const { cli } = await serverBinaries(server);
-    const nodes = await Promise.all(Array.from({ length: count }, () => RedisServer.start({ args, server }, true)));
+    const proxies = new Map<number, TcpProxy>();
+    const start = async (): Promise<RedisServer> => {
+      if (!proxied) return RedisServer.start({ args, server }, true);
+      let port = await freePort(true);
+      while (proxies.has(port)) port = await freePort(true);
+      const proxy = await startProxy(port);
+      proxies.set(port, proxy);
+      const announce = ['--cluster-announce-ip', HOST, '--cluster-announce-port', String(proxy.port)];
+      const bus = ['--cluster-announce-bus-port', String(port + 10000)];
+      return RedisServer.start({ args: [...args, ...announce, ...bus], server, port }, true);
+    };
+    const nodes: RedisServer[] = [];
+    const stopAll = async () => {
+      await Promise.all(nodes.map((node) => node.stop()));
+      await Promise.all([...proxies.values()].map((proxy) => proxy.close()));
+    };
     try {
-      // redis-cli assigns the first three nodes as masters and the rest as their replicas.
+      // One at a time when proxied: each picks a port no sibling holds yet.
+      if (proxied) for (let i = 0; i < count; i++) nodes.push(await start());
+      else nodes.push(...(await Promise.all(Array.from({ length: count }, start))));
+    } catch (error) {
+      await stopAll();
+      throw error;
+    }
+    try {
+      // redis-cli assigns the first three nodes as masters and the rest as their replicas. Not
+      // execFileSync: redis-cli's last check goes through the proxies, which run on this event loop.
       const addresses = nodes.map((node) => `${HOST}:${node.port}`);
-      execFileSync(
-        cli,
-        ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
-        {
-          stdio: 'pipe',
-        },
-      );
-      const cluster = new RedisCluster(nodes.slice(0, 3), nodes.slice(3));
+      await promisify(execFile)(cli, [
+        '--cluster',
+        'create',
+        ...addresses,
+        '--cluster-replicas',
+        String(replicas),
+        '--cluster-yes',
+      ]);
+      const cluster = new RedisCluster(nodes.slice(0, 3), nodes.slice(3), proxies);
       await cluster.waitUntilReady();
       return cluster;
     } catch (error) {
-      await Promise.all(nodes.map((node) => node.stop()));
+      await stopAll();
       throw error;
     }
   }
@@ -307,13 +361,23 @@ export class RedisCluster {
     return [...this.masters, ...this.replicas];
   }
 
+  /** For ioredis's natMap: each proxy's address to its node's, so that a client bypasses the proxies. */
+  get natMap(): Record<string, { host: string; port: number }> {
+    return Object.fromEntries(
+      [...this.proxies].map(([port, proxy]) => [`${HOST}:${proxy.port}`, { host: HOST, port }]),
+    );
+  }
+
   /**
    * A new ioredis Cluster client seeded with every node, once it is ready; the caller quits it.
    * Before 'ready' ioredis may swap seed connections for discovered ones and fail commands
    * in flight with "Connection is closed".
    */
   async client(): Promise<Cluster> {
-    const client = new Cluster(this.nodes.map((node) => ({ host: HOST, port: node.port })));
+    const client = new Cluster(
+      this.nodes.map((node) => ({ host: HOST, port: node.port })),
+      this.proxies.size > 0 ? { natMap: this.natMap } : {},
+    );
     await new Promise<void>((resolve, reject) => {
       client.once('ready', resolve);
       client.once('end', () => reject(new Error('cluster client ended before it was ready')));
@@ -323,6 +387,7 @@ export class RedisCluster {
 
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((node) => node.stop()));
+    await Promise.all([...this.proxies.values()].map((proxy) => proxy.close()));
   }
 
   /** Every node agrees on the masters and their replicas (gossip takes a moment), and every replica is in sync. */

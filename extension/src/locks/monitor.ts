@@ -10,6 +10,7 @@ import type { LockEntry } from './classify';
 import { discoverLocks, readLocks } from './discovery';
 import type { Observation, ObservedEvent } from './history';
 import { KeyspaceEvents, type KeyEvent, type LiveMode, type MonitorSource } from './keyspaceEvents';
+import { parseReplication, type ReplicationPicture } from './replication';
 import { ScanPacer, ScanSchedule } from './schedule';
 
 export type { LiveMode, MonitorSource } from './keyspaceEvents';
@@ -35,8 +36,13 @@ export interface MonitorSnapshot {
   readonly scannedAt: number;
   /** When the next scheduled full scan is due (polling only). */
   readonly nextScanAt?: number;
-  /** Each data node's own schedule: when it was last scanned and when it is next due. */
-  readonly nodes: readonly { name: string; scannedAt?: number; nextScanAt?: number }[];
+  /** Each data node's own schedule (when it was last scanned and when it is next due), and its replicas as last read. */
+  readonly nodes: readonly {
+    name: string;
+    scannedAt?: number;
+    nextScanAt?: number;
+    replication?: ReplicationPicture;
+  }[];
   readonly live: LiveMode;
   readonly patterns: readonly string[];
   /** A read is running. */
@@ -68,6 +74,8 @@ interface NodeListing {
   more: boolean;
   readonly schedule: ScanSchedule;
   readonly pacer: ScanPacer;
+  /** INFO replication at the last read; `denied`: this user may not run INFO (asked no more). */
+  replication?: ReplicationPicture | 'denied';
 }
 
 export class LockMonitor {
@@ -128,10 +136,11 @@ export class LockMonitor {
       live: this.keyspace.live,
       patterns: this.patterns,
       busy: this.inFlight !== undefined,
-      nodes: [...this.nodes].map(([name, { schedule }]) => ({
+      nodes: [...this.nodes].map(([name, { schedule, replication }]) => ({
         name,
         scannedAt: schedule.scannedAt,
         nextScanAt: schedule.nextAt,
+        replication: replication === 'denied' ? undefined : replication,
       })),
     };
   }
@@ -193,6 +202,7 @@ export class LockMonitor {
     let rows = kind === 'scan-all';
     try {
       const work = [...listings].map(async ([name, listing]) => {
+        const replication = this.readReplication(listing, signal);
         if (kind === 'scan-all' || patternsChanged || listing.schedule.due(Date.now())) {
           const before = listing.locks.length;
           await this.scan(name, listing, settings, signal);
@@ -200,6 +210,7 @@ export class LockMonitor {
         } else {
           rows = (await this.reread(listing, signal)) || rows;
         }
+        await replication;
       });
       await Promise.all(work);
       if (signal.aborted || this.disposed) return;
@@ -262,6 +273,21 @@ export class LockMonitor {
     this.log(
       `${name}: SCAN MATCH ${settings.patterns.join(' | ')}: ${page.entries.length} keys${page.next ? ', more to load' : ''} in ${Math.round(took)} ms; next scan in ${next} s`,
     );
+  }
+
+  /**
+   * INFO replication, sent with each read of a node (one small command per node per read: its
+   * cost is in bench/polling.ts): the replicas a failover could promote and how far behind they are.
+   */
+  private async readReplication(listing: NodeListing, signal: AbortSignal): Promise<void> {
+    if (listing.replication === 'denied') return;
+    try {
+      const text = await abortable(listing.node.info('replication'), signal);
+      if (!signal.aborted) listing.replication = parseReplication(text, Date.now());
+    } catch (error) {
+      // One denial in the ACL LOG, not one per read; any other failure is the read's own to report.
+      if (/^NOPERM/.test((error as Error).message)) listing.replication = 'denied';
+    }
   }
 
   /** Re-reads the keys listed for one node; keys that are gone drop out. True when rows changed. */

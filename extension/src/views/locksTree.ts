@@ -20,6 +20,7 @@ import { groupOf, groupStats, STATS_WINDOW_MS, type GroupStats } from '../locks/
 import { clockTime } from '../locks/historyModel';
 import { describeFit, lockShaped } from '../locks/patternFit';
 import { presentGroup, recentHolds, unobservedWithin } from '../locks/presentHistory';
+import { describeReplication } from '../locks/replication';
 import { HoverPause, rowIdentity } from './hoverPause';
 import {
   connectionNode,
@@ -483,7 +484,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     return item;
   }
 
-  /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, and a TLS warning. */
+  /** The connection's URL and user, its state, how fresh the listing is, the commands locks run with, its replication, and a TLS warning. */
   connectionTooltip(config: ConnectionConfig): string {
     const state = this.ctx.connections.session(config.id)?.state;
     const lines = [`${config.url}${config.username ? ` as ${config.username}` : ''}`];
@@ -501,6 +502,7 @@ export class LocksTree implements vscode.TreeDataProvider<LocksNode>, vscode.Dis
     }
     const path = state?.kind === 'connected' ? this.controller.nativePath(config.id) : undefined;
     if (path) lines.push(describePath(path));
+    if (snapshot && state?.kind === 'connected') lines.push(...describeReplication(snapshot.nodes, Date.now()));
     lines.push(...this.patternLines(config));
     if (config.tls?.caFile) lines.push(`TLS verified with the CA in ${config.tls.caFile}.`);
     if (verifiesNothing(config)) lines.push('TLS certificate verification is OFF for this connection.');

@@ -138,6 +138,8 @@ suite('views', () => {
     assert.match(String(noTtl.description), /no TTL/i);
     assert.equal((noTtl.iconPath as vscode.ThemeIcon).id, 'warning');
     assert.match(String(byKey.get('lock:invoice-sync')!.description), /expired 2 min|expired 1[12]\d s/);
+    // The replication picture, read with the view's own reads.
+    assert.match(api.locksTree.connectionTooltip(added), /Replication: no replica: nothing to fail over to/);
     await showViewForScreenshot('locksmith.locks.focus');
     await takeScreenshot('locks-view');
   });
