@@ -5,7 +5,7 @@
 // instance; on Valkey also (n) SET NX GET + DELIFEQ without the wake-up, which is what the wake-up
 // costs; and a two-key lock (LockScripts.multi: MSETEX NX where the server has it, else
 // multi_acquire.lua) against the same through the scripts only. Prints a table per server. Then
-// what waitForReplicas costs (notes/durable.md), on a master with one replica: acquires per second
+// what waitForReplicas costs (docs/dev/wait-for-replicas.md), on a master with one replica: acquires per second
 // and acquire latency at 1 and 8 connections with and without it, the acquires it gave back as the
 // replica did not acknowledge within 100 ms (shortfalls: stalls of a loaded machine), and its round
 // trips (an acquire's latency through a proxy adding 5 ms each way, over 10 ms). Not a test.

@@ -1,4 +1,4 @@
-// waitForReplicas (notes/durable.md): an acquire that counts only once replicas have it. The
+// waitForReplicas (docs/dev/wait-for-replicas.md): an acquire that counts only once replicas have it. The
 // acquire and `WAIT` (or `WAITAOF`) go in one pipeline on one connection, as WAIT counts the
 // replicas that have this connection's writes: sent alone after a reconnection it would count
 // on a connection that wrote nothing and answer "every replica" at once.

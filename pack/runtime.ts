@@ -80,7 +80,7 @@ export interface AcquireOptions extends WaitOptions {
    */
   handoff?: 'wake' | 'confirmed';
   /**
-   * Held only once replicas have it (notes/durable.md): WAIT (or WAITAOF) in one pipeline with
+   * Held only once replicas have it (docs/dev/wait-for-replicas.md): WAIT (or WAITAOF) in one pipeline with
    * the acquire script; a shortfall releases and rejects with a ReplicaShortfallError, or keeps
    * the lock and calls `onShortfall`. A lock handed over in the queue is then the caller's once
    * confirmed. Off by default.

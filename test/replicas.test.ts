@@ -1,4 +1,4 @@
-// waitForReplicas (notes/durable.md) on Redis 7.0 and Valkey 9, with a real replica: an acquire
+// waitForReplicas (docs/dev/wait-for-replicas.md) on Redis 7.0 and Valkey 9, with a real replica: an acquire
 // counts only once the replica has the lock; a shortfall releases it and says why, or keeps it
 // with the callback; a connection lost during the wait is a shortfall; bad settings change nothing.
 // The replica replicates through a TcpProxy whose latency makes "not yet on the replica" last.
