@@ -53,6 +53,7 @@ async function writeFixedJob(dir: string): Promise<string> {
   assert.ok(finding?.fix?.replacesRetryLoop);
   const fix = lockFix({
     client: findClient('redis-py'),
+    languageId: 'python',
     plan: finding.fix,
     pack,
     text,

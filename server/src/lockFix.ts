@@ -9,11 +9,12 @@ import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
 import { checkHelperFile, renderHelper } from '../../snippets/helper';
-import { planImports, unusedGoImports } from '../../snippets/imports';
+import { planImports } from '../../snippets/imports';
 import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
 import type { JsFlavor } from '../../snippets/template';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
+import { unusedImports } from './fixes/imports';
 import { renderFix } from './quickFix';
 
 export interface TextChange {
@@ -33,6 +34,8 @@ export interface LockFix {
 
 export interface FixInput {
   client: ClientInfo;
+  /** The file's language: imports only the replaced code used go with it. */
+  languageId: string;
   plan: FixPlan;
   pack: Pack;
   /** The file's text as it is now. */
@@ -50,12 +53,20 @@ export function lockFix(input: FixInput): LockFix {
   const { client, plan, pack, text, file, root } = input;
   // The token's declaration goes when the fix leaves it unused.
   const dropped: TextChange[] = plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : [];
+  // Comments right above the replaced statements described them: they go too.
+  const start = commentsAbove(text, plan.start);
+  const withUnusedImports = (edits: TextChange[]) => [
+    ...unusedImports(input.languageId, text, applyEdits(text, edits))
+      .filter((line) => !edits.some((edit) => edit.start < line.end && edit.end > line.start))
+      .map((line) => ({ ...line, text: '' })),
+    ...edits,
+  ];
   const inline = (): LockFix => ({
     title: `Replace with Locksmith's vetted lock (${client.library})`,
     changes: [
       {
         path: file ?? '',
-        edits: [...dropped, { start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }],
+        edits: withUnusedImports([...dropped, { start, end: plan.end, text: renderFix(client, plan, pack) }]),
       },
     ],
   });
@@ -77,7 +88,14 @@ export function lockFix(input: FixInput): LockFix {
     const placement = proposals.find((each) => input.readFile(resolve(root, each.path)) === undefined);
     if (!placement) return inline();
     helper = { helperImport: placement.helperImport, flavor: placement.flavor };
-    created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
+    let rendered: string | undefined;
+    // Rendered when the changes are written or shown, not for a title in a list.
+    created = {
+      path: resolve(root, placement.path),
+      get create() {
+        return (rendered ??= renderHelper(client.id, pack, placement.options).text);
+      },
+    };
   }
   const call = renderCallSite(
     client.id,
@@ -93,13 +111,12 @@ export function lockFix(input: FixInput): LockFix {
   const code = withPhpCaptures(call.code, plan.body)
     .replace(/\n$/, '')
     .replace(/\n(?=.)/g, `\n${plan.indent}`);
-  const edits: TextChange[] = [...dropped, { start: plan.start, end: plan.end, text: code }];
+  const replaced: TextChange[] = [...dropped, { start, end: plan.end, text: code }];
   const imports = planImports(client, text, call.imports);
-  if (imports && imports.offset <= plan.start)
-    edits.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
-  // Go does not compile with an import that only the replaced code used (`uuid` for the token).
-  if (client.extension === 'go')
-    edits.unshift(...unusedGoImports(text, applyEdits(text, edits)).map((line) => ({ ...line, text: '' })));
+  if (imports && imports.offset <= start)
+    replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
+  const edits = withUnusedImports(replaced);
   const helperPath = created
     ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
     : undefined;
@@ -121,6 +138,22 @@ function withPhpCaptures(code: string, body: string | undefined): string {
   return names.length
     ? code.replace('function ($lease) {', `function ($lease) use (${names.map((name) => `&${name}`).join(', ')}) {`)
     : code;
+}
+
+/**
+ * The start of the comment lines directly above the statement at `start` (their first
+ * non-blank character), or `start` when there are none.
+ */
+function commentsAbove(text: string, start: number): number {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (text.slice(lineStart, start).trim()) return start;
+  let first = lineStart;
+  while (first > 0) {
+    const previous = text.lastIndexOf('\n', first - 2) + 1;
+    if (!/^\s*(\/\/|#(?!!)|\*|\/\*)/.test(text.slice(previous, first))) break;
+    first = previous;
+  }
+  return first === lineStart ? start : first + /^[ \t]*/.exec(text.slice(first))![0].length;
 }
 
 /** `text` with `edits` (offsets of `text`, not overlapping) made. */
