@@ -1,9 +1,10 @@
 // Names a unit declares that the rules look up: module constants, static and class fields, fields
 // a constructor sets, and helpers that return a clock reading (LOCK005, LOCK006).
 import type { Node } from '@vscode/tree-sitter-wasm';
-import type { UnitContext } from './facts';
 import { lastName } from './keys';
+import { isReleaseLua, RELEASE_NAME } from './scripts';
 import { isConstant, unwrap } from './syntax';
+import type { UnitContext } from './units';
 import { CLOCK_CALL, declaredValue, GENERATED, NULLISH } from './values';
 
 /** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
@@ -17,6 +18,29 @@ export interface Declaration {
   generated: boolean;
   /** Module level, static or class attribute: one value for every acquisition in the process. */
   perProcess: boolean;
+  /** A compare-and-delete script (its Lua, or a script registered or loaded from it, named like a release). */
+  releaseScript?: boolean;
+  /** A script registered or loaded from another name (`client.register_script(LUA)`): that name. */
+  scriptFrom?: string;
+}
+
+/** Calls that register or load a script: what they make runs the script they are given. */
+const REGISTERS =
+  /register_script|NewScript|RedisScript|LuaScript|\bPrepare\b|defineScript|Script(?:::|\.)new|script_?load|load_?script|createScript/i;
+
+/** What a declared value says about scripts: a release script, or the name of a script it registers. */
+function scriptOf(value: Node, name: string): Pick<Declaration, 'releaseScript' | 'scriptFrom'> {
+  if (isReleaseLua(value.text)) return { releaseScript: true };
+  if (!/call|invocation|creation|new/.test(value.type) || !REGISTERS.test(value.text.slice(0, 200))) return {};
+  if (RELEASE_NAME.test(`${name} ${value.text.slice(0, 200)}`)) return { releaseScript: true };
+  const args =
+    value.childForFieldName('arguments') ?? value.namedChildren.find((child) => child?.type.includes('argument'));
+  for (const arg of args?.namedChildren ?? []) {
+    const inner = arg && unwrap(arg.type === 'pair' ? (arg.childForFieldName('value') ?? arg) : arg);
+    if (inner && /^(identifier|constant|variable_name|field_access|member_expression|attribute)$/.test(inner.type))
+      return { scriptFrom: lastName(inner.text) };
+  }
+  return {};
 }
 
 const CONSTRUCTOR = /^(__init__|initialize|constructor|__construct|init)$/;
@@ -93,9 +117,17 @@ export function readDeclarations(unit: Node, context: UnitContext): Declaration[
       clock: CLOCK_CALL.test(unwrapped.text),
       generated: GENERATED.test(unwrapped.text),
       perProcess,
+      ...scriptOf(unwrapped, name),
     };
-    // Only names that can make a value constant or a timestamp matter to the rules.
-    if (declared.literal || declared.clock || (declared.generated && perProcess)) out.push(declared);
+    // Only names that can make a value constant or a timestamp, or name a release script, matter to the rules.
+    if (
+      declared.literal ||
+      declared.clock ||
+      (declared.generated && perProcess) ||
+      declared.releaseScript ||
+      declared.scriptFrom
+    )
+      out.push(declared);
   }
   return out;
 }

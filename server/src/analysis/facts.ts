@@ -4,7 +4,7 @@
 // resolve to, the test a DEL runs under, whether a reply is used, the retry loop around an
 // acquire), the names it declares, and its LOCK007 problems. Plain data can be kept per unit
 // and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
-import type { Node, Parser } from '@vscode/tree-sitter-wasm';
+import type { Node } from '@vscode/tree-sitter-wasm';
 import { planFix, type FixPlan } from './fix';
 import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
@@ -12,7 +12,9 @@ import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
 import { retryLoopOf, retryOf, type RetryFact } from './retry';
+import { firstElement } from './scripts';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
+import type { UnitContext } from './units';
 import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
 
 export type { Declaration } from './declarations';
@@ -72,6 +74,8 @@ export interface OpFact {
   replyIgnored?: boolean;
   /** expire/extend: in a loop, a closure or a function named for renewal. */
   renewal?: boolean;
+  /** scriptRelease: the script's name, when only the file's declarations can tell that it releases. */
+  scriptName?: string;
   fix?: FixPlan;
 }
 
@@ -89,20 +93,6 @@ const callee = (call: Node): string =>
   (call.childForFieldName('function') ?? call.childForFieldName('name') ?? call.childForFieldName('method'))?.text ??
   '';
 const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
-
-export interface UnitContext {
-  syntax: Syntax;
-  text: string;
-  mentionsRedis: boolean;
-  /** The class the unit sits in, when the unit is a member. */
-  className?: string;
-  /** Whether names declared in the unit are per process (module level, static). */
-  moduleLevel: boolean;
-  /** The Lua parser, when the document has embedded scripts to check. */
-  lua?: Parser;
-  /** Names declared outside functions, for key globs (lockSites; unit facts kept across edits do without). */
-  constants?: Lookup;
-}
 
 const nameOf = (node: Node): string => node.childForFieldName('name')?.text ?? '';
 
@@ -210,183 +200,238 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
     list.push(p);
     byFunction.set(p.fn.id, list);
   }
-  for (const group of byFunction.values()) facts.push(...functionFacts(group, context));
+  for (const group of byFunction.values()) facts.push(...new FunctionFacts(group, context).read());
   // A fix reaches no further than its unit (broken code can put an acquire outside any function).
   for (const fact of facts)
     if (fact.fix && !(fact.fix.start >= unit.startIndex && fact.fix.end <= unit.endIndex)) delete fact.fix;
   return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
 }
 
-function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
-  const { syntax, text } = context;
-  const fn = group[0].fn;
-  const inFunction = group[0].fnIndex >= 0;
-  const params = inFunction ? (fn.childForFieldName('parameters') ?? fn.childForFieldName('receiver')) : undefined;
-  let assignmentCache: Assignments | undefined;
-  const assignments = () => (assignmentCache ??= assignmentsIn(fn));
-  const lookup: Lookup = (name) => assignedBefore(assignments(), name, fn.endIndex) ?? context.constants?.(name);
+/** The facts of the operations of one function (or of a unit's code outside functions), read together. */
+class FunctionFacts {
+  private readonly syntax: Syntax;
+  private readonly fn: Node;
+  private readonly inFunction: boolean;
+  private readonly params: Node | undefined;
+  private readonly fnName: string;
+  private readonly className: string | undefined;
+  private readonly pathOf: Map<RedisOp, Node[]>;
+  private readonly shapesOf = new Map<RedisOp, string[]>();
+  private readonly globOf = new Map<RedisOp, string>();
+  private assignmentCache: Assignments | undefined;
 
-  const shapesOf = new Map<RedisOp, string[]>();
-  const globOf = new Map<RedisOp, string>();
-  /** The texts, helpers and glob a key stands for; read on first use (most GETs never need them). */
-  const shapes = (op: RedisOp, path: Node[]): string[] => {
-    const known = shapesOf.get(op);
-    if (known) return known;
-    if (!op.key) {
-      shapesOf.set(op, []);
-      return [];
-    }
-    const found = new Set<string>([op.keyText!]);
-    // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
-    const bare = /splat|spread|variadic/.test(op.key.type) ? (op.key.namedChild(0) ?? op.key) : op.key;
-    const resolved = /^(identifier|variable_name)$/.test(bare.type)
-      ? assignedBefore(assignments(), bare.text, op.call.node.startIndex)
+  constructor(
+    private readonly group: Placed[],
+    private readonly context: UnitContext,
+  ) {
+    const [first] = group;
+    this.syntax = context.syntax;
+    this.fn = first.fn;
+    this.inFunction = first.fnIndex >= 0;
+    this.params = this.inFunction
+      ? (this.fn.childForFieldName('parameters') ?? this.fn.childForFieldName('receiver') ?? undefined)
       : undefined;
-    if (resolved) found.add(keyText(resolved));
-    const helperText = `${op.key.text} ${resolved?.text ?? ''}`;
-    // A key that is a loop variable: the loop's collection says what it holds.
-    let loopHeader = '';
-    if (!resolved && /^(identifier|variable_name)$/.test(unwrap(op.key).type)) {
-      for (let i = path.length - 2; i >= 0; i--) {
-        if (!syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
-        const head = path[i].text.slice(0, 200);
-        if (identifierPattern(unwrap(op.key).text).test(head)) {
-          loopHeader = head;
-          const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
-          const listed = collection
-            ? assignedBefore(assignments(), lastName(collection), op.call.node.startIndex)
-            : undefined;
-          if (listed) loopHeader += ` ${listed.text}`;
-          break;
-        }
-      }
+    this.fnName = this.inFunction ? functionName(first.path, first.fnIndex) : '';
+    this.className = classOf(this.syntax, first.path, first.fnIndex) ?? context.className;
+    this.pathOf = new Map(group.map((p) => [p.op, p.path]));
+  }
+
+  /** The facts of every reported operation of the group. */
+  read(): OpFact[] {
+    const out: OpFact[] = [];
+    for (const placed of this.group) {
+      // GETs, counters and transactions only inform the facts of the ops around them.
+      if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
     }
-    for (const helper of keyHelpers(`${helperText} ${loopHeader}`)) found.add(`fn:${helper}`);
-    const glob = normalizeGlob(keyGlob(resolved ?? op.key, lookup));
-    if (glob !== '*') found.add(`glob:${glob}`);
-    globOf.set(op, glob);
-    const list = [...found];
-    shapesOf.set(op, list);
-    return list;
-  };
-  const pathOf = new Map(group.map((p) => [p.op, p.path]));
-  const share = (a: RedisOp, b: RedisOp) => {
-    const theirs = shapes(b, pathOf.get(b)!);
-    return shapes(a, pathOf.get(a)!).some((shape) => theirs.includes(shape));
-  };
+    return out;
+  }
 
-  const fnName = inFunction ? functionName(group[0].path, group[0].fnIndex) : '';
-  const className = classOf(syntax, group[0].path, group[0].fnIndex) ?? context.className;
-  const lockOps = (lock: RedisOp) =>
-    group
-      .filter((p) => p.op.key && share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
-      .map((p) => p.op);
-  const retryLoop = (acquire: Placed) => retryLoopOf(syntax, acquire.path, acquire.fnIndex, acquire.op.key);
-  // Outside functions the statements around a lock belong to other units: no fix is planned there.
-  const fixFor = (lock: Placed, acquire: Placed | undefined) =>
-    inFunction
-      ? planFix(
-          syntax,
-          lockOps(lock.op),
-          text,
-          acquire && {
-            op: acquire.op,
-            bound: boundName(syntax, acquire.path),
-            retryLoop: retryLoop(acquire),
-            fn,
-          },
-        )
-      : undefined;
-
-  const out: OpFact[] = [];
-  for (const placed of group) {
+  private factOf(placed: Placed): OpFact {
     const { op, path } = placed;
-    // GETs, counters and transactions only inform the facts of the ops around them.
-    if (!REPORTED.has(op.kind)) continue;
     const keyNode = op.key;
-    const keyShapes = shapes(op, path);
-    const glob = globOf.get(op);
+    const keyShapes = this.shapes(op, path);
     const fact: OpFact = {
       kind: op.kind,
       start: op.call.nameNode.startIndex,
       end: op.call.node.endIndex,
       callStart: op.call.node.startIndex,
       callEnd: op.call.node.endIndex,
-      fn: inFunction ? fn.startIndex : -1,
-      fnName,
-      cls: className,
+      fn: this.inFunction ? this.fn.startIndex : -1,
+      fnName: this.fnName,
+      cls: this.className,
       keyText: op.keyText,
       keyStart: keyNode?.startIndex,
       keyEnd: keyNode?.endIndex,
       keyShapes,
-      keyGlob: glob,
+      keyGlob: this.globOf.get(op),
       keyLockish: !!keyNode && LOCKISH.test(`${keyNode.text} ${keyShapes.join(' ')}`),
     };
-    const before = (kind: OpKind) =>
-      group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
     switch (op.kind) {
-      case 'acquire': {
-        fact.hasExpiry = op.hasExpiry;
-        fact.value = valueFact(op.value!, params, op.call.node.startIndex);
-        fact.laterExpire = group.some(
-          (p) =>
-            p.op.kind === 'expire' && share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
-        );
-        fact.inMulti = before('multi').length > 0;
-        fact.counter = group.some((p) => p.op.kind === 'incr' && share(p.op, op));
-        fact.retry = retryOf(syntax, retryLoop(placed));
-        fact.fix = fixFor(placed, placed);
+      case 'acquire':
+        this.readAcquire(fact, placed);
         break;
-      }
-      case 'del': {
-        const gets = group.filter((p) => p.op.kind === 'get' && share(p.op, op));
-        fact.guard = gets.length ? guardingTest(syntax, placed, gets, assignments())?.text : undefined;
-        fact.watched =
-          before('watch').length > 0 ||
-          group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
-          /AddCondition|\.Watch\(/.test(fn.text) ||
-          // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
-          path.some(
-            (node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''),
-          );
-        fact.fix = fixFor(
-          placed,
-          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
-        );
+      case 'del':
+        this.readRelease(fact, placed);
         break;
-      }
-      case 'getset': {
-        fact.value = valueFact(op.value ?? op.call.node, params, op.call.node.startIndex);
+      case 'getset':
+        fact.value = this.valueFact(op.value ?? op.call.node, op.call.node.startIndex);
         // A GETSET's new value is read loosely: any clock-like word makes it a timestamp takeover.
         if (isClockReading(op.value)) fact.value.clock = true;
-        fact.fix = fixFor(
-          placed,
-          group.find((p) => p.op.kind === 'acquire' && share(p.op, op)),
-        );
+        fact.fix = this.fixFor(placed, this.pairedAcquire(op));
         break;
-      }
       case 'expire':
-      case 'extend': {
-        fact.replyIgnored = replyIgnored(syntax, path, op, text);
-        // A lease cut to under a second is an expiry forced on purpose, not a renewal.
-        const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
-        fact.renewal =
-          !forcedExpiry &&
-          (op.kind === 'extend' ||
-            RENEW_NAME.test(`${fnName} ${className ?? ''}`) ||
-            path.slice(Math.max(0, placed.fnIndex), -1).some((node) => syntax.loops.has(node.type)) ||
-            path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
+      case 'extend':
+        this.readRenewal(fact, placed);
         break;
-      }
+      case 'scriptRelease':
+        fact.scriptName = op.scriptName;
+        break;
     }
-    out.push(fact);
+    return fact;
   }
-  return out;
 
-  function valueFact(value: Node, parameters: Node | null | undefined, at: number): ValueFact {
+  private readAcquire(fact: OpFact, placed: Placed): void {
+    const { op } = placed;
+    fact.hasExpiry = op.hasExpiry;
+    fact.value = this.valueFact(op.value!, op.call.node.startIndex);
+    fact.laterExpire = this.group.some(
+      (p) =>
+        p.op.kind === 'expire' && this.share(p.op, op) && p.op.call.nameNode.startIndex > op.call.nameNode.startIndex,
+    );
+    fact.inMulti = this.before('multi', op).length > 0;
+    fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
+    fact.retry = retryOf(this.syntax, this.retryLoop(placed));
+    fact.fix = this.fixFor(placed, placed);
+  }
+
+  private readRelease(fact: OpFact, placed: Placed): void {
+    const { op, path } = placed;
+    const gets = this.group.filter((p) => p.op.kind === 'get' && this.share(p.op, op));
+    fact.guard = gets.length ? guardingTest(this.syntax, placed, gets, this.assignments())?.text : undefined;
+    fact.watched =
+      this.before('watch', op).length > 0 ||
+      this.group.some((p) => p.op.kind === 'watch' && within(op.call.node, p.op.call.node)) ||
+      /AddCondition|\.Watch\(/.test(this.fn.text) ||
+      // go-redis: rdb.Watch(ctx, func(tx *redis.Tx) error { ... tx.TxPipelined(...) }, key)
+      path.some((node) => /call/.test(node.type) && /\.Watch$/.test(node.childForFieldName('function')?.text ?? ''));
+    fact.fix = this.fixFor(placed, this.pairedAcquire(op));
+  }
+
+  private readRenewal(fact: OpFact, placed: Placed): void {
+    const { op, path } = placed;
+    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text);
+    // A lease cut to under a second is an expiry forced on purpose, not a renewal.
+    const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
+    fact.renewal =
+      !forcedExpiry &&
+      (op.kind === 'extend' ||
+        RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) ||
+        path.slice(Math.max(0, placed.fnIndex), -1).some((node) => this.syntax.loops.has(node.type)) ||
+        path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
+  }
+
+  /** Ops of `kind` before `op` in the function. */
+  private before(kind: OpKind, op: RedisOp): Placed[] {
+    return this.group.filter((p) => p.op.kind === kind && p.op.call.nameNode.startIndex < op.call.nameNode.startIndex);
+  }
+
+  private pairedAcquire(op: RedisOp): Placed | undefined {
+    return this.group.find((p) => p.op.kind === 'acquire' && this.share(p.op, op));
+  }
+
+  private assignments(): Assignments {
+    return (this.assignmentCache ??= assignmentsIn(this.fn));
+  }
+
+  /** A name's value in the function before its end, or outside functions. */
+  private readonly lookup: Lookup = (name) =>
+    assignedBefore(this.assignments(), name, this.fn.endIndex) ?? this.context.constants?.(name);
+
+  /** The texts, helpers and glob a key stands for; read on first use (most GETs never need them). */
+  private shapes(op: RedisOp, path: Node[]): string[] {
+    let known = this.shapesOf.get(op);
+    if (!known) {
+      known = op.key ? this.readShapes(op, op.key, path) : [];
+      this.shapesOf.set(op, known);
+    }
+    return known;
+  }
+
+  private readShapes(op: RedisOp, key: Node, path: Node[]): string[] {
+    const found = new Set<string>([op.keyText!]);
+    // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
+    const bare = /splat|spread|variadic/.test(key.type) ? (key.namedChild(0) ?? key) : key;
+    const assigned = /^(identifier|variable_name)$/.test(bare.type)
+      ? assignedBefore(this.assignments(), bare.text, op.call.node.startIndex)
+      : undefined;
+    // A script's keys in a variable (`keys = [lock_key]`): the first of them.
+    const resolved = assigned && op.kind === 'scriptRelease' ? (firstElement(assigned) ?? assigned) : assigned;
+    if (resolved) found.add(keyText(resolved));
+    const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
+    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);
+    const glob = normalizeGlob(keyGlob(resolved ?? key, this.lookup));
+    if (glob !== '*') found.add(`glob:${glob}`);
+    this.globOf.set(op, glob);
+    return [...found];
+  }
+
+  /** For a key that is a loop variable: the loop's header and its collection, which say what it holds. */
+  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): string {
+    const variable = unwrap(key);
+    if (!/^(identifier|variable_name)$/.test(variable.type)) return '';
+    for (let i = path.length - 2; i >= 0; i--) {
+      if (!this.syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
+      const head = path[i].text.slice(0, 200);
+      if (!identifierPattern(variable.text).test(head)) continue;
+      const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
+      const listed = collection
+        ? assignedBefore(this.assignments(), lastName(collection), op.call.node.startIndex)
+        : undefined;
+      return listed ? `${head} ${listed.text}` : head;
+    }
+    return '';
+  }
+
+  private share(a: RedisOp, b: RedisOp): boolean {
+    const theirs = this.shapes(b, this.pathOf.get(b)!);
+    return this.shapes(a, this.pathOf.get(a)!).some((shape) => theirs.includes(shape));
+  }
+
+  /** The function's operations on the lock's key. */
+  private lockOps(lock: RedisOp): RedisOp[] {
+    return this.group
+      .filter((p) => p.op.key && this.share(p.op, lock) && p.op.kind !== 'multi' && p.op.kind !== 'watch')
+      .map((p) => p.op);
+  }
+
+  private retryLoop(acquire: Placed): Node | undefined {
+    return retryLoopOf(this.syntax, acquire.path, acquire.fnIndex, acquire.op.key);
+  }
+
+  /** The vetted-lock fix around `lock`; outside functions the statements around a lock belong to other units: none. */
+  private fixFor(lock: Placed, acquire: Placed | undefined): FixPlan | undefined {
+    if (!this.inFunction) return undefined;
+    const ops = this.lockOps(lock.op);
+    // A script run on the lock whose script only the file's declarations explain: a fix could
+    // not tell whether it releases (and must go) or does other work (and must stay).
+    if (ops.some((op) => op.scriptName !== undefined)) return undefined;
+    return planFix(
+      this.syntax,
+      ops,
+      this.context.text,
+      acquire && {
+        op: acquire.op,
+        bound: boundName(this.syntax, acquire.path),
+        retryLoop: this.retryLoop(acquire),
+        fn: this.fn,
+      },
+    );
+  }
+
+  private valueFact(value: Node, at: number): ValueFact {
     let resolved = unconverted(unwrap(value));
     if (/^(identifier|variable_name)$/.test(resolved.type))
-      resolved = unconverted(assignedBefore(assignments(), resolved.text, at) ?? resolved);
+      resolved = unconverted(assignedBefore(this.assignments(), resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
     const isName =
@@ -396,7 +441,7 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
       );
     const isCall = /call|invocation/.test(resolved.type) && !resolved.childForFieldName('arguments')?.namedChildCount;
     const parameter =
-      isName && !!parameters && mentions(parameters, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
+      isName && !!this.params && mentions(this.params, lastName(resolved.text)) && !/\.|->|@/.test(resolved.text);
     const name = parameter
       ? undefined
       : isName
@@ -414,10 +459,10 @@ function functionFacts(group: Placed[], context: UnitContext): OpFact[] {
 }
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
-const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend']);
+const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend', 'scriptRelease']);
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
-  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval|evalsha|scriptevaluate|run)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire)['"]|\bnx\b|notexists/i;
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|execute|do|\w*(?:release|unlock)\w*)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha)['"]|\bkeys\s*=|\bnx\b|notexists/i;
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
   if (fnIndex >= 0) {

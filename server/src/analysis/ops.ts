@@ -4,10 +4,22 @@
 // parsing it.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
+import { RELEASE_NAME, scriptRunOf } from './scripts';
 import { pathTo } from './tree';
 import { durationMs } from './values';
 
-export type OpKind = 'acquire' | 'expire' | 'del' | 'get' | 'getset' | 'multi' | 'watch' | 'incr' | 'extend';
+export type OpKind =
+  | 'acquire'
+  | 'expire'
+  | 'del'
+  | 'get'
+  | 'getset'
+  | 'multi'
+  | 'watch'
+  | 'incr'
+  | 'extend'
+  /** A compare-and-delete release run as a script: EVAL/EVALSHA, a registered script, a project helper. */
+  | 'scriptRelease';
 
 export interface RedisOp {
   kind: OpKind;
@@ -24,9 +36,17 @@ export interface RedisOp {
   constantValue?: boolean;
   /** The lease in ms as an expression of the user's code (`30000`, `ttl * 1000`), when one is given. */
   ttlMs?: string;
+  /**
+   * scriptRelease: the name of the script when nothing at the call says it releases
+   * (`redis.eval(SCRIPT, ...)`): the file's declarations tell.
+   */
+  scriptName?: string;
 }
 
-const METHODS: Record<string, OpKind | 'set' | 'stringset'> = {
+/** What a call's name says: an operation, a SET whose options decide, or a script run whose script decides. */
+type Command = Exclude<OpKind, 'scriptRelease'> | 'set' | 'stringset' | 'script';
+
+const METHODS: Record<string, Command> = {
   setnx: 'acquire',
   setifabsent: 'acquire',
   set: 'set',
@@ -70,10 +90,15 @@ const METHODS: Record<string, OpKind | 'set' | 'stringset'> = {
   remove: 'del',
   getstring: 'get',
   getvalue: 'get',
-  eval: 'extend',
-  evalsha: 'extend',
-  scriptevaluate: 'extend',
-  run: 'extend',
+  eval: 'script',
+  evalsha: 'script',
+  eval_ro: 'script',
+  evalsha_ro: 'script',
+  evalro: 'script',
+  evalsharo: 'script',
+  scriptevaluate: 'script',
+  run: 'script',
+  evaluate: 'script',
 };
 
 /** Method names that only a Redis client has: they count in any file, not only in files that mention Redis. */
@@ -84,10 +109,8 @@ const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
 /** A Go context argument: `ctx`, `c`, `context.Background()`, `r.Context()`, `tctx`. */
 const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\(\)|[\w.]*\.Context\(\))$/i;
 const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
-/** eval/run of a script that extends a lease (LOCK009): the script's name or text says so. */
-const EXTEND_SCRIPT = /extend|renew|expire|heartbeat/i;
 
-const COMMANDS: Record<string, OpKind | 'set'> = {
+const COMMANDS: Record<string, Command> = {
   setnx: 'acquire',
   set: 'set',
   expire: 'expire',
@@ -103,6 +126,8 @@ const COMMANDS: Record<string, OpKind | 'set'> = {
   incr: 'incr',
   incrby: 'incr',
   decr: 'incr',
+  eval: 'script',
+  evalsha: 'script',
 };
 
 /** Methods that take the command name as their first argument. */
@@ -121,10 +146,15 @@ const GENERIC = new Set([
 ]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
+/** Script runners besides EVAL: Spring's execute(script, ...), redigo's script.Do(conn, ...), helpers named like a release. */
+const SCRIPT_RUNNERS = 'execute|do|\\w*(?:release|unlock)\\w*';
 const REDIS_ONLY_NAMES = [...REDIS_ONLY].join('|');
 const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
 /** `.setnx`, `->del`, `.StringSetAsync`, and command strings `"SETNX"`, `'del'`. */
-const CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${METHOD_NAMES})(?:async)?\\b|(['"])(${COMMAND_NAMES})\\2`, 'gi');
+const CANDIDATE = new RegExp(
+  `(?:\\.|->|::)\\s*(${METHOD_NAMES}|${SCRIPT_RUNNERS})(?:async)?\\b|\\.\\s*\\w+\\s*\\(\\s*keys\\s*=|(['"])(${COMMAND_NAMES})\\2`,
+  'gi',
+);
 
 /** The same, for files that do not mention Redis: only Redis-only method names. */
 const REDIS_ONLY_CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${REDIS_ONLY_NAMES})(?:async)?\\b`, 'gi');
@@ -173,39 +203,39 @@ function milliseconds(node: Node | undefined, unit: 's' | 'ms'): string | undefi
 function commandOf(
   syntax: Syntax,
   call: Call,
-): { kind: OpKind | 'set' | 'stringset'; name: string; args: Arg[]; generic: boolean } | undefined {
+): { kind: Command; name: string; args: Arg[]; generic: boolean } | undefined {
   const method = call.nameNode.text.toLowerCase().replace(/async$/, '');
-  if (GENERIC.has(method)) {
-    let args = call.args;
-    // go-redis rdb.Do(ctx, "SET", ...)
-    if (syntax.grammar === 'go' && args[0] && !stringContent(args[0].value)) args = args.slice(1);
-    // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
-    if (args.length === 1 && /array/.test(args[0].value.type)) {
-      args = args[0].value.namedChildren
-        .filter((c): c is Node => !!c && !c.type.includes('comment'))
-        .map((value) => ({ node: value, value: unwrap(value) }));
-    }
-    const first = args[0] && stringContent(args[0].value)?.toLowerCase();
-    const kind = first ? COMMANDS[first] : undefined;
-    return kind ? { kind, name: first!, args: args.slice(1), generic: true } : undefined;
-  }
-  const kind = METHODS[method];
-  if (!kind) return undefined;
-  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
-  // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
-  if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
-    return undefined;
-  if (kind === 'extend') {
-    // eval(script, ...), evalsha(sha, ...), script.Run(ctx, rdb, ...): the script names what it does.
-    const script = method === 'run' ? call.receiver : call.args[0]?.value;
-    if (!script || !EXTEND_SCRIPT.test(script.text.slice(0, 400))) return undefined;
-    if (method === 'run' && syntax.grammar !== 'go') return undefined;
-  }
   // go-redis passes a context first; a project's own wrapper (`store.SetNX(key, value, ttl)`) may not.
   const args =
     syntax.grammar === 'go' && call.args.length > 1 && GO_CONTEXT.test(call.args[0].value.text)
       ? call.args.slice(1)
       : call.args;
+  if (GENERIC.has(method)) {
+    let generic = call.args;
+    // go-redis rdb.Do(ctx, "SET", ...)
+    if (syntax.grammar === 'go' && generic[0] && !stringContent(generic[0].value)) generic = generic.slice(1);
+    // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
+    if (generic.length === 1 && /array/.test(generic[0].value.type)) {
+      generic = generic[0].value.namedChildren
+        .filter((c): c is Node => !!c && !c.type.includes('comment'))
+        .map((value) => ({ node: value, value: unwrap(value) }));
+    }
+    const first = generic[0] && stringContent(generic[0].value)?.toLowerCase();
+    const kind = first ? COMMANDS[first] : undefined;
+    if (kind) return { kind, name: first!, args: generic.slice(1), generic: true };
+    // Spring's redisTemplate.execute(script, keys, args...), redigo's script.Do(conn, keys...).
+    return method === 'execute' || method === 'do' ? { kind: 'script', name: method, args, generic: false } : undefined;
+  }
+  const kind = METHODS[method];
+  if (!kind) {
+    // A project's release helper or a registered script: releaseLock(key, token), self._release(keys=[k], args=[t]).
+    const script = RELEASE_NAME.test(method) || args.some((arg) => arg.name === 'keys');
+    return script ? { kind: 'script', name: method, args, generic: false } : undefined;
+  }
+  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
+  // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
+  if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
+    return undefined;
   return { kind, name: method, args, generic: false };
 }
 
@@ -227,6 +257,15 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
   const key = args[0]?.value;
   const base = { call, key, keyText: key && keyText(key) };
   switch (command.kind) {
+    case 'script': {
+      const run = scriptRunOf(syntax, call, command.name, args, (node) => resolve(syntax, node));
+      if (!run) return undefined;
+      if (run.kind === 'extend') return { kind: 'extend', call };
+      const { key: scriptKey, scriptName } = run;
+      return scriptKey
+        ? { kind: 'scriptRelease', call, key: scriptKey, keyText: keyText(scriptKey), scriptName }
+        : undefined;
+    }
     case 'multi':
     case 'extend':
       return { kind: command.kind, call };
@@ -338,7 +377,7 @@ export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis
   const pattern = mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE;
   const part = text.slice(scope.startIndex, scope.endIndex);
   for (const match of part.matchAll(pattern)) {
-    const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[a-z]/i));
+    const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
     const found = scope.descendantForIndex(start);
     // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
     const path = found ? pathTo(scope, found) : [];

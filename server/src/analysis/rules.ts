@@ -72,7 +72,29 @@ export class DocumentFacts {
   }
 
   isLockAcquire(op: OpFact): boolean {
-    return !op.counter && !this.notALock(op);
+    return !op.counter && (!this.notALock(op) || this.releasedByScript(op));
+  }
+
+  /** Whether a script run is a compare-and-delete release: the call says so, or the file declares its script as one. */
+  isScriptRelease(op: OpFact): boolean {
+    return op.kind === 'scriptRelease' && (!op.scriptName || this.releaseScript(op.scriptName, 0));
+  }
+
+  private releaseScript(name: string, depth: number): boolean {
+    return this.declared(name).some(
+      (d) => d.releaseScript || (!!d.scriptFrom && depth < 3 && this.releaseScript(d.scriptFrom, depth + 1)),
+    );
+  }
+
+  /** A compare-and-delete script releases `op`'s key in its function or class: the key is a lock. */
+  releasedByScript(op: OpFact): boolean {
+    return this.ops.some(
+      (other) =>
+        other.kind === 'scriptRelease' &&
+        (other.fn === op.fn || (!!op.cls && other.cls === op.cls)) &&
+        other.keyShapes.some((shape) => op.keyShapes.includes(shape)) &&
+        this.isScriptRelease(other),
+    );
   }
 
   /** The acquire's value is the same for every holder: a literal, a constant, a per-process token. */
