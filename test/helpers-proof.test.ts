@@ -1,12 +1,15 @@
-// Runs the generated lock helpers of the clients this machine can run (ioredis, node-redis from
-// node_modules; redis-py, phpredis, redis-rb, redigo and Predis from Debian's packages) as real
-// programs against a throwaway Redis. Each client has a proof program in
-// test/proofs/helpers/ that imports the helper written next to it and runs one mode:
-//   counter  rounds around a non-atomic counter, SCRIPT FLUSH in each (NOSCRIPT path);
+// Runs the generated lock helpers of every client this machine runs (ioredis, node-redis from
+// node_modules; redis-py from Debian's package and from PyPI; phpredis, redis-rb and Predis from
+// Debian's packages; redigo and go-redis as Go modules; Jedis and Lettuce from Maven; redis-rs
+// from Cargo: test/proofs/ pins them) as real programs against a throwaway Redis 7.0 and Valkey 9.
+// Each client has a proof program in test/proofs/helpers/ that imports the helper written next to
+// it and runs one mode:
+//   counter  rounds around a non-atomic counter and an occupancy counter, SCRIPT FLUSH in each (NOSCRIPT path);
 //   renew    a 300 ms lease kept through 1 s of work; no renewal after release;
 //   steal    holds a renewing 300 ms lease until the loss signal fires after this test steals it;
 //   fence    fencing tokens pushed in lock order;
-//   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error (and leaves the line).
+//   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error (and leaves the line);
+//   hold     takes the lock ($PROOF_HOLD_MS lease) and waits to be killed; take: waits for it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,72 +17,109 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { useRedis } from './helpers';
-import { HELPER_PROOFS } from './proofs/helpers/proofs';
+import { commandCalls, useRedis, waitFor } from './helpers';
+import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
-const fx = useRedis();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const TTL_MS = 300;
+const CONTENDERS = 20;
+/** The lease of the holder the takeover proof kills: long enough for any waiter to be in its wait first. */
+const HOLD_MS = 2000;
+/** How late after the dead holder's lease ends a waiter may take the lock. */
+const TAKEOVER_SLACK_MS = 100;
 
-for (const proof of HELPER_PROOFS) {
-  describe(`${proof.client} helper against a real Redis`, () => {
-    let command: string[];
-    const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
 
-    before(async () => {
-      command = await proof.prepare(join(work, proof.client), pack);
-    });
-    beforeEach(async () => {
-      await fx.redis.flushall();
-    });
+function proofs(server: ServerKind): void {
+  const fx = useRedis({ server });
 
-    test('two processes x 200 rounds around a non-atomic counter end exact, SCRIPT FLUSH in every round', async () => {
-      await Promise.all([run('counter', '200').done, run('counter', '200').done]);
-      assert.equal(await fx.redis.get('proof:counter'), '400');
-      assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
-    });
+  for (const proof of HELPER_PROOFS) {
+    describe(`${proof.client} helper against a real ${server}`, () => {
+      let command: string[];
+      const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 
-    test('renewal keeps a 300 ms lease through 1 s of work and stops after release', async () => {
-      assert.match(await run('renew').done, /^renewed$/m);
-      assert.equal(await fx.redis.exists('proof:lock'), 0);
-    });
+      before(async () => {
+        command = await prepareOnce(proof, work, pack);
+      });
+      beforeEach(async () => {
+        await fx.redis.flushall();
+      });
 
-    test('a stolen lease is reported lost within ttl/3 + 100 ms', async () => {
-      const holder = run('steal');
-      await holder.printed('held');
-      const stolenAt = Date.now();
-      await fx.redis.set('proof:lock', 'thief', 'PX', 10_000);
-      const lostAt = Number(/^lost (\d+)$/m.exec(await holder.done)?.[1]);
-      assert.ok(lostAt >= stolenAt, `loss reported at ${lostAt}, before the theft at ${stolenAt}`);
-      assert.ok(
-        lostAt - stolenAt <= TTL_MS / 3 + 100,
-        `loss reported ${lostAt - stolenAt} ms after the theft; the bound is ${TTL_MS / 3 + 100} ms`,
-      );
-      assert.equal(await fx.redis.get('proof:lock'), 'thief', "the thief's lock is left alone");
-    });
+      test(`${CONTENDERS} processes x 10 rounds around a non-atomic counter end exact, never two holders, SCRIPT FLUSH in every round`, async () => {
+        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '10').done));
+        assert.equal(await fx.redis.get('proof:counter'), String(CONTENDERS * 10));
+        assert.equal(await fx.redis.get('proof:occupancy'), '0');
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
+      });
 
-    test('fencing tokens strictly increase across two contending processes', async () => {
-      await Promise.all([run('fence', '50').done, run('fence', '50').done]);
-      const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
-      assert.equal(tokens.length, 100);
-      for (let i = 1; i < tokens.length; i++)
-        assert.ok(tokens[i] > tokens[i - 1], `${tokens[i]} after ${tokens[i - 1]}`);
-    });
+      test(`a SIGKILLed holder's lock is taken by a waiting process within its lease + ${TAKEOVER_SLACK_MS} ms`, async (t) => {
+        const holder = start(command, fx.server.url, { ...proof.env, PROOF_HOLD_MS: String(HOLD_MS) }, [
+          'hold',
+          'lock',
+        ]);
+        await holder.printed('held');
+        const scriptCalls = async () =>
+          (await commandCalls(fx.redis, 'evalsha')) + (await commandCalls(fx.redis, 'eval'));
+        const before = await scriptCalls();
+        const waiter = run('take', 'lock');
+        await waitFor('the waiter tried once', async () => (await scriptCalls()) > before);
+        holder.kill();
+        await assert.rejects(holder.done, /exited SIGKILL/);
+        const leaseLeft = await fx.redis.pttl('proof:lock');
+        const leaseEnds = Date.now() + leaseLeft;
+        assert.ok(leaseLeft > 0, `the dead holder's lease ended (${leaseLeft}) before the waiter was in its wait`);
+        const tookAt = Number(/^took (\d+)$/m.exec(await waiter.done)?.[1]);
+        t.diagnostic(`taken ${tookAt - leaseEnds} ms after the lease ended`);
+        assert.ok(tookAt >= leaseEnds - 5, `taken ${leaseEnds - tookAt} ms before the dead holder's lease ended`);
+        assert.ok(
+          tookAt - leaseEnds <= TAKEOVER_SLACK_MS,
+          `taken ${tookAt - leaseEnds} ms after the lease ended; the bound is ${TAKEOVER_SLACK_MS} ms`,
+        );
+      });
 
-    test('waiting for a held lock gives up after the bound with the "busy" error', async () => {
-      await fx.redis.set('proof:lock', 'other-owner', 'PX', 60_000);
-      const output = await run('busy').done;
-      const [, elapsed, message] = /^busy (\d+) (.*)$/m.exec(output) ?? [];
-      assert.ok(elapsed, output);
-      assert.ok(Number(elapsed) >= 500, `gave up after ${elapsed} ms, before the 500 ms bound`);
-      assert.ok(Number(elapsed) < 1500, `gave up after ${elapsed} ms, long after the 500 ms bound`);
-      assert.match(message, /proof:lock is held by another owner; gave up after waiting 500 ms/);
-      assert.equal(await fx.redis.get('proof:lock'), 'other-owner');
-      assert.equal(await fx.redis.exists(waitersKey('proof:lock')!), 0, 'the waiter left the line');
+      test('renewal keeps a 300 ms lease through 1 s of work and stops after release', async () => {
+        assert.match(await run('renew').done, /^renewed$/m);
+        assert.equal(await fx.redis.exists('proof:lock'), 0);
+      });
+
+      test('a stolen lease is reported lost within ttl/3 + 100 ms', async () => {
+        const holder = run('steal');
+        await holder.printed('held');
+        const stolenAt = Date.now();
+        await fx.redis.set('proof:lock', 'thief', 'PX', 10_000);
+        const lostAt = Number(/^lost (\d+)$/m.exec(await holder.done)?.[1]);
+        assert.ok(lostAt >= stolenAt, `loss reported at ${lostAt}, before the theft at ${stolenAt}`);
+        assert.ok(
+          lostAt - stolenAt <= TTL_MS / 3 + 100,
+          `loss reported ${lostAt - stolenAt} ms after the theft; the bound is ${TTL_MS / 3 + 100} ms`,
+        );
+        assert.equal(await fx.redis.get('proof:lock'), 'thief', "the thief's lock is left alone");
+      });
+
+      test('fencing tokens strictly increase across two contending processes', async () => {
+        await Promise.all([run('fence', '50').done, run('fence', '50').done]);
+        const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
+        assert.equal(tokens.length, 100);
+        for (let i = 1; i < tokens.length; i++)
+          assert.ok(tokens[i] > tokens[i - 1], `${tokens[i]} after ${tokens[i - 1]}`);
+      });
+
+      test('waiting for a held lock gives up after the bound with the "busy" error', async () => {
+        await fx.redis.set('proof:lock', 'other-owner', 'PX', 60_000);
+        const output = await run('busy').done;
+        const [, elapsed, message] = /^busy (\d+) (.*)$/m.exec(output) ?? [];
+        assert.ok(elapsed, output);
+        assert.ok(Number(elapsed) >= 500, `gave up after ${elapsed} ms, before the 500 ms bound`);
+        assert.ok(Number(elapsed) < 1500, `gave up after ${elapsed} ms, long after the 500 ms bound`);
+        assert.match(message, /proof:lock is held by another owner; gave up after waiting 500 ms/);
+        assert.equal(await fx.redis.get('proof:lock'), 'other-owner');
+        assert.equal(await fx.redis.exists(waitersKey('proof:lock')!), 0, 'the waiter left the line');
+      });
     });
-  });
+  }
 }

@@ -1,4 +1,4 @@
-// Runs the generated snippets as real programs against a throwaway Redis: two processes
+// Runs the generated snippets as real programs against a throwaway Redis 7.0 and Valkey 9: two processes
 // contend through the guarded-section snippet around a non-atomic counter; the auto-extend
 // snippet keeps its lock past 3x the TTL and stops renewing after release; the fenced
 // snippet's tokens strictly increase.
@@ -11,6 +11,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
+import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
 import { proof as nodeRedis } from './proofs/node-redis';
 import { proof as phpredis } from './proofs/phpredis';
@@ -19,16 +20,17 @@ import { proof as redigo } from './proofs/redigo';
 import { proof as redisPy } from './proofs/redis-py';
 import { proof as redisRb } from './proofs/redis-rb';
 import { useRedis } from './helpers';
+import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { loadPack } from '../pack/pack';
 
 const pack = loadPack();
 
 const run = promisify(execFile);
-const fx = useRedis();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const PROOFS: Proof[] = [ioredis, nodeRedis, phpredis, redigo, redisPy, redisRb];
+const PROOFS: Proof[] = [goRedis, ioredis, nodeRedis, phpredis, redigo, redisPy, redisRb];
+for (const proof of PROOFS) proof.setup?.(work);
 
 function program(proof: Proof, pattern: PatternId, ttl: number): string {
   const path = join(work, `${proof.client}-${pattern}-${proof.file}`);
@@ -43,10 +45,10 @@ function program(proof: Proof, pattern: PatternId, ttl: number): string {
   return path;
 }
 
-async function runProgram(proof: Proof, path: string, rounds: number): Promise<void> {
+async function runProgram(proof: Proof, path: string, url: string, rounds: number): Promise<void> {
   const [command, ...args] = proof.command;
   try {
-    await run(command, [...args, path, fx.server.url, String(rounds)], {
+    await run(command, [...args, path, url, String(rounds)], {
       timeout: 60_000,
       env: { ...process.env, ...proof.env },
     });
@@ -56,32 +58,38 @@ async function runProgram(proof: Proof, path: string, rounds: number): Promise<v
   }
 }
 
-beforeEach(async () => {
-  await fx.redis.flushall();
-});
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
 
-for (const proof of PROOFS) {
-  describe(`${proof.client} snippets against a real Redis`, () => {
-    test('guard: two processes x 200 rounds around a non-atomic counter end exact', async () => {
-      const path = program(proof, 'guard', 5000);
-      await Promise.all([runProgram(proof, path, 200), runProgram(proof, path, 200)]);
-      assert.equal(await fx.redis.get('proof:counter'), '400');
-      assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
-    });
+function proofs(server: ServerKind): void {
+  const fx = useRedis({ server });
 
-    test('renew: the lock outlives 3x its TTL while the body runs, and renewal stops on release', async () => {
-      await runProgram(proof, program(proof, 'renew', 300), 1);
-      assert.equal(await fx.redis.get('proof:renewed'), '1');
-      assert.equal(await fx.redis.exists('proof:lock'), 0);
-    });
-
-    test('fenced: tokens strictly increase across two contending processes', async () => {
-      const path = program(proof, 'fenced', 5000);
-      await Promise.all([runProgram(proof, path, 50), runProgram(proof, path, 50)]);
-      const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
-      assert.equal(tokens.length, 100);
-      for (let i = 1; i < tokens.length; i++)
-        assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
-    });
+  beforeEach(async () => {
+    await fx.redis.flushall();
   });
+
+  for (const proof of PROOFS) {
+    describe(`${proof.client} snippets against a real ${server}`, () => {
+      test('guard: two processes x 200 rounds around a non-atomic counter end exact', async () => {
+        const path = program(proof, 'guard', 5000);
+        await Promise.all([runProgram(proof, path, fx.server.url, 200), runProgram(proof, path, fx.server.url, 200)]);
+        assert.equal(await fx.redis.get('proof:counter'), '400');
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
+      });
+
+      test('renew: the lock outlives 3x its TTL while the body runs, and renewal stops on release', async () => {
+        await runProgram(proof, program(proof, 'renew', 300), fx.server.url, 1);
+        assert.equal(await fx.redis.get('proof:renewed'), '1');
+        assert.equal(await fx.redis.exists('proof:lock'), 0);
+      });
+
+      test('fenced: tokens strictly increase across two contending processes', async () => {
+        const path = program(proof, 'fenced', 5000);
+        await Promise.all([runProgram(proof, path, fx.server.url, 50), runProgram(proof, path, fx.server.url, 50)]);
+        const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
+        assert.equal(tokens.length, 100);
+        for (let i = 1; i < tokens.length; i++)
+          assert.ok(tokens[i] > tokens[i - 1], `token ${tokens[i]} after ${tokens[i - 1]}`);
+      });
+    });
+  }
 }

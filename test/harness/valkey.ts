@@ -3,21 +3,11 @@
 // (~/.cache/redis-locksmith/valkey-<version>/bin). Test files run in parallel: a lock folder
 // makes one of them build while the others wait for it.
 import { execFileSync, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { atExit } from '../vscode/atExit';
+import { readFileSafely, takeCacheLock } from './cacheLock';
 
 /** DELIFEQ, the reason Valkey is in the harness, arrived in 9.0. */
 const MIN_MAJOR = 9;
@@ -66,54 +56,13 @@ async function findOrBuild(): Promise<string> {
   const cached = cachedBuilds(root)[0];
   if (cached) return binIn(cached);
   mkdirSync(root, { recursive: true });
-  const release = await takeBuildLock(root);
+  const release = await takeCacheLock(root, 'valkey-build', () => cachedBuilds(root).length > 0, LOCK_STALE_MS);
   try {
     // Another test file may have finished the build while this one waited for the lock.
     const built = cachedBuilds(root)[0] ?? (await build(root));
     return binIn(built);
   } finally {
     release();
-  }
-}
-
-/** mkdir is atomic: the folder is the lock, its `pid` file names the owner so a dead owner's lock can be taken over. */
-async function takeBuildLock(root: string): Promise<() => void> {
-  const lock = join(root, 'valkey-build.lock');
-  const deadline = Date.now() + LOCK_STALE_MS;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      const cancel = atExit(() => rmSync(lock, { recursive: true, force: true }));
-      return () => {
-        cancel();
-        rmSync(lock, { recursive: true, force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    if (cachedBuilds(root).length > 0) return () => {};
-    const owner = Number(readFileSafely(join(lock, 'pid')));
-    if (owner > 0 && !isRunning(owner)) rmSync(lock, { recursive: true, force: true });
-    if (Date.now() > deadline) throw new Error(`waited ${LOCK_STALE_MS / 60_000} min for the Valkey build in ${lock}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-function readFileSafely(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -7,8 +7,10 @@ export interface Proof {
   client: string;
   file: string;
   command: string[];
-  /** Extra environment for the command (for example Go's GOPATH). */
+  /** Extra environment for the command (for example Go's module cache). */
   env?: Record<string, string>;
+  /** Prepares the folder the programs are written to (Go: the proofs' module). */
+  setup?(dir: string): void;
   /** The program: `snippet` runs `rounds` times (argv: url, rounds); `after` runs after each. */
   program(snippet: string, after: string): string;
   bodies: Record<PatternId, string>;

@@ -1,35 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { goProgram } from './go-build';
 import { indent, type Proof } from './proof';
-
-// Builds offline against Debian's golang-github-gomodule-redigo-dev, in GOPATH mode, with a
-// throwaway build cache (GOPATH is read-only; HOME's cache may be too, or missing).
-const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
-process.on('exit', () => rmSync(goCache, { recursive: true, force: true }));
-
-// $1 the program's .go file, $2 the Redis URL, $3 the rounds.
-const BUILD_ONCE_THEN_RUN = `set -e
-exec 9>"$1.lock"
-flock 9
-[ -x "$1.bin" ] || /usr/bin/go build -o "$1.bin" "$1"
-flock -u 9
-exec "$1.bin" "$2" "$3"`;
 
 export const proof: Proof = {
   client: 'redigo',
   file: 'proof.go',
-  // `go run` would compile in each process, so two contending processes would start up to half a
-  // second apart and barely overlap: the first builds (Debian's Go 1.19, at its absolute path),
-  // the second waits on the lock and reuses the binary, then both start together.
-  command: ['/bin/sh', '-c', BUILD_ONCE_THEN_RUN, 'redigo-proof'],
-  env: {
-    GOPATH: '/usr/share/gocode',
-    GO111MODULE: 'off',
-    GOPROXY: 'off',
-    GOFLAGS: '',
-    GOCACHE: goCache,
-  },
+  ...goProgram('redigo'),
   // The snippet releases in a defer, so it runs in its own func per round; `after` is a defer
   // registered before the snippet's, so it runs after the release (defers run last-in, first-out).
   program: (snippet, after) => `package main

@@ -1,6 +1,8 @@
 «header»
 
 «opt:package»
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -16,23 +18,25 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * Redis locks for Jedis (Java 17+). A lease is AutoCloseable:
  * {@code try (Locksmith.Lease lease = Locksmith.acquire(jedis, key, Locksmith.ttlMs(10_000))) {...}}
- * takes the lock, and closing it releases it. Takes a JedisPooled / JedisCluster (any
- * UnifiedJedis) or a JedisPool. With a JedisPool or a JedisCluster (Jedis 4.4+), a waiter sleeps
- * until the release wakes it (SSUBSCRIBE on the lock key, on a connection and a daemon thread of
- * its own for the wait, as a Jedis subscription blocks its thread), the holder's lease ends, or a
- * jittered retry bound passes: a missed wake-up costs at most that bound. Another UnifiedJedis
- * has no sharded subscription for a standalone server: it polls with jittered back-off.
+ * takes the lock, and closing it releases it. Takes a RedisClient / RedisClusterClient (Jedis 8),
+ * a JedisPooled / JedisCluster (Jedis 4.4+) or a JedisPool. A waiter sleeps until the release
+ * wakes it (SSUBSCRIBE on the lock key, on a connection and a daemon thread of its own for the
+ * wait, as a Jedis subscription blocks its thread), the holder's lease ends, or a jittered retry
+ * bound passes: a missed wake-up costs at most that bound. Another UnifiedJedis (no pool, no
+ * sharded subscription) polls with jittered back-off.
  */
+@SuppressWarnings("deprecation") // JedisPool, deprecated in Jedis 8, is still what many projects hold
 public final class Locksmith {
     private Locksmith() {}
 
@@ -244,8 +248,41 @@ public final class Locksmith {
     }
 
     public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
-        Subscriber subscriber = jedis instanceof JedisCluster cluster ? cluster::ssubscribe : null;
-        return acquire(scripts(jedis), subscriber, key, options);
+        return acquire(scripts(jedis), subscriber(jedis), key, options);
+    }
+
+    /**
+     * How a UnifiedJedis subscribes, found at run time so the helper compiles against Jedis 4.4 to 8:
+     * a cluster client's ssubscribe (JedisCluster, RedisClusterClient), else a connection of a
+     * standalone client's pool (JedisPooled, RedisClient: getPool()); null for neither.
+     */
+    static Subscriber subscriber(UnifiedJedis jedis) {
+        try {
+            Method ssubscribe = jedis.getClass().getMethod("ssubscribe", JedisShardedPubSub.class, String[].class);
+            return (listener, channel) -> invoke(ssubscribe, jedis, listener, new String[] {channel});
+        } catch (NoSuchMethodException standalone) {
+            // below
+        }
+        try {
+            Method getPool = jedis.getClass().getMethod("getPool");
+            return (listener, channel) -> {
+                try (Connection connection = (Connection) ((Pool<?>) invoke(getPool, jedis)).getResource()) {
+                    listener.proceed(connection, channel);
+                }
+            };
+        } catch (NoSuchMethodException neither) {
+            return null;
+        }
+    }
+
+    static Object invoke(Method method, Object target, Object... args) {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException failed) {
+            throw failed.getCause() instanceof JedisException cause ? cause : new JedisException(failed.getCause());
+        } catch (IllegalAccessException unexpected) {
+            throw new JedisException(unexpected);
+        }
     }
 
     public static Lease acquire(JedisPool pool, String key, Options options) throws InterruptedException {

@@ -5,7 +5,7 @@
 //   rw-reader <n>     n read holds of 10 ms, flagging overlap with other readers and any writer
 //   rw-writer <n>     n write holds around a non-atomic counter, alone
 //   semaphore <n>     n holds of one of 2 permits, flagging more than 2 holders
-//   hold <kind>       takes a kind with a 1 s lease, prints `held`, then waits to be killed
+//   hold <kind>       takes a kind with a 1 s lease ($PROOF_HOLD_MS), prints `held`, then waits to be killed
 //   take <kind>       takes a kind (waiting up to 10 s), prints `took <epoch ms>`
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,7 +74,7 @@ function kindModes(helper, redis, commands, rounds) {
       }
     },
     async hold(kind) {
-      await take(kind, { ttlMs: 1000, waitMs: 0 });
+      await take(kind, { ttlMs: Number(process.env.PROOF_HOLD_MS ?? 1000), waitMs: 0 });
       console.log('held');
       await sleep(60_000);
     },

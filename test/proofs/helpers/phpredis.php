@@ -159,7 +159,7 @@ switch ($mode) {
         }
         break;
     case 'hold':
-        $acquireKind($arg, 1000, 0);
+        $acquireKind($arg, (int) (getenv('PROOF_HOLD_MS') ?: 1000), 0);
         echo "held\n";
         flush();
         sleep(60);

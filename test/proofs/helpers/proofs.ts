@@ -1,12 +1,10 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from, the program next to it, built where the language needs a build.
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
 import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { go, javac, JVM_FLAGS, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
@@ -17,6 +15,8 @@ export interface HelperProof {
   wakes: boolean;
   /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
+  /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
+  cluster?: boolean;
 }
 
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
@@ -59,37 +59,36 @@ const interpreted = (
   ...capabilities,
 });
 
-// Go builds offline against Debian's golang-github-gomodule-redigo-dev in GOPATH mode: the
-// program's own GOPATH holds it and the helper package, /usr/share/gocode the library; the
-// build cache is throwaway (GOPATH is read-only; HOME's cache may be too, or missing).
-const redigo: HelperProof = {
-  client: 'redigo',
+/**
+ * A Go client's helper proof: the helper as package locksmithproof/locksmith of the proofs' Go
+ * module (test/proofs/go: go.mod and go.sum pin the libraries), the program as its main package,
+ * built once with the module cache under ~/.cache/redis-locksmith/.
+ */
+const goModule = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+  client,
   async prepare(dir, pack) {
-    const source = join(dir, 'src', 'locksmithproof');
-    writeProof(join(source, 'locksmith'), 'redigo', 'redigo.go', pack);
-    copyFileSync(join(__dirname, 'redigo.go'), join(source, 'main.go'));
-    rmSync(join(source, 'locksmith', 'proof.go'));
-    const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
-    try {
-      await promisify(execFile)('/usr/bin/go', ['build', '-o', join(dir, 'proof'), 'locksmithproof'], {
-        env: {
-          ...process.env,
-          GOPATH: `${dir}:/usr/share/gocode`,
-          GO111MODULE: 'off',
-          GOPROXY: 'off',
-          GOFLAGS: '',
-          GOCACHE: goCache,
-        },
-        timeout: 300_000,
-      });
-    } finally {
-      rmSync(goCache, { recursive: true, force: true });
-    }
+    writeGoModule(dir);
+    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack);
+    renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
+    await go(['build', '-o', join(dir, 'proof'), '.'], dir);
     return [join(dir, 'proof')];
   },
-  wakes: true,
-  kinds: true,
-};
+  ...capabilities,
+});
+
+/** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
+const jvm = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+  client,
+  async prepare(dir, pack) {
+    mkdirSync(dir, { recursive: true });
+    const helper = renderHelper(client, pack);
+    writeFileSync(join(dir, helper.fileName), helper.text);
+    copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
+    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+  },
+  ...capabilities,
+});
 
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
@@ -100,5 +99,19 @@ export const HELPER_PROOFS: HelperProof[] = [
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
   interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, kinds: false }),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, kinds: true }),
-  redigo,
+  goModule('redigo', { wakes: true, kinds: true }),
+  goModule('go-redis', { wakes: true, kinds: false, cluster: true }),
+  jvm('jedis', { wakes: true, kinds: false, cluster: true }),
 ];
+
+const prepared = new Map<string, Promise<string[]>>();
+
+/** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack): Promise<string[]> {
+  let command = prepared.get(proof.client);
+  if (!command) {
+    command = proof.prepare(join(work, proof.client), pack);
+    prepared.set(proof.client, command);
+  }
+  return command;
+}

@@ -258,12 +258,20 @@ func semaphoreRound(ctx context.Context, pool *redis.Pool) error {
 }
 
 func hold(ctx context.Context, pool *redis.Pool, kind string) error {
-	if _, err := acquireKind(ctx, pool, kind, time.Second, locksmith.WaitFor(0)); err != nil {
+	if _, err := acquireKind(ctx, pool, kind, holdTTL(), locksmith.WaitFor(0)); err != nil {
 		return err
 	}
 	fmt.Println("held")
 	time.Sleep(time.Minute)
 	return nil
+}
+
+// holdTTL is the lease of a holder that the test kills: $PROOF_HOLD_MS, 1 s by default.
+func holdTTL() time.Duration {
+	if ms, err := strconv.Atoi(os.Getenv("PROOF_HOLD_MS")); err == nil {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return time.Second
 }
 
 func takeKind(ctx context.Context, pool *redis.Pool, kind string) error {

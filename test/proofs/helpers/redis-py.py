@@ -5,6 +5,7 @@
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
+import os
 import sys
 import time
 
@@ -210,7 +211,7 @@ def semaphore_rounds():
 
 
 def hold():
-    acquire(r, "proof:lock", ttl_ms=1000, wait_ms=0, **kind_options(arg))
+    acquire(r, "proof:lock", ttl_ms=int(os.environ.get("PROOF_HOLD_MS", "1000")), wait_ms=0, **kind_options(arg))
     print("held", flush=True)
     time.sleep(60)
 

@@ -120,7 +120,7 @@ when 'semaphore'
     end
   end
 when 'hold'
-  acquire_kind.call(arg, 1000, 0)
+  acquire_kind.call(arg, Integer(ENV.fetch('PROOF_HOLD_MS', '1000')), 0)
   puts 'held'
   $stdout.flush
   sleep 60

@@ -1,0 +1,225 @@
+// The real client libraries that the proofs and compile checks run against, pinned by the project
+// files in test/proofs/ (go/go.mod + go.sum, java/pom.xml, rust/Cargo.toml + Cargo.lock,
+// python/requirements.txt) and fetched once per machine by each language's own tool into
+// ~/.cache/redis-locksmith/ (the registries are the machine's own configuration). Test files run
+// in parallel: a lock folder per download keeps it to one writer (see cacheLock.ts).
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { readFileSafely, takeCacheLock, withCacheLock } from './cacheLock';
+import { valkeyCacheRoot } from './valkey';
+
+const run = promisify(execFile);
+
+/** test/proofs: where the pinned project files live. */
+export const PINNED = join(__dirname, '..', 'proofs');
+const FETCH_STALE_MS = 15 * 60_000;
+
+function progress(tool: string, message: string): void {
+  process.stderr.write(`[${tool}] ${message}\n`);
+}
+
+/** Runs a tool; fails with its output and what to check. */
+export async function tool(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): Promise<string> {
+  try {
+    const { stdout } = await run(command, args, {
+      timeout: 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+      ...options,
+    });
+    return stdout;
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (code === 'ENOENT') throw new Error(`${command} is not on PATH: run \`bash .ci/run\` once (it installs it)`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${options.cwd ?? process.cwd()}:\n${stdout ?? ''}${stderr ?? ''}`,
+    );
+  }
+}
+
+/** A digest of the pinned files: a cache entry is for exactly these versions. */
+function digestOf(...files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(readFileSync(file));
+  return hash.digest('hex').slice(0, 12);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go: modules (go-redis v9, redigo) in a module cache of our own. Go's module and build caches
+// are safe for concurrent use, so no lock: `go build` downloads what go.sum names when missing.
+
+/** What `go` runs with: module mode, our caches, the Go on PATH (no toolchain download). */
+export function goEnv(): Record<string, string> {
+  const root = join(valkeyCacheRoot(), 'go');
+  return {
+    GO111MODULE: 'on',
+    GOMODCACHE: join(root, 'mod'),
+    GOCACHE: join(root, 'build'),
+    GOTOOLCHAIN: 'local',
+    GOFLAGS: '-mod=readonly',
+  };
+}
+
+/** Makes `dir` the root of the proofs' Go module (module path `locksmithproof`): its go.mod and go.sum. */
+export function writeGoModule(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const file of ['go.mod', 'go.sum']) copyFileSync(join(PINNED, 'go', file), join(dir, file));
+}
+
+/** `go <args>` in `dir` (a module written by writeGoModule). */
+export function go(args: string[], dir: string): Promise<string> {
+  return tool('go', args, { cwd: dir, env: { ...process.env, ...goEnv() } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Java: Jedis, Lettuce and Spring Data Redis resolved by Maven into a local repository of our own;
+// the resolved classpath is written next to it, once per pom.xml.
+
+let classpath: Promise<string> | undefined;
+
+/** The classpath (jars joined by ':') of java/pom.xml's dependencies, resolved on first use. */
+export function javaClasspath(): Promise<string> {
+  classpath ??= resolveClasspath().catch((error: unknown) => {
+    classpath = undefined;
+    throw error;
+  });
+  return classpath;
+}
+
+async function resolveClasspath(): Promise<string> {
+  const root = join(valkeyCacheRoot(), 'maven');
+  const pom = join(PINNED, 'java', 'pom.xml');
+  const listing = join(root, `classpath-${digestOf(pom)}.txt`);
+  const complete = () => {
+    const jars = readFileSafely(listing);
+    return jars !== '' && jars.split(':').every((jar) => existsSync(jar));
+  };
+  if (!complete()) {
+    const release = await takeCacheLock(root, 'resolve', complete, FETCH_STALE_MS);
+    try {
+      if (!complete()) {
+        const started = Date.now();
+        progress('maven', `resolving ${pom} into ${root} (first run only)`);
+        const partial = `${listing}.partial-${process.pid}`;
+        await tool('mvn', [
+          '-q',
+          '-B',
+          '-f',
+          pom,
+          `-Dmaven.repo.local=${join(root, 'repository')}`,
+          'dependency:build-classpath',
+          `-Dmdep.outputFile=${partial}`,
+        ]);
+        writeFileSync(listing, readFileSync(partial, 'utf8').trim());
+        rmSync(partial, { force: true });
+        progress('maven', `resolved in ${Math.round((Date.now() - started) / 1000)} s`);
+      }
+    } finally {
+      release();
+    }
+  }
+  return readFileSafely(listing);
+}
+
+/** Flags that start each proof JVM fast and small: 20 of them contend at once on 2 cores. */
+export const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss512k', '-Xmx128m'];
+
+/** Compiles `sources` (paths relative to `dir`) into `dir/classes` against the pinned libraries; returns the run classpath. */
+export async function javac(dir: string, sources: string[], flags: string[] = []): Promise<string> {
+  const jars = await javaClasspath();
+  const classes = join(dir, 'classes');
+  await tool('javac', [...flags, '-d', classes, '-cp', jars, ...sources], { cwd: dir });
+  return `${classes}:${jars}`;
+}
+
+/** The jar of one of the pinned libraries on the classpath (its version is in the path), or undefined. */
+export function jarOf(jars: string, artifact: string): string | undefined {
+  return jars.split(':').find((jar) => jar.includes(`/${artifact}-`));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rust: redis-rs (and rand, for the snippets) through Cargo with CARGO_HOME and a shared target
+// folder under the cache, so dependencies compile once per machine. Builds take a lock of their
+// own: each writes the same package's binary into the shared target folder and copies it out.
+
+const rustRoot = () => join(valkeyCacheRoot(), 'cargo');
+
+function cargoEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, CARGO_HOME: join(rustRoot(), 'home'), CARGO_TARGET_DIR: join(rustRoot(), 'target') };
+}
+
+/** The user's own Cargo configuration (a registry mirror, say), which another CARGO_HOME would hide. */
+function userCargoConfig(): string[] {
+  const home = process.env.CARGO_HOME || join(homedir(), '.cargo');
+  const config = ['config.toml', 'config'].map((name) => join(home, name)).find((path) => existsSync(path));
+  return config ? ['--config', config] : [];
+}
+
+/** Writes the pinned Cargo.toml and Cargo.lock into `dir` with `main` as src/main.rs (and any other src files). */
+export function writeCargoPackage(dir: string, sources: Record<string, string>): void {
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  for (const file of ['Cargo.toml', 'Cargo.lock']) copyFileSync(join(PINNED, 'rust', file), join(dir, file));
+  for (const [name, text] of Object.entries(sources)) writeFileSync(join(dir, 'src', name), text);
+}
+
+/**
+ * `cargo build` (returns the binary, copied to `dir/proof`) or `cargo check` of the package in
+ * `dir` with the locked dependencies; warnings fail it when `denyWarnings`.
+ */
+export async function cargo(dir: string, mode: 'build' | 'check', denyWarnings = false): Promise<string> {
+  const env = { ...cargoEnv(), ...(denyWarnings ? { RUSTFLAGS: '-D warnings' } : {}) };
+  return withCacheLock(rustRoot(), 'build', FETCH_STALE_MS, async () => {
+    await tool('cargo', [...userCargoConfig(), mode, '--locked', '--quiet'], { cwd: dir, env });
+    if (mode === 'check') return '';
+    const binary = join(dir, 'proof');
+    copyFileSync(join(rustRoot(), 'target', 'debug', 'locksmith-proof'), binary);
+    return binary;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python: the newest redis-py from PyPI (python/requirements.txt) in a virtual environment under
+// the cache, beside Debian's python3-redis that /usr/bin/python3 imports.
+
+let venv: Promise<string> | undefined;
+
+/** The python of a virtual environment with python/requirements.txt installed, made on first use. */
+export function pypiPython(): Promise<string> {
+  venv ??= makeVenv().catch((error: unknown) => {
+    venv = undefined;
+    throw error;
+  });
+  return venv;
+}
+
+async function makeVenv(): Promise<string> {
+  const requirements = join(PINNED, 'python', 'requirements.txt');
+  const root = join(valkeyCacheRoot(), 'python');
+  const dir = join(root, `venv-${digestOf(requirements)}`);
+  const python = join(dir, 'bin', 'python');
+  const marker = join(dir, '.complete');
+  if (existsSync(marker)) return python;
+  const release = await takeCacheLock(root, 'venv', () => existsSync(marker), FETCH_STALE_MS);
+  try {
+    if (!existsSync(marker)) {
+      const started = Date.now();
+      progress('pip', `installing ${requirements} into ${dir} (first run only)`);
+      rmSync(dir, { recursive: true, force: true });
+      // Debian's python: the same interpreter the Debian-packaged redis-py proofs run on.
+      await tool('/usr/bin/python3', ['-m', 'venv', dir]);
+      await tool(python, ['-m', 'pip', 'install', '--quiet', '--no-input', '-r', requirements]);
+      writeFileSync(marker, '');
+      progress('pip', `installed in ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+  } finally {
+    release();
+  }
+  return python;
+}
