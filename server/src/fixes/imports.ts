@@ -12,8 +12,49 @@ import type { FixDocument } from './document';
 export function importEdits(document: FixDocument, lines: readonly string[]): TextChange[] {
   const client = CLIENTS.find((each) => each.languageIds.includes(document.languageId));
   if (!client || !lines.length) return [];
+  if (document.languageId === 'go') {
+    const block = goImportBlock(document.text, lines);
+    if (block) return block;
+  }
   const insertion = planImports(client, document.text, lines);
   return insertion ? [{ start: insertion.offset, end: insertion.offset, text: insertion.text }] : [];
+}
+
+/**
+ * Go: new standard-library imports go into the file's `import ( ... )` block, in the sorted
+ * standard-library group gofmt keeps (a group of their own at the top when it has none).
+ */
+function goImportBlock(text: string, lines: readonly string[]): TextChange[] | undefined {
+  const block = /^import \($/m.exec(text);
+  if (!block) return undefined;
+  const bodyStart = block.index + block[0].length + 1;
+  const close = text.indexOf('\n)', block.index);
+  if (close < 0) return undefined;
+  const specs = lines
+    .map((line) => /^import\s+(.+)$/.exec(line)?.[1] ?? line)
+    .filter((spec) => !text.slice(bodyStart, close).includes(spec));
+  const edits: TextChange[] = [];
+  const isStandard = (spec: string) => !/^"[^"/]*\./.test(spec.replace(/^\w+\s+/, ''));
+  // The first group: the lines up to the first blank one.
+  const entries: { start: number; spec: string }[] = [];
+  for (let at = bodyStart; at < close;) {
+    const end = text.indexOf('\n', at);
+    const line = text.slice(at, end).trim();
+    if (!line) break;
+    entries.push({ start: at, spec: line });
+    at = end + 1;
+  }
+  const standardGroup = entries.length > 0 && entries.every((entry) => isStandard(entry.spec));
+  for (const spec of specs) {
+    if (!standardGroup) {
+      edits.push({ start: bodyStart, end: bodyStart, text: `\t${spec}\n${entries.length ? '\n' : ''}` });
+      continue;
+    }
+    const next = entries.find((entry) => entry.spec.replace(/^\w+\s+/, '') > spec);
+    const at = next ? next.start : text.indexOf('\n', entries[entries.length - 1].start) + 1;
+    edits.push({ start: at, end: at, text: `\t${spec}\n` });
+  }
+  return edits;
 }
 
 interface ImportLine {

@@ -11,6 +11,7 @@ import { fixClient } from '../quickFix';
 import { FixDocument } from './document';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire } from './lease';
+import { tokenPerAcquisition } from './token';
 import { isNoFix, noFix, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
 
 export interface FixEnvironment {
@@ -73,7 +74,10 @@ const RULE_REMEDIES: Record<RuleCode, RuleRemedies> = {
     noFix: noFix('needs-helper', 'the compare-and-delete release goes through the lock helper: pick the suggestion'),
   },
   LOCK005: { noFix: BEHAVIOUR('a lease instead of a timestamp is another algorithm') },
-  LOCK006: { noFix: noFix('needs-helper', 'a token per acquisition needs a release that compares it') },
+  LOCK006: {
+    fix: onAcquire((context, op) => tokenPerAcquisition(context, op, 'fix')),
+    suggestions: [onAcquire((context, op) => tokenPerAcquisition(context, op, 'suggestion'))],
+  },
   LOCK007: {
     noFix: noFix(
       'script-interface',
