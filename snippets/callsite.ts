@@ -26,11 +26,11 @@ export interface CallSite {
   code: string;
 }
 
-/** What each client's call sites name from the helper, per pattern. */
-const RUST_NAMES: Record<PatternId, string> = {
-  guard: 'Lease',
-  renew: '{Lease, LockOptions}',
-  fenced: '{Lease, LockOptions}',
+/** What each client's call sites name from the helper, per pattern: JavaScript, Python and Rust import names. */
+const CALL_SITE_NAMES: Record<string, Record<PatternId, string[]>> = {
+  js: { guard: ['withLock'], renew: ['withLock'], fenced: ['withLock'] },
+  py: { guard: ['lock'], renew: ['lock'], fenced: ['lock'] },
+  rs: { guard: ['Lease'], renew: ['Lease', 'LockOptions'], fenced: ['Lease', 'LockOptions'] },
 };
 
 /** The helper's conventional import for each client, used where the project is unknown (static snippets, CLI). */
@@ -49,17 +49,24 @@ export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
   'redis-rs': 'crate::locksmith',
 };
 
-function importLines(
-  client: ClientInfo,
-  pattern: PatternId,
+/**
+ * The lines that import `names` from the helper: JavaScript, Python and Rust import the names; Java,
+ * Go, C#, PHP and Ruby import the helper itself (its class, package, namespace or file).
+ */
+export function helperImportLines(
+  clientId: string,
+  names: readonly string[],
   { helperImport, flavor = 'ts' }: CallSiteOptions,
 ): string[] {
+  const client = findClient(clientId);
+  checkImport(client, { helperImport });
   const spec = helperImport;
+  const listed = names.join(', ');
   switch (client.extension) {
     case 'js':
-      return [flavor === 'cjs' ? `const { withLock } = require('${spec}');` : `import { withLock } from '${spec}';`];
+      return [flavor === 'cjs' ? `const { ${listed} } = require('${spec}');` : `import { ${listed} } from '${spec}';`];
     case 'py':
-      return [`from ${spec} import lock`];
+      return [`from ${spec} import ${listed}`];
     case 'java':
       // The default package needs no import (and cannot be imported from a named one).
       return spec ? [`import ${spec}.Locksmith;`] : [];
@@ -72,13 +79,18 @@ function importLines(
     case 'rb':
       return [`require_relative '${spec}'`];
     case 'rs':
-      return [`use ${spec}::${RUST_NAMES[pattern]};`, 'use std::time::Duration;'];
+      return [`use ${spec}::${names.length === 1 ? listed : `{${listed}}`};`];
     default:
       throw new SnippetError(`${client.id}: no import form for .${client.extension}`);
   }
 }
 
-function checkImport(client: ClientInfo, options: CallSiteOptions): void {
+function importLines(client: ClientInfo, pattern: PatternId, options: CallSiteOptions): string[] {
+  const lines = helperImportLines(client.id, CALL_SITE_NAMES[client.extension]?.[pattern] ?? [], options);
+  return client.extension === 'rs' ? [...lines, 'use std::time::Duration;'] : lines;
+}
+
+function checkImport(client: ClientInfo, options: Pick<CallSiteOptions, 'helperImport'>): void {
   if (/['"\n\\]/.test(options.helperImport) && client.extension !== 'php') {
     throw new SnippetError(`helperImport '${options.helperImport}' has a quote, backslash or newline`);
   }
@@ -96,7 +108,6 @@ export function renderCallSite(
 ): CallSite {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
-  checkImport(client, options);
   const filled = { ...slotDefaults(client), ...values };
   const code = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
     slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
@@ -114,7 +125,6 @@ export interface CallSiteSnippet {
 export function renderCallSiteSnippet(clientId: string, patternId: string, options: CallSiteOptions): CallSiteSnippet {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
-  checkImport(client, options);
   const body = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
     slot: tabstops(client),
     literal: escapeSnippet,

@@ -146,6 +146,32 @@ export const writeFiles = (root: string, files: Record<string, string>) => {
   }
 };
 
+/** A tsconfig.json that type-checks `files` strictly against this repository's ioredis, node-redis and Node types. */
+export function strictTsconfig(files: string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      skipLibCheck: true,
+      noUnusedLocals: true,
+      noUnusedParameters: true,
+      noImplicitReturns: true,
+      noImplicitOverride: true,
+      exactOptionalPropertyTypes: true,
+      typeRoots: [join(process.cwd(), 'node_modules/@types')],
+      types: ['node'],
+      paths: {
+        ioredis: [join(process.cwd(), 'node_modules/ioredis')],
+        redis: [join(process.cwd(), 'node_modules/redis')],
+      },
+    },
+    files,
+  });
+}
+
 export const UNSUPPORTED = '{ throw new UnsupportedOperationException(); }';
 export const JAVA_STUBS: Record<string, string> = {
   'redis/clients/jedis/Jedis.java': `package redis.clients.jedis;

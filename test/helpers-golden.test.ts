@@ -29,6 +29,7 @@ import {
   lineDiff,
   onPath,
   RUST_STUBS,
+  strictTsconfig,
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
@@ -277,28 +278,7 @@ ${sites[0].imports.join('\n')}
 
 const redis = ${redis};
 ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<void> {\n${indent(code, '  ')}}\n`).join('\n')}`,
-        'tsconfig.json': JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'ES2022',
-            module: 'nodenext',
-            moduleResolution: 'nodenext',
-            skipLibCheck: true,
-            noUnusedLocals: true,
-            noUnusedParameters: true,
-            noImplicitReturns: true,
-            noImplicitOverride: true,
-            exactOptionalPropertyTypes: true,
-            typeRoots: [join(process.cwd(), 'node_modules/@types')],
-            types: ['node'],
-            paths: {
-              ioredis: [join(process.cwd(), 'node_modules/ioredis')],
-              redis: [join(process.cwd(), 'node_modules/redis')],
-            },
-          },
-          files: ['locksmith.ts', 'callsites.ts'],
-        }),
+        'tsconfig.json': strictTsconfig(['locksmith.ts', 'callsites.ts']),
       });
       await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
       for (const flavor of ['esm', 'cjs']) {

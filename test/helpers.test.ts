@@ -118,7 +118,7 @@ describe('helper options', () => {
     const cjs = renderHelper('ioredis', pack, { flavor: 'cjs' });
     assert.match(
       cjs.text,
-      /^module\.exports = \{\n {2}acquire,\n {2}acquireRead,\n {2}acquireWrite,\n {2}acquireSemaphore,\n {2}withLock,/m,
+      /^module\.exports = \{\n {2}acquire,\n {2}tryAcquire,\n {2}releaseLock,\n {2}extendLock,\n {2}acquireRead,/m,
     );
     assert.doesNotMatch(cjs.text, /^export /m);
   });

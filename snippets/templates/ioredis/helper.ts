@@ -3,7 +3,8 @@
 // Locks for ioredis: withLock(redis, key, { ttlMs }, async (lease) => ...) holds a lock around the
 // callback (reentrant: true lets a nested withLock on the same key re-enter it); withReadLock,
 // withWriteLock and withSemaphore hold the other kinds the same way. acquire(), acquireRead(),
-// acquireWrite(), acquireSemaphore() and lease.release() are for code that cannot use a callback.
+// acquireWrite(), acquireSemaphore() and lease.release() are for code that cannot use a callback;
+// tryAcquire() tries once and never waits; releaseLock() and extendLock() take a key and a token.
 // A waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, one connection per
 // client shared by its waiters, closed when none is left), the holder's lease ends, or a jittered
 // retry bound passes: a missed wake-up costs at most that bound.
@@ -384,6 +385,30 @@ const reentrantHolds = new AsyncLocalStorage«ts:<Map<string, string>>»();
   return new Lease(commands, PLAIN, key, token, ttlMs, fenceKey === undefined ? undefined : reply, renew, queue);
 }
 
+/**
+ * One try, never waits: the lease, or null while another holder has the lock (options.waitMs is
+ * ignored). Redis errors are thrown as they are.
+ */
+«esm:export »async function tryAcquire(redis«ts:: LockClient», key«ts:: string», options«ts:: LockOptions»)«ts:: Promise<Lease | null>» {
+  try {
+    return await acquire(redis, key, { ...options, waitMs: 0 });
+  } catch (error) {
+    if (error instanceof LockBusyError) return null;
+    throw error;
+  }
+}
+
+/** Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none. */
+«esm:export »async function releaseLock(redis«ts:: LockClient», key«ts:: string», token«ts:: string»)«ts:: Promise<boolean>» {
+  return (await run(scripts(redis), 'locksmithRelease', [key], [token])) === 1;
+}
+
+/** Compare-and-extend: sets key's lease to ttlMs while it holds token (true); false when it held another token or none. */
+«esm:export »async function extendLock(redis«ts:: LockClient», key«ts:: string», token«ts:: string», ttlMs«ts:: number»)«ts:: Promise<boolean>» {
+  checkMs('ttlMs', ttlMs);
+  return (await run(scripts(redis), 'locksmithExtend', [key], [token, ttlMs])) === 1;
+}
+
 /** A read lock: held with other readers, never with a writer; waits while a writer holds or waits for it. */
 «esm:export »async function acquireRead(redis«ts:: LockClient», key«ts:: string», options«ts:: WaitOptions»)«ts:: Promise<Lease>» {
   const { ttlMs, waitMs = 10_000, renew = false } = options;
@@ -479,6 +504,9 @@ async function hold«ts:<T>»(lease«ts:: Lease», fn«ts:: (lease: Lease) => Pr
 «cjs:
 module.exports = {
   acquire,
+  tryAcquire,
+  releaseLock,
+  extendLock,
   acquireRead,
   acquireWrite,
   acquireSemaphore,

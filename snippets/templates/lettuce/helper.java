@@ -34,6 +34,8 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
  * waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, shared by the
  * connection's waiters), the holder's lease ends, or a jittered retry bound passes: a missed
  * wake-up costs at most that bound. Without one, it polls with jittered back-off.
+ * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
+ * a token.
  */
 public final class Locksmith {
     private Locksmith() {}
@@ -194,8 +196,7 @@ public final class Locksmith {
 
         /** Sets the lease to ttlMs from now; false when it is no longer held. */
         public boolean extend(long ttlMs) {
-            checkMs("ttlMs", ttlMs, true);
-            return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+            return extendLock(redis, key, token, ttlMs);
         }
 
         /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
@@ -205,7 +206,7 @@ public final class Locksmith {
                 released = true;
                 if (renewal != null) renewal.cancel(false);
             }
-            return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+            return releaseLock(redis, key, token);
         }
 
         /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
@@ -243,18 +244,13 @@ public final class Locksmith {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
-        String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
-                + UUID.randomUUID();
-        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
-        List<String> args = List.of(token, String.valueOf(options.ttlMs));
+        String token = newToken();
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
         Wakeups wakeups = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                long reply = (Long) redis.run(ACQUIRE, keys, args);
-                if (reply != 0) {
-                    return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
-                }
+                Lease lease = attempt(redis, key, token, options);
+                if (lease != null) return lease;
                 long leftMs = (deadline - System.nanoTime()) / 1_000_000;
                 if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
                 if (wakeups == null && options.wakeups != null) {
@@ -272,6 +268,45 @@ public final class Locksmith {
         } finally {
             if (wakeups != null) wakeups.close();
         }
+    }
+
+    /** One try, never waits: the lease, or null while another holder has the lock (try-with-resources skips a null). */
+    public static Lease tryAcquire(Scripts redis, String key, Options options) {
+        checkMs("ttlMs", options.ttlMs, true);
+        return attempt(redis, key, newToken(), options);
+    }
+
+    /** Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none. */
+    public static boolean releaseLock(Scripts redis, String key, String token) {
+        return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+    }
+
+    /** Compare-and-extend: sets key's lease to ttlMs while it holds token (true); false when it held another token or none. */
+    public static boolean extendLock(Scripts redis, String key, String token, long ttlMs) {
+        checkMs("ttlMs", ttlMs, true);
+        return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+    }
+
+    public static Lease tryAcquire(RedisScriptingCommands<String, String> redis, String key, Options options) {
+        return tryAcquire(scripts(redis), key, options);
+    }
+
+    public static boolean releaseLock(RedisScriptingCommands<String, String> redis, String key, String token) {
+        return releaseLock(scripts(redis), key, token);
+    }
+
+    public static boolean extendLock(RedisScriptingCommands<String, String> redis, String key, String token, long ttlMs) {
+        return extendLock(scripts(redis), key, token, ttlMs);
+    }
+
+    private static Lease attempt(Scripts redis, String key, String token, Options options) {
+        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
+        long reply = (Long) redis.run(ACQUIRE, keys, List.of(token, String.valueOf(options.ttlMs)));
+        return reply == 0 ? null : new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+    }
+
+    private static String newToken() {
+        return System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID();
     }
 
     /**

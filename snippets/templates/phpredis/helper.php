@@ -11,6 +11,8 @@ declare(strict_types=1);
 // are for code that cannot use a callback. PHP has no timer thread: with renew: true the callback
 // calls $lease->check() between steps, which extends the lease once a third of the TTL has passed
 // and throws LeaseLostException once it is gone.
+// Locksmith::tryAcquire() tries once and never waits (null when busy); releaseLock() and
+// extendLock() take a key and a token.
 //
 // A waiter polls with jittered back-off (10 ms doubling to $retryMs, ±50 %): the release's
 // wake-up (SPUBLISH) needs SSUBSCRIBE, which phpredis gains only in 6.0, and its subscribe calls
@@ -235,6 +237,34 @@ LUA;
         $args = [$token, $ttlMs, $permits];
         self::take($redis, $key, $ttlMs, $waitMs, $retryMs, self::SEMAPHORE_ACQUIRE, [$key], $args, 'the other holders of its permits');
         return new LocksmithLease($redis, $key, $token, null, $ttlMs, $renew, self::SEMAPHORE_EXTEND, self::SEMAPHORE_RELEASE);
+    }
+
+    /** One try, never waits: the lease, or null while another holder has the lock. */
+    public static function tryAcquire(
+        \Redis|\RedisCluster $redis,
+        string $key,
+        int $ttlMs,
+        ?string $fenceKey = null,
+        bool $renew = false,
+    ): ?LocksmithLease {
+        try {
+            return self::acquire($redis, $key, $ttlMs, 0, $fenceKey, $renew);
+        } catch (LockBusyException) {
+            return null;
+        }
+    }
+
+    /** Compare-and-delete: deletes $key while it holds $token (true, and wakes a waiter); false when it held another token or none. */
+    public static function releaseLock(\Redis|\RedisCluster $redis, string $key, string $token): bool
+    {
+        return self::run($redis, self::RELEASE, [$key], [$token]) === 1;
+    }
+
+    /** Compare-and-extend: sets $key's lease to $ttlMs while it holds $token (true); false when it held another token or none. */
+    public static function extendLock(\Redis|\RedisCluster $redis, string $key, string $token, int $ttlMs): bool
+    {
+        self::checkMs('ttlMs', $ttlMs, true);
+        return self::run($redis, self::EXTEND, [$key], [$token, $ttlMs]) === 1;
     }
 
     /**

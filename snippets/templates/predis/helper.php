@@ -9,6 +9,8 @@ declare(strict_types=1);
 // that cannot use one. PHP has no timer thread: with renew: true the callback calls
 // $lease->check() between steps, which extends the lease once a third of the TTL has passed and
 // throws LeaseLostException once it is gone.
+// Locksmith::tryAcquire() tries once and never waits (null when busy); releaseLock() and
+// extendLock() take a key and a token.
 //
 // A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs SSUBSCRIBE, which
 // Predis 1.x has no consumer for, and its pub/sub loop holds the process until a message comes.
@@ -143,6 +145,34 @@ LUA;
             }
             usleep(min(min(10 * 2 ** $attempt, 500) * random_int(500, 1500), $leftUs)); // in µs
         }
+    }
+
+    /** One try, never waits: the lease, or null while another holder has the lock. */
+    public static function tryAcquire(
+        \Predis\ClientInterface $redis,
+        string $key,
+        int $ttlMs,
+        ?string $fenceKey = null,
+        bool $renew = false,
+    ): ?LocksmithLease {
+        try {
+            return self::acquire($redis, $key, $ttlMs, 0, $fenceKey, $renew);
+        } catch (LockBusyException) {
+            return null;
+        }
+    }
+
+    /** Compare-and-delete: deletes $key while it holds $token (true, and wakes a waiter); false when it held another token or none. */
+    public static function releaseLock(\Predis\ClientInterface $redis, string $key, string $token): bool
+    {
+        return self::run($redis, self::RELEASE, [$key], [$token]) === 1;
+    }
+
+    /** Compare-and-extend: sets $key's lease to $ttlMs while it holds $token (true); false when it held another token or none. */
+    public static function extendLock(\Predis\ClientInterface $redis, string $key, string $token, int $ttlMs): bool
+    {
+        self::checkMs('ttlMs', $ttlMs, true);
+        return self::run($redis, self::EXTEND, [$key], [$token, $ttlMs]) === 1;
     }
 
     /**

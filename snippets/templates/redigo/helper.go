@@ -12,6 +12,8 @@
 // Options: WaitFor (how long to wait for another holder), RetryEvery (the longest sleep between
 // tries), Fence (a fencing counter key), Reentrant (an owner that may take the lock again) and
 // Renew (extend the lease every ttl/3 until Release; Lost() is closed when that fails).
+// TryAcquire tries once and never waits; ReleaseLock and ExtendLock take a connection, a key and a
+// token.
 //
 // A waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, on a connection of its
 // own dialed the pool's way), the holder's lease ends, or a jittered retry bound passes: a missed
@@ -411,6 +413,33 @@ func Acquire(ctx context.Context, pool Pool, key string, ttl time.Duration, opts
 		lease.Fence = reply
 	}
 	return lease, nil
+}
+
+// TryAcquire tries once and never waits: the lease and true, or nil and false while another
+// holder has the lock (WaitFor is ignored). Redis errors are returned as they are.
+func TryAcquire(ctx context.Context, pool Pool, key string, ttl time.Duration, opts ...Option) (*Lease, bool, error) {
+	lease, err := Acquire(ctx, pool, key, ttl, append(opts, WaitFor(0))...)
+	if errors.Is(err, ErrBusy) {
+		return nil, false, nil
+	}
+	return lease, err == nil, err
+}
+
+// ReleaseLock deletes key while it holds token (compare-and-delete), waking a waiter: true; false
+// when it held another token or none.
+func ReleaseLock(conn redis.Conn, key, token string) (bool, error) {
+	held, err := redis.Int64(releaseScript.Do(conn, 1, key, token))
+	return held == 1, err
+}
+
+// ExtendLock sets key's lease to ttl while it holds token (compare-and-extend): true; false when
+// it held another token or none.
+func ExtendLock(conn redis.Conn, key, token string, ttl time.Duration) (bool, error) {
+	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
+		return false, fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
+	}
+	held, err := redis.Int64(extendScript.Do(conn, key, token, ttl.Milliseconds()))
+	return held == 1, err
 }
 
 // AcquireRead takes a read lock: held with other readers, never with a writer.

@@ -3,7 +3,8 @@
 block (``async with`` on a ``redis.asyncio`` client; ``reentrant=True`` lets a nested ``lock`` on
 the same key re-enter it); ``read_lock``, ``write_lock`` and ``semaphore`` hold the other kinds the
 same way. ``acquire()`` / ``acquire_async()`` and ``lease.release()`` are for code that cannot use
-a block.
+a block. ``try_lock`` / ``try_acquire()`` try once and never wait (the lease, or None when busy);
+``release_lock()`` and ``extend_lock()`` (``_async`` for redis.asyncio) take a key and a token.
 
 A waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, on a connection of its own
 for the wait), the holder's lease ends, or a jittered retry bound passes: a missed wake-up costs at
@@ -43,8 +44,9 @@ SEMAPHORE_EXTEND = """«lua:semaphore_extend»"""
 SEMAPHORE_RELEASE = """«lua:semaphore_release»"""
 
 __all__ = [
-    "lock", "read_lock", "write_lock", "semaphore", "acquire", "acquire_async", "Lease", "AsyncLease",
-    "LockBusyError", "LeaseLostError",
+    "lock", "try_lock", "read_lock", "write_lock", "semaphore", "acquire", "acquire_async", "try_acquire",
+    "try_acquire_async", "release_lock", "release_lock_async", "extend_lock", "extend_lock_async", "Lease",
+    "AsyncLease", "LockBusyError", "LeaseLostError",
 ]
 
 
@@ -508,6 +510,48 @@ async def acquire_async(
     return AsyncLease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
+def try_acquire(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
+                renew: bool = False) -> Optional[Lease]:
+    """One try, never waits: the lease, or None while another holder has the lock."""
+    try:
+        return acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+    except LockBusyError:
+        return None
+
+
+async def try_acquire_async(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
+                            renew: bool = False) -> Optional[AsyncLease]:
+    """try_acquire() for a redis.asyncio client."""
+    try:
+        return await acquire_async(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+    except LockBusyError:
+        return None
+
+
+def release_lock(client: Any, key: str, token: str) -> bool:
+    """Compare-and-delete: deletes key while it holds token (True, and wakes a waiter); False when
+    it held another token or none."""
+    return _run(client, RELEASE, [key], [token]) == 1
+
+
+async def release_lock_async(client: Any, key: str, token: str) -> bool:
+    """release_lock() for a redis.asyncio client."""
+    return await _run_async(client, RELEASE, [key], [token]) == 1
+
+
+def extend_lock(client: Any, key: str, token: str, ttl_ms: int) -> bool:
+    """Compare-and-extend: sets key's lease to ttl_ms while it holds token (True); False when it
+    held another token or none."""
+    _check_ms("ttl_ms", ttl_ms, True)
+    return _run(client, EXTEND, [key], [token, ttl_ms]) == 1
+
+
+async def extend_lock_async(client: Any, key: str, token: str, ttl_ms: int) -> bool:
+    """extend_lock() for a redis.asyncio client."""
+    _check_ms("ttl_ms", ttl_ms, True)
+    return await _run_async(client, EXTEND, [key], [token, ttl_ms]) == 1
+
+
 class lock:  # noqa: N801 - used like a function: with lock(...) as lease
     """``with lock(r, key, ttl_ms=...) as lease:`` (or ``async with`` on a redis.asyncio client).
 
@@ -526,6 +570,8 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
                              kind=kind, permits=permits, retry_ms=retry_ms)
         self._lease: Optional[Union[Lease, AsyncLease]] = None
         self._holds: Optional[contextvars.Token] = None
+        #: try_lock: enter yields None instead of raising LockBusyError.
+        self._busy_is_none = False
 
     def _entered(self, lease: Union[Lease, AsyncLease]) -> None:
         self._lease = lease
@@ -536,14 +582,21 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         if self._holds is not None:
             _REENTRANT.reset(self._holds)
 
-    def __enter__(self) -> Lease:
-        lease = acquire(*self._args, **self._options)
+    def __enter__(self) -> Optional[Lease]:
+        try:
+            lease = acquire(*self._args, **self._options)
+        except LockBusyError:
+            if self._busy_is_none:
+                return None
+            raise
         self._entered(lease)
         return lease
 
     def __exit__(self, error_type, error, traceback) -> None:
         self._exiting()
         lease = self._lease
+        if lease is None:
+            return
         assert isinstance(lease, Lease)
         if error_type is not None:
             try:
@@ -554,14 +607,21 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         if not lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
-    async def __aenter__(self) -> AsyncLease:
-        lease = await acquire_async(*self._args, **self._options)
+    async def __aenter__(self) -> Optional[AsyncLease]:
+        try:
+            lease = await acquire_async(*self._args, **self._options)
+        except LockBusyError:
+            if self._busy_is_none:
+                return None
+            raise
         self._entered(lease)
         return lease
 
     async def __aexit__(self, error_type, error, traceback) -> None:
         self._exiting()
         lease = self._lease
+        if lease is None:
+            return
         assert isinstance(lease, AsyncLease)
         if error_type is not None:
             try:
@@ -571,6 +631,15 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
             return
         if not await lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
+
+
+class try_lock(lock):  # noqa: N801 - used like a function: with try_lock(...) as lease
+    """``with try_lock(r, key, ttl_ms=...) as lease:`` (or ``async with``): one try, never waits;
+    lease is None while another holder has the lock (skip the work then)."""
+
+    def __init__(self, client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None, renew: bool = False):
+        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        self._busy_is_none = True
 
 
 def read_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,

@@ -11,6 +11,8 @@ require 'socket'
 # it); with_read_lock, with_write_lock and with_semaphore hold the other kinds the same way.
 # Locksmith.acquire, acquire_read, acquire_write, acquire_semaphore and lease.release are for code
 # that cannot use a block.
+# Locksmith.try_lock and try_acquire try once and never wait (nil when busy); release_lock and
+# extend_lock take a key and a token.
 #
 # A waiter polls with jittered back-off (10 ms doubling to retry_ms, +-50 %): the release's
 # wake-up (SPUBLISH) needs SSUBSCRIBE, which redis-rb 4.x does not have (Debian 12 ships 4.8).
@@ -180,6 +182,33 @@ module Locksmith
     keys = fence_key.nil? ? [key] : [key, fence_key]
     reply = take(redis, key, ttl_ms, wait_ms, retry_ms, ACQUIRE, keys, [token, ttl_ms])
     Lease.new(redis, key, token, ttl_ms, fence_key.nil? ? nil : reply, renew)
+  end
+
+  # One try, never waits: the lease, or nil while another holder has the lock.
+  def try_acquire(redis, key, ttl_ms:, fence_key: nil, renew: false)
+    acquire(redis, key, ttl_ms: ttl_ms, wait_ms: 0, fence_key: fence_key, renew: renew)
+  rescue BusyError
+    nil
+  end
+
+  # One try, never waits: when it takes the lock, yields the lease as with_lock does; while another
+  # holder has it, returns nil at once without yielding.
+  def try_lock(redis, key, ttl_ms:, fence_key: nil, renew: false, &block)
+    lease = try_acquire(redis, key, ttl_ms: ttl_ms, fence_key: fence_key, renew: renew)
+    lease && hold(lease, &block)
+  end
+
+  # Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it
+  # held another token or none.
+  def release_lock(redis, key, token)
+    run(redis, RELEASE, [key], [token]) == 1
+  end
+
+  # Compare-and-extend: sets key's lease to ttl_ms while it holds token (true); false when it held
+  # another token or none.
+  def extend_lock(redis, key, token, ttl_ms)
+    check_ms(:ttl_ms, ttl_ms, positive: true)
+    run(redis, EXTEND, [key], [token, ttl_ms]) == 1
   end
 
   # Takes a read lock: held with other readers, never with a writer. Waits as acquire does.

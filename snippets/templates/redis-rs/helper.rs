@@ -11,6 +11,8 @@
 //! `Lease::acquire_with` takes `LockOptions`: a wait, a fencing key, and renewal (a thread with its
 //! own connection extends the lease every ttl/3 until release; `lease.lost()` turns true when
 //! that fails). A lease dropped without release stops renewing and expires after its TTL.
+//! `Lease::try_acquire` tries once and never waits (`None` when busy); `release_lock` and
+//! `extend_lock` take a key and a token.
 //!
 //! A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs a subscribed
 //! connection, and `Lease::acquire` has only the caller's `&mut con`, which a subscription would
@@ -125,6 +127,26 @@ fn whole_ms(name: &str, value: Duration, at_least: u128) -> Result<u64, LockErro
     Ok(ms as u64)
 }
 
+/// Compare-and-delete: deletes `key` while it holds `token` (true, and wakes a waiter); false when
+/// it held another token or none.
+pub fn release_lock(con: &mut dyn redis::ConnectionLike, key: &str, token: &str) -> Result<bool, LockError> {
+    let released: i64 = redis::Script::new(RELEASE).key(key).arg(token).invoke(con)?;
+    Ok(released == 1)
+}
+
+/// Compare-and-extend: sets `key`'s lease to `ttl` while it holds `token` (true); false when it
+/// held another token or none.
+pub fn extend_lock(
+    con: &mut dyn redis::ConnectionLike,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Result<bool, LockError> {
+    let ttl_ms = whole_ms("ttl", ttl, 1)?;
+    let held: i64 = redis::Script::new(EXTEND).key(key).arg(token).arg(ttl_ms).invoke(con)?;
+    Ok(held == 1)
+}
+
 impl Lease {
     /// Takes the lock with a lease of `ttl`, waiting up to 10 s; see `acquire_with`.
     pub fn acquire(con: &mut dyn redis::ConnectionLike, key: &str, ttl: Duration) -> Result<Lease, LockError> {
@@ -163,6 +185,23 @@ impl Lease {
             std::thread::sleep(backoff.min(left));
         }
         unreachable!("the loop returns")
+    }
+
+    /// One try, never waits: `Some(lease)`, or `None` while another holder has the lock.
+    pub fn try_acquire(con: &mut dyn redis::ConnectionLike, key: &str, ttl: Duration) -> Result<Option<Lease>, LockError> {
+        Self::try_acquire_with(con, key, &LockOptions::new(ttl))
+    }
+
+    /// `try_acquire` with `LockOptions` (its wait is ignored).
+    pub fn try_acquire_with(
+        con: &mut dyn redis::ConnectionLike,
+        key: &str,
+        options: &LockOptions,
+    ) -> Result<Option<Lease>, LockError> {
+        match Self::acquire_with(con, key, &options.clone().wait(Duration::ZERO)) {
+            Err(LockError::Busy { .. }) => Ok(None),
+            taken => taken.map(Some),
+        }
     }
 
     fn held(
@@ -218,17 +257,14 @@ impl Lease {
 
     /// Sets the lease to `ttl` from now; false when it is no longer held.
     pub fn extend(&self, con: &mut dyn redis::ConnectionLike, ttl: Duration) -> Result<bool, LockError> {
-        let ttl_ms = whole_ms("ttl", ttl, 1)?;
-        let held: i64 = redis::Script::new(EXTEND).key(&self.key).arg(&self.token).arg(ttl_ms).invoke(con)?;
-        Ok(held == 1)
+        extend_lock(con, &self.key, &self.token, ttl)
     }
 
     /// Stops renewing and deletes the lock if this lease still holds it; `LockError::LeaseLost`
     /// when it no longer did.
     pub fn release(mut self, con: &mut dyn redis::ConnectionLike) -> Result<(), LockError> {
         self.stop_renewing();
-        let released: i64 = redis::Script::new(RELEASE).key(&self.key).arg(&self.token).invoke(con)?;
-        if released == 1 {
+        if release_lock(con, &self.key, &self.token)? {
             Ok(())
         } else {
             Err(LockError::LeaseLost { key: self.key.clone() })

@@ -6,7 +6,7 @@
 // @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 2fcd83325415636b216083976350cb2ca943334b
+// @locksmith-digest b42139a5cb891a8549ce141eaa9e33621dc32dbc
 
 // Package locksmith holds Redis locks with go-redis v9:
 //
@@ -18,7 +18,8 @@
 //
 // Options: WaitFor (how long to wait for another holder), RetryEvery (the longest sleep between
 // tries), Fence (a fencing counter key) and Renew (extend the lease every ttl/3 until Release;
-// Lost() is closed when that fails).
+// Lost() is closed when that fails). TryAcquire tries once and never waits; ReleaseLock and
+// ExtendLock take a key and a token.
 //
 // A waiter sleeps until the release wakes it (SSubscribe on the lock key), the holder's lease
 // ends, or a jittered retry bound passes: a missed wake-up costs at most that bound. Another
@@ -409,6 +410,33 @@ func Acquire(ctx context.Context, client redis.Scripter, key string, ttl time.Du
 	return lease, nil
 }
 
+// TryAcquire tries once and never waits: the lease and true, or nil and false while another
+// holder has the lock (WaitFor is ignored). Redis errors are returned as they are.
+func TryAcquire(ctx context.Context, client redis.Scripter, key string, ttl time.Duration, opts ...Option) (*Lease, bool, error) {
+	lease, err := Acquire(ctx, client, key, ttl, append(opts, WaitFor(0))...)
+	if errors.Is(err, ErrBusy) {
+		return nil, false, nil
+	}
+	return lease, err == nil, err
+}
+
+// ReleaseLock deletes key while it holds token (compare-and-delete), waking a waiter: true; false
+// when it held another token or none.
+func ReleaseLock(ctx context.Context, client redis.Scripter, key, token string) (bool, error) {
+	held, err := run(ctx, client, releaseScript, []string{key}, token)
+	return held == 1, err
+}
+
+// ExtendLock sets key's lease to ttl while it holds token (compare-and-extend): true; false when
+// it held another token or none.
+func ExtendLock(ctx context.Context, client redis.Scripter, key, token string, ttl time.Duration) (bool, error) {
+	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
+		return false, fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
+	}
+	held, err := run(ctx, client, extendScript, []string{key}, token, ttl.Milliseconds())
+	return held == 1, err
+}
+
 // take tries; while the lock is held and WaitFor lasts, subscribes to its wake-ups, tries again
 // (a release may have gone out before the subscription), then sleeps until woken, until the
 // holder's lease ends or for the jittered retry bound, and tries again. The last reply.
@@ -482,11 +510,7 @@ func (l *Lease) Err() error {
 
 // Extend sets the lease to ttl from now; false when it is no longer held.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
-	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
-		return false, fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
-	}
-	held, err := run(ctx, l.client, extendScript, []string{l.Key}, l.Token, ttl.Milliseconds())
-	return held == 1, err
+	return ExtendLock(ctx, l.client, l.Key, l.Token, ttl)
 }
 
 // Release stops renewing and deletes the lock if this lease still holds it, waking a waiter;

@@ -5,7 +5,7 @@
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 17c5b5df4f11457b5aefb8fb64d3954b990eb38b
+// @locksmith-digest 92b0f3a111efb74a9c139febf429137a633e6d68
 
 package com.example.locks;
 
@@ -43,6 +43,8 @@ import redis.clients.jedis.util.Pool;
  * wait, as a Jedis subscription blocks its thread), the holder's lease ends, or a jittered retry
  * bound passes: a missed wake-up costs at most that bound. Another UnifiedJedis (no pool, no
  * sharded subscription) polls with jittered back-off.
+ * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
+ * a token.
  */
 @SuppressWarnings("deprecation") // JedisPool, deprecated in Jedis 8, is still what many projects hold
 public final class Locksmith {
@@ -189,11 +191,18 @@ return 1
     static Scripts scripts(JedisPool pool) {
         return (lua, keys, args) -> {
             try (Jedis jedis = pool.getResource()) {
-                try {
-                    return jedis.evalsha(sha1(lua), keys, args);
-                } catch (JedisNoScriptException flushed) {
-                    return jedis.eval(lua, keys, args);
-                }
+                return scripts(jedis).run(lua, keys, args);
+            }
+        };
+    }
+
+    /** One connection (not thread-safe: for the low-level calls, not for a renewing lease). */
+    static Scripts scripts(Jedis jedis) {
+        return (lua, keys, args) -> {
+            try {
+                return jedis.evalsha(sha1(lua), keys, args);
+            } catch (JedisNoScriptException flushed) {
+                return jedis.eval(lua, keys, args);
             }
         };
     }
@@ -332,8 +341,7 @@ return 1
 
         /** Sets the lease to ttlMs from now; false when it is no longer held. */
         public boolean extend(long ttlMs) {
-            checkMs("ttlMs", ttlMs, true);
-            return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+            return extendLock(redis, key, token, ttlMs);
         }
 
         /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
@@ -343,7 +351,7 @@ return 1
                 released = true;
                 if (renewal != null) renewal.cancel(false);
             }
-            return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+            return releaseLock(redis, key, token);
         }
 
         /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
@@ -424,18 +432,13 @@ return 1
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
-        String token = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":"
-                + UUID.randomUUID();
-        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
-        List<String> args = List.of(token, String.valueOf(options.ttlMs));
+        String token = newToken();
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
         Wakeups wakeups = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                long reply = (Long) redis.run(ACQUIRE, keys, args);
-                if (reply != 0) {
-                    return new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
-                }
+                Lease lease = attempt(redis, key, token, options);
+                if (lease != null) return lease;
                 long leftMs = (deadline - System.nanoTime()) / 1_000_000;
                 if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
                 if (wakeups == null && subscriber != null) {
@@ -453,6 +456,65 @@ return 1
         } finally {
             if (wakeups != null) wakeups.close();
         }
+    }
+
+    /** One try, never waits: the lease, or null while another holder has the lock (try-with-resources skips a null). */
+    public static Lease tryAcquire(Scripts redis, String key, Options options) {
+        checkMs("ttlMs", options.ttlMs, true);
+        return attempt(redis, key, newToken(), options);
+    }
+
+    /** Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none. */
+    public static boolean releaseLock(Scripts redis, String key, String token) {
+        return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
+    }
+
+    /** Compare-and-extend: sets key's lease to ttlMs while it holds token (true); false when it held another token or none. */
+    public static boolean extendLock(Scripts redis, String key, String token, long ttlMs) {
+        checkMs("ttlMs", ttlMs, true);
+        return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
+    }
+
+    public static Lease tryAcquire(UnifiedJedis jedis, String key, Options options) {
+        return tryAcquire(scripts(jedis), key, options);
+    }
+
+    public static Lease tryAcquire(JedisPool pool, String key, Options options) {
+        return tryAcquire(scripts(pool), key, options);
+    }
+
+    public static boolean releaseLock(UnifiedJedis jedis, String key, String token) {
+        return releaseLock(scripts(jedis), key, token);
+    }
+
+    public static boolean releaseLock(JedisPool pool, String key, String token) {
+        return releaseLock(scripts(pool), key, token);
+    }
+
+    public static boolean releaseLock(Jedis jedis, String key, String token) {
+        return releaseLock(scripts(jedis), key, token);
+    }
+
+    public static boolean extendLock(UnifiedJedis jedis, String key, String token, long ttlMs) {
+        return extendLock(scripts(jedis), key, token, ttlMs);
+    }
+
+    public static boolean extendLock(JedisPool pool, String key, String token, long ttlMs) {
+        return extendLock(scripts(pool), key, token, ttlMs);
+    }
+
+    public static boolean extendLock(Jedis jedis, String key, String token, long ttlMs) {
+        return extendLock(scripts(jedis), key, token, ttlMs);
+    }
+
+    private static Lease attempt(Scripts redis, String key, String token, Options options) {
+        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
+        long reply = (Long) redis.run(ACQUIRE, keys, List.of(token, String.valueOf(options.ttlMs)));
+        return reply == 0 ? null : new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+    }
+
+    private static String newToken() {
+        return System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID();
     }
 
     /**

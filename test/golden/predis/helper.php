@@ -6,7 +6,7 @@
 // @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest fad72d6486c4b6c040227bf06d93a28b283d0bc9
+// @locksmith-digest a8e97e8a7ebae743002acf4d48aa2f0950fcc2cd
 
 declare(strict_types=1);
 
@@ -15,6 +15,8 @@ declare(strict_types=1);
 // that cannot use one. PHP has no timer thread: with renew: true the callback calls
 // $lease->check() between steps, which extends the lease once a third of the TTL has passed and
 // throws LeaseLostException once it is gone.
+// Locksmith::tryAcquire() tries once and never waits (null when busy); releaseLock() and
+// extendLock() take a key and a token.
 //
 // A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs SSUBSCRIBE, which
 // Predis 1.x has no consumer for, and its pub/sub loop holds the process until a message comes.
@@ -261,6 +263,34 @@ LUA;
             }
             usleep(min(min(10 * 2 ** $attempt, 500) * random_int(500, 1500), $leftUs)); // in µs
         }
+    }
+
+    /** One try, never waits: the lease, or null while another holder has the lock. */
+    public static function tryAcquire(
+        \Predis\ClientInterface $redis,
+        string $key,
+        int $ttlMs,
+        ?string $fenceKey = null,
+        bool $renew = false,
+    ): ?LocksmithLease {
+        try {
+            return self::acquire($redis, $key, $ttlMs, 0, $fenceKey, $renew);
+        } catch (LockBusyException) {
+            return null;
+        }
+    }
+
+    /** Compare-and-delete: deletes $key while it holds $token (true, and wakes a waiter); false when it held another token or none. */
+    public static function releaseLock(\Predis\ClientInterface $redis, string $key, string $token): bool
+    {
+        return self::run($redis, self::RELEASE, [$key], [$token]) === 1;
+    }
+
+    /** Compare-and-extend: sets $key's lease to $ttlMs while it holds $token (true); false when it held another token or none. */
+    public static function extendLock(\Predis\ClientInterface $redis, string $key, string $token, int $ttlMs): bool
+    {
+        self::checkMs('ttlMs', $ttlMs, true);
+        return self::run($redis, self::EXTEND, [$key], [$token, $ttlMs]) === 1;
     }
 
     /**

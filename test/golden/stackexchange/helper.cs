@@ -6,7 +6,7 @@
 // @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 1fa795b69a8bf2f74aaa70900c0427f1beec427f
+// @locksmith-digest ed50b5c7388656b0a0e66207ef97e324b7182804
 
 #nullable enable
 using System;
@@ -19,10 +19,11 @@ namespace Locksmith;
 
 // Redis locks for StackExchange.Redis 2.8.41+ (C# 11, .NET 7+):
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
-// takes the lock and releases it at the end of the scope. A waiter waits in line and sleeps until
-// the release wakes it (a sharded subscription to the lock key, RedisChannel.Sharded, on the
-// multiplexer's subscriber connection), the holder's lease ends, or a jittered retry bound passes:
-// a missed wake-up costs at most that bound.
+// takes the lock and releases it at the end of the scope; TryAcquireAsync tries once and never
+// waits (null when busy); ReleaseLockAsync and ExtendLockAsync take a key and a token. A waiter
+// waits in line and sleeps until the release wakes it (a sharded subscription to the lock key,
+// RedisChannel.Sharded, on the multiplexer's subscriber connection), the holder's lease ends, or a
+// jittered retry bound passes: a missed wake-up costs at most that bound.
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -341,6 +342,36 @@ return 1
         }
     }
 
+    /// <summary>One try, never waits: the lease, or null while another holder has the lock.</summary>
+    public static async Task<RedisLease?> TryAcquireAsync(
+        IDatabaseAsync db,
+        RedisKey key,
+        TimeSpan ttl,
+        RedisKey? fenceKey = null,
+        bool renew = false)
+    {
+        try
+        {
+            return await AcquireAsync(db, key, ttl, TimeSpan.Zero, fenceKey, renew);
+        }
+        catch (LockBusyException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none.</summary>
+    public static async Task<bool> ReleaseLockAsync(IDatabaseAsync db, RedisKey key, string token) =>
+        await RunAsync(db, ReleaseScript, new[] { key }, token) == 1;
+
+    /// <summary>Compare-and-extend: sets key's lease to ttl while it holds token (true); false when it held another token or none.</summary>
+    public static async Task<bool> ExtendLockAsync(IDatabaseAsync db, RedisKey key, string token, TimeSpan ttl)
+    {
+        var ms = (long)ttl.TotalMilliseconds;
+        if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
+        return await RunAsync(db, ExtendScript, new[] { key }, token, ms) == 1;
+    }
+
     /// <summary>
     /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
     /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
@@ -414,12 +445,8 @@ public sealed class RedisLease : IAsyncDisposable
     public LeaseLostException? LostReason { get; private set; }
 
     /// <summary>Sets the lease to <paramref name="ttl"/> from now (default: the acquire's); false when it is no longer held.</summary>
-    public async Task<bool> ExtendAsync(TimeSpan? ttl = null)
-    {
-        var ms = ttl is { } given ? (long)given.TotalMilliseconds : ttlMs;
-        if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
-        return await RedisLock.RunAsync(db, RedisLock.ExtendScript, new[] { Key }, Token, ms) == 1;
-    }
+    public Task<bool> ExtendAsync(TimeSpan? ttl = null) =>
+        RedisLock.ExtendLockAsync(db, Key, Token, ttl ?? TimeSpan.FromMilliseconds(ttlMs));
 
     /// <summary>Stops renewing and deletes the lock if this lease still holds it, waking a waiter; false when it no longer did.</summary>
     public async Task<bool> ReleaseAsync()

@@ -1,9 +1,13 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from, the program next to it, built where the language needs a build.
-import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
 import { renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { onPath } from '../../golden-support';
 import { go, javac, JVM_FLAGS, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
@@ -58,6 +62,31 @@ const interpreted = (
   prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
   ...capabilities,
 });
+
+/**
+ * Builds package `pkg` of GOPATH `gopath` into `output`, offline against Debian's
+ * golang-github-gomodule-redigo-dev in GOPATH mode: `gopath` holds the program and the helper
+ * package, /usr/share/gocode the library; the build cache is throwaway (GOPATH is read-only; HOME's
+ * cache may be too, or missing).
+ */
+export async function buildGoOffline(gopath: string, pkg: string, output: string): Promise<void> {
+  const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
+  try {
+    await promisify(execFile)(onPath('go') ?? 'go', ['build', '-o', output, pkg], {
+      env: {
+        ...process.env,
+        GOPATH: `${gopath}:/usr/share/gocode`,
+        GO111MODULE: 'off',
+        GOPROXY: 'off',
+        GOFLAGS: '',
+        GOCACHE: goCache,
+      },
+      timeout: 300_000,
+    });
+  } finally {
+    rmSync(goCache, { recursive: true, force: true });
+  }
+}
 
 /**
  * A Go client's helper proof: the helper as package locksmithproof/locksmith of the proofs' Go

@@ -1,0 +1,607 @@
+// The helper API the lint fixes call (snippets/helperApi.ts): the try variant and the low-level
+// release and extend, written by helperCall and run as real programs against a throwaway Redis for
+// the clients this machine runs (ioredis, node-redis, redis-py sync and asyncio, phpredis, Predis,
+// redis-rb, redigo), and compiled for the typed ones (tsc strict against the real ioredis and
+// node-redis types; javac, go vet and rustc against the stubs test/golden-support.ts has).
+//   try while another holds: "busy" at once, one script call, no subscription, no waiter queue;
+//   try while free: the lease, which releases;
+//   release / extend with a foreign token: false, the holder's key and lease untouched;
+//   release / extend with the holder's token: true, the key deleted or its lease set.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { waitersKey } from '../pack/layout';
+import type { Pack } from '../pack/pack';
+import { CLIENTS } from '../snippets/clients';
+import { renderHelper } from '../snippets/helper';
+import { HELPER_OPS, helperCall, helperCallImports, type HelperCallArgs, type HelperOp } from '../snippets/helperApi';
+import { check, GO_REDIS_STUB, JAVA_STUBS, onPath, RUST_STUBS, strictTsconfig, writeFiles } from './golden-support';
+import { pack, useRedis } from './helpers';
+import { buildGoOffline } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
+
+const fx = useRedis();
+const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-api-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+const KEY = 'api:lock';
+
+/** The three calls as helperCall writes them, with the program's own variable names, and their imports. */
+function calls(
+  client: string,
+  clients: Partial<Record<HelperOp, string>> & { default: string },
+  names: Omit<HelperCallArgs, 'client'>,
+  helperImport: string,
+  flavor?: 'cjs' | 'ts',
+) {
+  const rendered = Object.fromEntries(
+    HELPER_OPS.map((op) => [op, helperCall(client, op, { ...names, client: clients[op] ?? clients.default })]),
+  ) as Record<HelperOp, { code: string; importedNames: string[] }>;
+  const imports = helperCallImports(
+    client,
+    HELPER_OPS.flatMap((op) => rendered[op].importedNames),
+    { helperImport, ...(flavor && { flavor }) },
+  );
+  return { ...rendered, imports: imports.join('\n') };
+}
+
+const JS_NAMES = { key: 'key', token: 'token', ttlMs: 'ttlMs' };
+const PY_NAMES = { key: 'key', token: 'token', ttlMs: 'ttl_ms' };
+const PHP_NAMES = { key: '$key', token: '$token', ttlMs: '$ttlMs' };
+
+/** A program printing the outcome of one mode: try (busy / held), release or extend (true / false). */
+interface ApiProgram {
+  name: string;
+  client: string;
+  /** Writes the helper and the program into dir; the command (URL, mode, token, ttl follow). */
+  prepare(dir: string, pack: Pack): Promise<string[]>;
+  env?: Record<string, string>;
+}
+
+function writeHelper(dir: string, client: string, options: Record<string, string> = {}) {
+  mkdirSync(dir, { recursive: true });
+  const helper = renderHelper(client, pack, options);
+  writeFileSync(join(dir, helper.fileName), helper.text);
+}
+
+const node = (client: 'ioredis' | 'node-redis'): ApiProgram => ({
+  name: client,
+  client,
+  prepare(dir) {
+    writeHelper(dir, client, { flavor: 'cjs' });
+    const c = calls(client, { default: 'redis' }, JS_NAMES, './locksmith', 'cjs');
+    const connect =
+      client === 'ioredis'
+        ? 'const redis = new (require(process.env.IOREDIS_PATH))(url);\nconst ready = Promise.resolve();'
+        : 'const redis = require(process.env.NODE_REDIS_PATH).createClient({ url });\nconst ready = redis.connect();';
+    writeFileSync(
+      join(dir, 'api.js'),
+      `${c.imports}
+const [url, mode, token = '', ttl = '5000'] = process.argv.slice(2);
+const key = '${KEY}';
+const ttlMs = Number(ttl);
+${connect}
+async function main() {
+  if (mode === 'try') {
+    const lease = ${c.tryAcquire.code};
+    console.log(lease === null ? 'busy' : 'held');
+    if (lease !== null) await lease.release();
+  } else if (mode === 'release') {
+    console.log(String(${c.release.code}));
+  } else {
+    console.log(String(${c.extend.code}));
+  }
+}
+ready
+  .then(main)
+  .then(() => ${client === 'ioredis' ? 'redis.quit()' : 'redis.close()'})
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+`,
+    );
+    return Promise.resolve([process.execPath, join(dir, 'api.js')]);
+  },
+  env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
+});
+
+const python = (isAsync: boolean): ApiProgram => ({
+  name: isAsync ? 'redis-py (asyncio)' : 'redis-py',
+  client: 'redis-py',
+  prepare(dir) {
+    writeHelper(dir, 'redis-py');
+    const names = { ...PY_NAMES, async: isAsync };
+    const c = calls('redis-py', { default: 'r' }, names, 'locksmith');
+    const maybe = isAsync ? 'await ' : '';
+    writeFileSync(
+      join(dir, 'api.py'),
+      `import asyncio
+import sys
+
+import redis
+import redis.asyncio
+
+${c.imports}
+
+url, mode = sys.argv[1], sys.argv[2]
+token = sys.argv[3] if len(sys.argv) > 3 else ""
+ttl_ms = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
+key = "${KEY}"
+
+
+async def main():
+    r = ${isAsync ? 'redis.asyncio.Redis.from_url(url)' : 'redis.Redis.from_url(url)'}
+    if mode == "try":
+        lease = ${c.tryAcquire.code}
+        print("busy" if lease is None else "held")
+        if lease is not None:
+            ${maybe}lease.release()
+    elif mode == "release":
+        print(str(${c.release.code}).lower())
+    else:
+        print(str(${c.extend.code}).lower())
+    ${isAsync ? 'await r.aclose() if hasattr(r, "aclose") else await r.close()' : 'r.close()'}
+
+
+asyncio.run(main())
+`,
+    );
+    return Promise.resolve(['/usr/bin/python3', join(dir, 'api.py')]);
+  },
+});
+
+const php = (client: 'phpredis' | 'predis'): ApiProgram => ({
+  name: client,
+  client,
+  prepare(dir) {
+    writeHelper(dir, client);
+    const c = calls(client, { default: '$redis' }, PHP_NAMES, 'Locksmith.php');
+    const connect =
+      client === 'phpredis'
+        ? "['host' => $host, 'port' => $port] = parse_url($url);\n$redis = new Redis();\n$redis->connect($host, $port);"
+        : "require_once '/usr/share/php/Predis/autoload.php';\n$redis = new Predis\\Client($url);";
+    writeFileSync(
+      join(dir, 'api.php'),
+      `<?php
+declare(strict_types=1);
+
+${c.imports}
+
+[, $url, $mode] = $argv;
+$token = $argv[3] ?? '';
+$ttlMs = (int) ($argv[4] ?? 5000);
+$key = '${KEY}';
+${connect}
+switch ($mode) {
+    case 'try':
+        $lease = ${c.tryAcquire.code};
+        echo $lease === null ? "busy\\n" : "held\\n";
+        $lease?->release();
+        break;
+    case 'release':
+        echo var_export(${c.release.code}, true), "\\n";
+        break;
+    default:
+        echo var_export(${c.extend.code}, true), "\\n";
+}
+`,
+    );
+    return Promise.resolve(['/usr/bin/php', join(dir, 'api.php')]);
+  },
+});
+
+const ruby: ApiProgram = {
+  name: 'redis-rb',
+  client: 'redis-rb',
+  prepare(dir) {
+    writeHelper(dir, 'redis-rb');
+    const c = calls('redis-rb', { default: 'redis' }, PY_NAMES, 'locksmith');
+    writeFileSync(
+      join(dir, 'api.rb'),
+      `require 'redis'
+${c.imports}
+
+url, mode, token, ttl = ARGV
+ttl_ms = (ttl || '5000').to_i
+key = '${KEY}'
+redis = Redis.new(url: url)
+case mode
+when 'try'
+  lease = ${c.tryAcquire.code}
+  puts(lease.nil? ? 'busy' : 'held')
+  lease&.release
+when 'release' then puts(${c.release.code})
+else puts(${c.extend.code})
+end
+`,
+    );
+    return Promise.resolve(['/usr/bin/ruby', join(dir, 'api.rb')]);
+  },
+};
+
+const redigo: ApiProgram = {
+  name: 'redigo',
+  client: 'redigo',
+  async prepare(dir) {
+    const source = join(dir, 'src', 'locksmithapi');
+    writeHelper(join(source, 'locksmith'), 'redigo');
+    const c = calls(
+      'redigo',
+      { default: 'conn', tryAcquire: 'pool' },
+      { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+      'locksmithapi/locksmith',
+    );
+    writeFileSync(
+      join(source, 'main.go'),
+      `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+${c.imports}
+
+func main() {
+	url, mode := os.Args[1], os.Args[2]
+	token, ttlMs := "", int64(5000)
+	if len(os.Args) > 3 {
+		token = os.Args[3]
+	}
+	if len(os.Args) > 4 {
+		ttlMs, _ = strconv.ParseInt(os.Args[4], 10, 64)
+	}
+	pool := &redis.Pool{Dial: func() (redis.Conn, error) { return redis.DialURL(url) }}
+	defer pool.Close()
+	conn := pool.Get()
+	defer conn.Close()
+	ctx := context.Background()
+	key := "${KEY}"
+	var err error
+	switch mode {
+	case "try":
+		lease, ok, tryErr := ${c.tryAcquire.code}
+		err = tryErr
+		if ok {
+			fmt.Println("held")
+			_, err = lease.Release(ctx)
+		} else if err == nil {
+			fmt.Println("busy")
+		}
+	case "release":
+		var held bool
+		held, err = ${c.release.code}
+		fmt.Println(held)
+	default:
+		var held bool
+		held, err = ${c.extend.code}
+		fmt.Println(held)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = time.Millisecond
+}
+`,
+    );
+    await buildGoOffline(dir, 'locksmithapi', join(dir, 'api'));
+    return [join(dir, 'api')];
+  },
+};
+
+const PROGRAMS = [
+  node('ioredis'),
+  node('node-redis'),
+  python(false),
+  python(true),
+  php('phpredis'),
+  php('predis'),
+  ruby,
+  redigo,
+];
+
+/** Calls of a command since the last CONFIG RESETSTAT. */
+async function calledTimes(command: string): Promise<number> {
+  const stats = await fx.redis.info('commandstats');
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+}
+
+for (const program of PROGRAMS) {
+  describe(`${program.name}: the helper's try, release and extend, as helperCall writes them`, () => {
+    let command: string[];
+    const run = async (...args: string[]) => (await start(command, fx.server.url, program.env ?? {}, args).done).trim();
+
+    before(async () => {
+      command = await program.prepare(join(work, program.name.replace(/\W+/g, '-')), pack);
+    });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    test('try while another holds: busy at once, one script call, no subscription, no place in line', async () => {
+      await fx.redis.set(KEY, 'holder', 'PX', 60_000);
+      await fx.redis.script('LOAD', pack.acquire.source); // EVALSHA succeeds first time: one call is one try
+      await fx.redis.config('RESETSTAT');
+      assert.equal(await run('try'), 'busy');
+      assert.equal((await calledTimes('evalsha')) + (await calledTimes('eval')), 1, 'one acquire, no retry');
+      assert.equal(await calledTimes('ssubscribe'), 0, 'no subscription: it does not wait for a wake-up');
+      assert.equal(await fx.redis.exists(waitersKey(KEY)!), 0, 'not in line');
+      assert.equal(await fx.redis.get(KEY), 'holder');
+    });
+
+    test('try while free: the lease, which releases', async () => {
+      assert.equal(await run('try'), 'held');
+      assert.equal(await fx.redis.exists(KEY), 0, 'released');
+    });
+
+    test("release and extend with a foreign token: false, the holder's lock untouched", async () => {
+      await fx.redis.set(KEY, 'holder', 'PX', 60_000);
+      assert.equal(await run('release', 'intruder'), 'false');
+      assert.equal(await run('extend', 'intruder', '1000'), 'false');
+      assert.equal(await fx.redis.get(KEY), 'holder');
+      assert.ok((await fx.redis.pttl(KEY)) > 50_000, 'lease not shortened');
+      await fx.redis.del(KEY);
+      assert.equal(await run('release', 'holder'), 'false', 'nothing held');
+      assert.equal(await run('extend', 'holder', '1000'), 'false', 'nothing held');
+      assert.equal(await fx.redis.exists(KEY), 0, 'extend never creates the key');
+    });
+
+    test("release and extend with the holder's token: extend sets the lease, release deletes", async () => {
+      await fx.redis.set(KEY, 'holder', 'PX', 60_000);
+      assert.equal(await run('extend', 'holder', '5000'), 'true');
+      const pttl = await fx.redis.pttl(KEY);
+      assert.ok(pttl > 0 && pttl <= 5000, `lease now ${pttl} ms`);
+      assert.equal(await run('release', 'holder'), 'true');
+      assert.equal(await fx.redis.exists(KEY), 0);
+    });
+  });
+}
+
+/** Skips a check whose tool is missing, naming where it comes from. */
+const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
+
+describe('helperCall compiles in the typed languages', () => {
+  test('ioredis and node-redis: TypeScript, strict, against the real types', async () => {
+    for (const client of ['ioredis', 'node-redis'] as const) {
+      const dir = join(work, 'ts', client);
+      const c = calls(client, { default: 'redis' }, JS_NAMES, './locksmith.js', 'ts');
+      const library =
+        client === 'ioredis'
+          ? "import { Redis } from 'ioredis';\ntype Client = Redis;"
+          : "import { createClient } from 'redis';\ntype Client = ReturnType<typeof createClient>;";
+      writeFiles(dir, {
+        'locksmith.ts': renderHelper(client, pack, { flavor: 'ts' }).text,
+        'api.ts': `${library}
+${c.imports}
+
+export async function api(redis: Client, key: string, token: string, ttlMs: number): Promise<boolean> {
+  const lease = ${c.tryAcquire.code};
+  if (lease !== null) await lease.release();
+  return (${c.release.code}) && (${c.extend.code});
+}
+`,
+        'tsconfig.json': strictTsconfig(['locksmith.ts', 'api.ts']),
+      });
+      await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
+    }
+  });
+
+  test(
+    'jedis and lettuce: javac against stubs',
+    { skip: needs('javac', 'apt-get install openjdk-17-jdk-headless') },
+    async () => {
+      const dir = join(work, 'java');
+      writeFiles(dir, JAVA_STUBS);
+      const clients = {
+        jedis: ['UnifiedJedis', 'JedisPool', 'Jedis'],
+        lettuce: ['RedisCommands<String, String>'],
+      };
+      for (const [client, types] of Object.entries(clients)) {
+        writeFiles(dir, {
+          [`${client}/com/example/locks/Locksmith.java`]: renderHelper(client, pack, { package: 'com.example.locks' })
+            .text,
+        });
+        const methods = types.map((type, n) => {
+          const c = calls(
+            client,
+            { default: 'redis' },
+            { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+            'com.example.locks',
+          );
+          // A single Jedis connection is for the low-level calls: a lease's renewal needs a pool.
+          const tried =
+            type === 'Jedis'
+              ? ''
+              : `        try (Locksmith.Lease lease = ${c.tryAcquire.code}) {
+            if (lease == null) return false;
+        }
+`;
+          return `    static boolean api${n}(${type} redis, String key, String token, long ttlMs) {
+${tried}        return ${c.release.code} && ${c.extend.code};
+    }
+`;
+        });
+        writeFiles(dir, {
+          [`${client}/app/Api.java`]: `package app;
+import com.example.locks.Locksmith;
+import io.lettuce.core.api.sync.RedisCommands;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.UnifiedJedis;
+
+class Api {
+${methods.join('\n')}}
+`,
+        });
+        await check(
+          onPath('javac')!,
+          [
+            '-Xlint:all,-serial,-try',
+            '-Werror',
+            '-d',
+            join(dir, `${client}-classes`),
+            ...Object.keys(JAVA_STUBS),
+            `${client}/com/example/locks/Locksmith.java`,
+            `${client}/app/Api.java`,
+          ],
+          { cwd: dir },
+        );
+      }
+    },
+  );
+
+  test('go-redis: go vet against a stub of go-redis', { skip: needs('go', 'apt-get install golang-go') }, async () => {
+    const gopath = join(work, 'go');
+    const c = calls('go-redis', { default: 'rdb' }, { key: 'key', token: 'token', ttlMs: 'ttlMs' }, 'app/locksmith');
+    writeFiles(gopath, {
+      'src/github.com/redis/go-redis/v9/redis.go': GO_REDIS_STUB,
+      'src/app/locksmith/locksmith.go': renderHelper('go-redis', pack).text,
+      'src/app/api/api.go': `package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+${c.imports}
+
+func Api(ctx context.Context, rdb *redis.Client, key, token string, ttlMs int64) (bool, error) {
+	lease, ok, err := ${c.tryAcquire.code}
+	if err != nil || !ok {
+		return false, err
+	}
+	if _, err := lease.Release(ctx); err != nil {
+		return false, err
+	}
+	released, err := ${c.release.code}
+	if err != nil {
+		return false, err
+	}
+	extended, err := ${c.extend.code}
+	return released && extended, err
+}
+`,
+    });
+    const env = {
+      ...process.env,
+      GOPATH: gopath,
+      GO111MODULE: 'off',
+      GOPROXY: 'off',
+      GOFLAGS: '',
+      GOCACHE: join(work, 'gocache'),
+    };
+    await check(onPath('go')!, ['vet', 'app/locksmith', 'app/api'], { cwd: gopath, env });
+  });
+
+  test(
+    'redis-rs: rustc against a stub of redis',
+    { skip: needs('rustc', 'rustup, or apt-get install rustc') },
+    async () => {
+      const dir = join(work, 'rust');
+      mkdirSync(dir, { recursive: true });
+      const rustc = onPath('rustc')!;
+      writeFileSync(join(dir, 'redis.rs'), RUST_STUBS.redis);
+      const metadata = ['--edition', '2021', '--crate-type', 'lib', '--emit', 'metadata'];
+      await check(rustc, [
+        ...metadata,
+        '--crate-name',
+        'redis',
+        '-o',
+        join(dir, 'libredis.rmeta'),
+        join(dir, 'redis.rs'),
+      ]);
+      const c = calls(
+        'redis-rs',
+        { default: 'con' },
+        { key: 'key', token: 'token', ttlMs: 'ttl_ms' },
+        'crate::locksmith',
+      );
+      writeFileSync(join(dir, 'locksmith.rs'), renderHelper('redis-rs', pack).text);
+      writeFileSync(
+        join(dir, 'lib.rs'),
+        `pub mod locksmith;
+${c.imports}
+
+pub fn api(mut con: redis::Connection, key: &str, token: &str, ttl_ms: u64) -> Result<bool, locksmith::LockError> {
+    if let Some(lease) = ${c.tryAcquire.code}? {
+        lease.release(&mut con)?;
+    }
+    Ok(${c.release.code}? && ${c.extend.code}?)
+}
+`,
+      );
+      await check(rustc, [
+        ...metadata,
+        '-D',
+        'warnings',
+        '-o',
+        join(dir, 'app.rmeta'),
+        '--extern',
+        `redis=${join(dir, 'libredis.rmeta')}`,
+        join(dir, 'lib.rs'),
+      ]);
+    },
+  );
+});
+
+describe('helperCall', () => {
+  test('every client has every op; what an op needs is asked for by name; async is redis-py only', () => {
+    for (const client of CLIENTS) {
+      for (const op of HELPER_OPS) {
+        const call = helperCall(client.id, op, { client: 'c', key: 'k', token: 't', ttlMs: '1000' });
+        assert.ok(call.code.includes('k') && call.importedNames.length === 1, `${client.id} ${op}`);
+      }
+    }
+    assert.throws(() => helperCall('ioredis', 'release', { client: 'r', key: 'k' }), {
+      message: 'ioredis release needs token',
+    });
+    assert.throws(() => helperCall('jedis', 'extend', { client: 'r', key: 'k' }), {
+      message: 'jedis extend needs token and ttlMs',
+    });
+    assert.throws(() => helperCall('go-redis', 'release', { client: 'r', key: 'k', token: 't', async: true }), {
+      message: "go-redis: 'async' is for redis-py's asyncio client only",
+    });
+    assert.deepEqual(helperCall('redis-py', 'release', { client: 'r', key: 'k', token: 't', async: true }), {
+      code: 'await release_lock_async(r, k, t)',
+      importedNames: ['release_lock_async'],
+    });
+    assert.equal(
+      helperCall('go-redis', 'extend', { client: 'rdb', key: 'k', token: 't', ttlMs: '30_000' }).code,
+      'locksmith.ExtendLock(ctx, rdb, k, t, 30_000*time.Millisecond)',
+    );
+    assert.equal(
+      helperCall('redigo', 'extend', { client: 'conn', key: 'k', token: 't', ttlMs: 'ttl' }).code,
+      'locksmith.ExtendLock(conn, k, t, time.Duration(ttl)*time.Millisecond)',
+    );
+  });
+
+  test('imports: names deduplicated, in the forms call sites use', () => {
+    assert.deepEqual(
+      helperCallImports('ioredis', ['releaseLock', 'extendLock', 'releaseLock'], { helperImport: './lib/locksmith' }),
+      ["import { releaseLock, extendLock } from './lib/locksmith';"],
+    );
+    assert.deepEqual(helperCallImports('node-redis', ['tryAcquire'], { helperImport: './locksmith', flavor: 'cjs' }), [
+      "const { tryAcquire } = require('./locksmith');",
+    ]);
+    assert.deepEqual(helperCallImports('redis-py', ['release_lock'], { helperImport: 'app.locksmith' }), [
+      'from app.locksmith import release_lock',
+    ]);
+    assert.deepEqual(helperCallImports('redis-rs', ['release_lock', 'Lease'], { helperImport: 'crate::locksmith' }), [
+      'use crate::locksmith::{release_lock, Lease};',
+    ]);
+    assert.deepEqual(helperCallImports('jedis', ['Locksmith'], { helperImport: '' }), []);
+    assert.deepEqual(helperCallImports('stackexchange', ['RedisLock'], { helperImport: 'App.Locks' }), [
+      'using App.Locks;',
+    ]);
+  });
+});
