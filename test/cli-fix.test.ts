@@ -53,34 +53,62 @@ describe('--fix on the shop project: fixes only', () => {
 
   test('reports what it fixed and what remains, and exits 1 for what remains', () => {
     const lines = run.fixed.stdout.split('\n');
-    assert.deepEqual(lines.slice(0, 2), ['', 'Fixed src/jobs/report.ts: LOCK001']);
+    assert.deepEqual(lines.slice(0, 3), [
+      '',
+      'Fixed src/api/orders.ts: LOCK004, created src/lib/locksmith.ts',
+      'Fixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003',
+    ]);
     const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
-    assert.ok(!remaining.includes('LOCK001'), 'LOCK001 fixed');
+    assert.deepEqual(
+      remaining,
+      ['LOCK007', 'LOCK007', 'LOCK002', 'LOCK009'],
+      'a lease where there was none is a suggestion',
+    );
     assert.match(
       run.fixed.stdout,
-      /problems? with suggestions that change behaviour: `--fix --fix-type suggestion`\.\n$/,
+      /1 problem with suggestions that change behaviour: `--fix --fix-type suggestion`\.\n$/,
     );
     assert.equal(run.fixed.code, 1);
   });
 
-  test("the lease moves into the acquire, in ioredis's own API, and the EXPIRE goes; nothing else changes", () => {
+  test("minimal edits in ioredis's own API and the helper's release; nothing else changes", () => {
     const after = snapshot(run.shop);
-    assert.deepEqual([...after.keys()].sort(), [...run.original.keys()].sort(), 'no file created');
-    const diff = unifiedDiff(
-      'src/jobs/report.ts',
-      run.original.get('src/jobs/report.ts'),
-      after.get('src/jobs/report.ts')!,
-    );
-    assert.deepEqual(
-      diff.split('\n').filter((line) => /^[-+][^-+]/.test(line)),
-      [
-        "-  const acquired = await redis.setnx('lock:nightly-report', 'locked');",
-        "+  const acquired = await redis.set('lock:nightly-report', 'locked', 'EX', 600, 'NX');",
-        "-  await redis.expire('lock:nightly-report', 600);",
-      ],
-    );
+    const changed = (path: string) =>
+      unifiedDiff(path, run.original.get(path), after.get(path)!)
+        .split('\n')
+        .filter((line) => /^[-+][^-+]/.test(line));
+    assert.deepEqual(changed('src/jobs/report.ts'), [
+      "+import { randomUUID } from 'node:crypto';",
+      "+import { releaseLock } from '../lib/locksmith';",
+      "-  const acquired = await redis.setnx('lock:nightly-report', 'locked');",
+      '+  const token = randomUUID();',
+      "+  const acquired = await redis.set('lock:nightly-report', token, 'EX', 600, 'NX');",
+      "-  await redis.expire('lock:nightly-report', 600);",
+      "-    await redis.del('lock:nightly-report');",
+      "+    await releaseLock(redis, 'lock:nightly-report', token);",
+    ]);
+    assert.deepEqual(changed('src/api/orders.ts'), [
+      "+import { releaseLock } from '../lib/locksmith';",
+      '-    if ((await redis.get(key)) === token) await redis.del(key);',
+      '+    await releaseLock(redis, key, token);',
+    ]);
+    const created = [...after.keys()].filter((path) => !run.original.has(path));
+    assert.deepEqual(created, ['src/lib/locksmith.ts'], 'one lock helper for both files');
+    const helper = checkHelperFile(after.get('src/lib/locksmith.ts')!, pack);
+    assert.equal(helper?.header.client, 'ioredis');
+    assert.equal(helper?.outdated, false);
     for (const path of run.original.keys())
-      if (path !== 'src/jobs/report.ts') assert.equal(after.get(path), run.original.get(path), `${path} unchanged`);
+      if (!/report\.ts|orders\.ts/.test(path))
+        assert.equal(after.get(path), run.original.get(path), `${path} unchanged`);
+  });
+
+  test('the fixed files and the helper check clean but for the suggestion', async () => {
+    const again = await runCli(['lint', '--format', 'json', 'src/jobs', 'src/api/orders.ts', 'src/lib'], run.shop);
+    const report = JSON.parse(again.stdout) as { files: { path: string; problems: { rule: string }[] }[] };
+    assert.deepEqual(
+      report.files.flatMap((file) => file.problems.map((problem) => `${file.path} ${problem.rule}`)),
+      ['src/api/orders.ts LOCK002'],
+    );
   });
 
   test('a second --fix has nothing left to fix; each problem left says why it has no fix', async () => {
@@ -97,42 +125,20 @@ describe('--fix on the shop project: fixes only', () => {
   });
 });
 
-describe('--fix --fix-type suggestion on the shop project', () => {
+describe('--fix --fix-type fix,suggestion on the shop project', () => {
   const run = fixShop(['--fix', '--fix-type', 'fix,suggestion']);
 
-  test('reports what it changed; the Lua and the renewal are left', () => {
+  test('the suggestion too: a 30 s lease where the lock had none', () => {
     const lines = run.fixed.stdout.split('\n');
     assert.deepEqual(lines.slice(0, 3), [
       '',
       'Fixed src/api/orders.ts: LOCK002, LOCK004, created src/lib/locksmith.ts',
       'Fixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003',
     ]);
+    assert.match(read(run.shop, 'src/api/orders.ts'), /await redis\.set\(key, token, 'EX', 30, 'NX'\)\) !== 'OK'/);
     const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
     assert.deepEqual(remaining, ['LOCK007', 'LOCK007', 'LOCK009'], 'Lua and the renewal have no fix');
     assert.equal(run.fixed.code, 1);
-  });
-
-  test('one lock helper, created once and imported by both files', () => {
-    const after = snapshot(run.shop);
-    const created = [...after.keys()].filter((path) => !run.original.has(path));
-    assert.deepEqual(created, ['src/lib/locksmith.ts']);
-    const helper = checkHelperFile(after.get('src/lib/locksmith.ts')!, pack);
-    assert.equal(helper?.header.client, 'ioredis');
-    assert.equal(helper?.outdated, false);
-    const helpers = [...after.entries()].filter(([, text]) => text.includes('@locksmith-helper'));
-    assert.equal(helpers.length, 1);
-    for (const file of ['src/jobs/report.ts', 'src/api/orders.ts']) {
-      assert.match(after.get(file)!, /^import \{ withLock \} from '\.\.\/lib\/locksmith';$/m, file);
-      assert.doesNotMatch(after.get(file)!, /setnx|redis\.del|redis\.get\(/, file);
-    }
-    assert.match(after.get('src/jobs/report.ts')!, /await withLock\(redis, 'lock:nightly-report', \{ ttlMs: 600000 \}/);
-    const untouched = [...run.original.keys()].filter((path) => !/report\.ts|orders\.ts/.test(path));
-    for (const path of untouched) assert.equal(after.get(path), run.original.get(path), `${path} unchanged`);
-  });
-
-  test('the fixed files and the helper check clean', async () => {
-    const again = await runCli(['lint', 'src/jobs', 'src/api/orders.ts', 'src/lib'], run.shop);
-    assert.deepEqual(again, { code: 0, stdout: '\n✔ No problems (3 files checked, 3 analysed)\n', stderr: '' });
   });
 });
 
@@ -150,7 +156,7 @@ describe('--fix-dry-run', () => {
       /^diff --git a\/src\/lib\/locksmith\.ts b\/src\/lib\/locksmith\.ts\nnew file mode 100644\n--- \/dev\/null\n/m,
     );
     assert.match(diff, /^- {2}const acquired = await redis\.setnx\('lock:nightly-report', 'locked'\);$/m);
-    assert.match(diff, /^\+import \{ withLock \} from '\.\.\/lib\/locksmith';$/m);
+    assert.match(diff, /^\+import \{ releaseLock \} from '\.\.\/lib\/locksmith';$/m);
     assert.match(stdout, /^Would fix src\/jobs\/report\.ts: LOCK001, LOCK006, LOCK003$/m);
     assert.equal(
       stdout.slice(stdout.indexOf('\n\n', stdout.indexOf('Would fix')) + 1),
@@ -167,7 +173,10 @@ describe('--fix-dry-run', () => {
   test('exits as lint does: 1 while the files still have the problems', async () => {
     const dry = copyFixture('shop');
     const { code, stdout } = await runCli(['lint', '--fix-dry-run', 'src/jobs'], dry);
-    assert.match(stdout, /^Would fix src\/jobs\/report\.ts: LOCK001$/m);
+    assert.match(
+      stdout,
+      /^Would fix src\/jobs\/report\.ts: LOCK001, LOCK006, LOCK003, created src\/lib\/locksmith\.ts$/m,
+    );
     assert.match(stdout, /✖ 3 problems/);
     assert.equal(code, 1);
   });
@@ -264,7 +273,7 @@ test('Windows line breaks and a byte order mark are kept', async () => {
   assert.equal(code, 0);
   const text = readFileSync(path, 'utf8');
   assert.ok(text.startsWith('\uFEFFimport Redis'));
-  assert.match(text, /withLock/);
+  assert.match(text, /releaseLock/);
   assert.doesNotMatch(text.replace(/\r\n/g, ''), /\n/, 'every line break is CRLF');
 });
 

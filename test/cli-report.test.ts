@@ -37,8 +37,8 @@ const STYLISH = [
   '  8:17  warning  The renewal of lockKey ignores its reply: when the lease already expired (or another holder took the lock), the renewal fails and this holder keeps working as if it still held the lock. Check the reply and stop the work when it says the lock is gone  LOCK009',
   '',
   '✖ 8 problems (0 errors, 8 warnings)',
-  '  1 problem fixable with the `--fix` option.',
-  '  4 problems with suggestions that change behaviour: `--fix --fix-type suggestion`.',
+  '  4 problems fixable with the `--fix` option.',
+  '  1 problem with suggestions that change behaviour: `--fix --fix-type suggestion`.',
   '',
 ].join('\n');
 
@@ -112,8 +112,8 @@ describe('reports of the shop project', () => {
       warnings: 8,
       infos: 0,
       hints: 0,
-      fixable: 1,
-      onlySuggestions: 4,
+      fixable: 4,
+      onlySuggestions: 1,
     });
     assert.deepEqual([report.errors, report.notices, report.fixes], [[], [], []]);
   });

@@ -4,17 +4,17 @@
 // the file, and the helper module is created when the project has none. Outside a project (an
 // unsaved file), the self-contained inline lock. And LOCK008: a helper whose embedded pack is
 // not the installed one, with its update. No LSP types here.
-import { posix, relative, resolve } from 'node:path';
 import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
 import { checkHelperFile, renderHelper } from '../../snippets/helper';
 import { planImports } from '../../snippets/imports';
-import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
-import type { JsFlavor } from '../../snippets/template';
+import type { ProjectFile } from '../../snippets/paths';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
+import { projectHelper } from './fixes/helper';
 import { unusedImports } from './fixes/imports';
+import { isNoFix } from './fixes/remedy';
 import { renderFix } from './quickFix';
 
 export interface TextChange {
@@ -71,32 +71,10 @@ export function lockFix(input: FixInput): LockFix {
     ],
   });
   if (!file || !root) return inline();
-  const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
-  const proposals = proposeHelperPlacements(client.id, project);
-  // The helper the project has, at one of its usual places; else the first of them, created.
-  let helper: { helperImport: string; flavor?: JsFlavor } | undefined;
-  let created: FileChange | undefined;
-  for (const placement of proposals) {
-    const existing = input.readFile(resolve(root, placement.path));
-    if (existing !== undefined && checkHelperFile(existing, pack)?.header.client === client.id) {
-      helper = helperImportFor(client.id, { path: placement.path, text: existing }, project);
-      break;
-    }
-  }
-  if (!helper) {
-    // A file of the user's own at a usual place is never overwritten: the next free place, or inline.
-    const placement = proposals.find((each) => input.readFile(resolve(root, each.path)) === undefined);
-    if (!placement) return inline();
-    helper = { helperImport: placement.helperImport, flavor: placement.flavor };
-    let rendered: string | undefined;
-    // Rendered when the changes are written or shown, not for a title in a list.
-    created = {
-      path: resolve(root, placement.path),
-      get create() {
-        return (rendered ??= renderHelper(client.id, pack, placement.options).text);
-      },
-    };
-  }
+  const helper = projectHelper(client, { ...input, file, root, canCreateFiles: true });
+  // No usual place free of the user's own files: the inline lock, which needs none.
+  if (isNoFix(helper)) return inline();
+  const { created } = helper;
   const call = renderCallSite(
     client.id,
     'guard',
@@ -117,11 +95,8 @@ export function lockFix(input: FixInput): LockFix {
     replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
   // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
   const edits = withUnusedImports(replaced);
-  const helperPath = created
-    ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
-    : undefined;
   return {
-    title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}`,
+    title: `Replace with a call of the project's lock helper (${client.library})${helper.addedPath ? `, adding ${helper.addedPath}` : ''}`,
     changes: [...(created ? [created] : []), { path: file, edits }],
   };
 }

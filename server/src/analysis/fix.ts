@@ -103,7 +103,7 @@ const TRANSACTION = /pipe|multi|tx|trans|batch/i;
  * The client a lock call is made on, when the fix can pass it to the helper; undefined for a
  * pipeline variable, a wrapper (`this.store.client()`) or Spring's `opsForValue()`.
  */
-function clientOf(receiver: string | undefined): string | undefined {
+export function clientOf(receiver: string | undefined): string | undefined {
   const text = receiver?.trim();
   const client = text && (CLIENT_REFERENCE.test(text) ? text : CLIENT_CHAIN.exec(text)?.[1]);
   return client && !TRANSACTION.test(client) ? client : undefined;
@@ -113,7 +113,7 @@ function clientOf(receiver: string | undefined): string | undefined {
 const AWAITING_CALL_SITES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'c-sharp']);
 
 /** Whether a function is declared `async` (the word before its body). */
-function isAsync(fn: Node): boolean {
+export function isAsync(fn: Node): boolean {
   const body = fn.childForFieldName('body');
   return /\basync\b/.test(fn.text.slice(0, body ? body.startIndex - fn.startIndex : fn.text.length));
 }

@@ -62,6 +62,8 @@ const applyFileEdits = (text: string, edits: readonly TextChange[], eol: string)
 const withEol = (text: string, eol: string) => (eol === '\n' ? text : text.replace(/\r?\n/g, eol));
 const eolOf = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');
 
+const count = (codes: readonly RuleCode[], code: RuleCode) => codes.filter((each) => each === code).length;
+
 /** The remedy `--fix` applies to a finding under the chosen types: its fix, else (if asked) its first suggestion. */
 function chosen(remedies: FindingRemedies, types: readonly FixType[]): Remedy | undefined {
   if (types.includes('fix') && remedies.fix) return remedies.fix;
@@ -84,10 +86,17 @@ export async function planFixes(
     const record: FixRecord = { path: file.path, codes: [], created: [] };
     let text = current(file.path) ?? source.text;
     let remainingBefore = Infinity;
+    // The codes found before the last fix: those found less often after it are the ones it cleared.
+    let before: RuleCode[] | undefined;
     for (;;) {
       const analysis = new AnalyzedDocument(file.languageId);
       const checked = await checkText(analysis, text, context.pack).finally(() => analysis.dispose());
-      const remedies = await planRemedies(file.languageId, text, enabledFindings(checked.findings, settings), {
+      const findings = enabledFindings(checked.findings, settings);
+      const codes = findings.map((finding) => finding.code);
+      for (const code of before ?? [])
+        if (count(before!, code) > count(codes, code) && !record.codes.includes(code)) record.codes.push(code);
+      before = codes;
+      const remedies = await planRemedies(file.languageId, text, findings, {
         pack: context.pack,
         file: file.path,
         root,
@@ -113,9 +122,6 @@ export async function planFixes(
       }
       if (next === text) break;
       text = next;
-      for (const each of applicable)
-        if (chosen(each, context.types)?.id === remedy.id && !record.codes.includes(each.finding.code))
-          record.codes.push(each.finding.code);
     }
     if (text !== source.text) {
       const known = changed.get(file.path);

@@ -11,6 +11,7 @@ import { fixClient } from '../quickFix';
 import { FixDocument } from './document';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire } from './lease';
+import { blockingRelease, releaseFix } from './release';
 import { tokenPerAcquisition } from './token';
 import { isNoFix, noFix, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
 
@@ -40,6 +41,8 @@ export interface PlanContext {
 export interface PlannedEdit {
   title: string;
   edits: TextChange[];
+  /** Files the fix adds (the project's lock helper). */
+  created?: FileChange[];
 }
 
 type Planner = (context: PlanContext, finding: Finding) => PlannedEdit | NoFix;
@@ -67,12 +70,8 @@ const RULE_REMEDIES: Record<RuleCode, RuleRemedies> = {
     suggestions: [onAcquire(addLease)],
     noFix: BEHAVIOUR('a lease where the lock had none changes what happens to work that runs longer'),
   },
-  LOCK003: {
-    noFix: noFix('needs-helper', 'the compare-and-delete release goes through the lock helper: pick the suggestion'),
-  },
-  LOCK004: {
-    noFix: noFix('needs-helper', 'the compare-and-delete release goes through the lock helper: pick the suggestion'),
-  },
+  LOCK003: { fix: (context, finding) => releaseFix(context, finding), suggestions: [blockingRelease] },
+  LOCK004: { fix: (context, finding) => releaseFix(context, finding), suggestions: [blockingRelease] },
   LOCK005: { noFix: BEHAVIOUR('a lease instead of a timestamp is another algorithm') },
   LOCK006: {
     fix: onAcquire((context, op) => tokenPerAcquisition(context, op, 'fix')),
@@ -150,7 +149,10 @@ function planned(
       const unused = unusedImports(languageId, text, after).filter(
         (line) => !plan.edits.some((edit) => edit.start < line.end && edit.end > line.start),
       );
-      return [{ path: env.file ?? '', edits: [...plan.edits, ...unused.map((line) => ({ ...line, text: '' }))] }];
+      return [
+        ...(plan.created ?? []),
+        { path: env.file ?? '', edits: [...plan.edits, ...unused.map((line) => ({ ...line, text: '' }))] },
+      ];
     },
   };
 }

@@ -13,7 +13,7 @@ const ONE = /^(?:1[lL]?|true|True|TRUE|Long\.valueOf\(1[lL]?\)|Boolean\.TRUE)$/;
 const ZERO = /^(?:0[lL]?|false|False|FALSE|Long\.valueOf\(0[lL]?\)|Boolean\.FALSE)$/;
 const EQUAL = new Set(['==', '===', 'eq']);
 const UNEQUAL = new Set(['!=', '!==', '<>']);
-const NEGATIONS = new Set([
+export const NEGATIONS = new Set([
   'unary_expression',
   'unary_op_expression',
   'prefix_unary_expression',
@@ -22,7 +22,7 @@ const NEGATIONS = new Set([
 ]);
 const LOGICAL = new Set(['&&', '||', 'and', 'or']);
 
-type Use =
+export type Use =
   /** The reply is dropped. */
   | { kind: 'ignored' }
   /** `node` (a comparison, `.equals`, or a negation) tests whether the lock was taken, on `operand`. */
@@ -50,7 +50,7 @@ function comparisonTest(operator: string, literal: string, replyOnLeft: boolean)
   return undefined;
 }
 
-function classify(document: FixDocument, operand: Node): Use {
+export function classify(document: FixDocument, operand: Node): Use {
   let node = operand;
   while (node.parent?.type === 'parenthesized_expression') node = node.parent;
   const parent = node.parent;

@@ -11,86 +11,16 @@ import { identifierPattern, within } from '../analysis/tree';
 import type { TextChange } from '../lockFix';
 import type { FixDocument } from './document';
 import { importEdits } from './imports';
-import { noFix, type NoFix } from './remedy';
+import { goVersion, JS_LANGUAGES, keptInLocal, tokenExpression } from './owner';
+import { releaseBlindDel } from './release';
+import { isNoFix, noFix, type NoFix } from './remedy';
 import type { PlanContext, PlannedEdit } from './plan';
-
-/** A token expression in the file's language and the import lines it needs. */
-interface TokenExpression {
-  text: string;
-  imports: string[];
-}
-
-const JS_LANGUAGES = new Set(['javascript', 'javascriptreact', 'typescript', 'typescriptreact']);
-
-/** The language's own unique-token expression, using what the file already imports where it can. */
-function tokenExpression(document: FixDocument, goVersion: string | undefined): TokenExpression | NoFix {
-  const text = document.text;
-  const language = document.languageId;
-  if (language === 'python') {
-    if (/^from uuid import .*\buuid4\b/m.test(text)) return { text: 'uuid4().hex', imports: [] };
-    return { text: 'uuid.uuid4().hex', imports: ['import uuid'] };
-  }
-  if (JS_LANGUAGES.has(language)) {
-    if (/\{[^}]*\brandomUUID\b[^}]*\}\s*(=\s*require\(|from\s)\s*['"](node:)?crypto['"]/.test(text))
-      return { text: 'randomUUID()', imports: [] };
-    const cjs = /\brequire\(/.test(text) && !/^\s*(import|export)\s/m.test(text);
-    return {
-      text: 'randomUUID()',
-      imports: [cjs ? "const { randomUUID } = require('node:crypto');" : "import { randomUUID } from 'node:crypto';"],
-    };
-  }
-  switch (language) {
-    case 'java':
-      return { text: 'UUID.randomUUID().toString()', imports: ['import java.util.UUID;'] };
-    case 'csharp':
-      return { text: 'Guid.NewGuid().ToString("N")', imports: ['using System;'] };
-    case 'php':
-      return { text: 'bin2hex(random_bytes(16))', imports: [] };
-    case 'ruby':
-      return { text: 'SecureRandom.uuid', imports: ["require 'securerandom'"] };
-    case 'go': {
-      if (/"github\.com\/google\/uuid"/.test(text)) return { text: 'uuid.NewString()', imports: [] };
-      if (/"math\/rand(\/v2)?"/.test(text))
-        return noFix('token-import', 'the file imports math/rand, whose name crypto/rand would take');
-      // crypto/rand.Text (Go 1.24): 26 random base32 characters.
-      const [major, minor] = (goVersion ?? '').split('.').map(Number);
-      if (!(major > 1 || (major === 1 && minor >= 24)))
-        return noFix(
-          'token-import',
-          'no token generator without a new dependency: go.mod says Go before 1.24 (rand.Text)',
-        );
-      return { text: 'rand.Text()', imports: ['import "crypto/rand"'] };
-    }
-    default:
-      return noFix('language', `no token expression for ${language}`);
-  }
-}
 
 /** A literal on the right of a declaration: a string, a number, a boolean, nil. */
 const LITERAL = /^(?:(['"`]).*\1|-?\d[\d_.]*[lL]?|true|false|True|False|TRUE|FALSE|nil|None|null)$/;
 
 /** A field written as a receiver's member: `self.token`, `this.token`, `$this->token`, `@token`. */
 const FIELD = /^(?:self\.|this\.|\$this->|@)\w+$/;
-
-/** The names a fresh local takes, in the language's style. */
-const LOCAL_NAMES = ['token', 'lockToken', 'lock_token', 'ownerToken'];
-
-/** The declaration of a local `name` holding `value`, as a statement of the language. */
-function declaration(language: string, name: string, value: string): string {
-  if (JS_LANGUAGES.has(language)) return `const ${name} = ${value};`;
-  switch (language) {
-    case 'java':
-      return `String ${name} = ${value};`;
-    case 'csharp':
-      return `var ${name} = ${value};`;
-    case 'go':
-      return `${name} := ${value}`;
-    case 'php':
-      return `${name} = ${value};`;
-    default:
-      return `${name} = ${value}`;
-  }
-}
 
 /**
  * Where the value is read back, outside the acquire: an argument of another call on the same key
@@ -167,11 +97,28 @@ export function tokenPerAcquisition(
   const title = generated
     ? `Make a new token per acquisition (${value.text} is made once per process; code elsewhere may compare it)`
     : `Store a new random token per acquisition instead of ${value.text.length > 20 ? 'the constant' : value.text}`;
+  // A blind DEL of the key in the same function: the token and its compare-and-delete come as one fix.
+  const fn = document.functionOf(op.call.node);
+  const del = fn
+    ? document
+        .opsIn(fn)
+        .find(
+          (other) =>
+            other.kind === 'del' && other.keyText === op.keyText && other.call.node.startIndex > op.call.node.endIndex,
+        )
+    : undefined;
+  if (del && !generated) {
+    const combined = releaseBlindDel(context, del, false);
+    if (isNoFix(combined)) return combined;
+    return {
+      ...combined,
+      title: `Store a new random token per acquisition and release it with compare-and-delete${combined.created?.length ? combined.title.replace(/^.*(, adding .*)$/, '$1') : ''}`,
+    };
+  }
   if (!readers.length) {
     const target = valueArg && valueArg.value.id === op.value!.id ? op.value! : value;
     return { title, edits: [...imports, { start: target.startIndex, end: target.endIndex, text: token.text }] };
   }
-  const fn = document.functionOf(op.call.node);
   const statement = document.statementOf(op.call.node);
   if (!statement) return noFix('layout', 'the acquire is not in a statement the fix can put a token before');
   const indent = document.indentAt(statement.startIndex);
@@ -189,22 +136,12 @@ export function tokenPerAcquisition(
       'token-flow',
       'the value is compared in another function that gets nothing from the acquire: keep the token in a field, or return it from the acquire',
     );
-  const prefix = document.languageId === 'php' ? '$' : '';
-  const name = LOCAL_NAMES.map((each) => prefix + each).find(
-    (each) => !identifierPattern(each).test(document.text.slice(fn.startIndex, fn.endIndex)),
-  );
-  if (!name) return noFix('layout', 'no free name for the token');
+  const kept = keptInLocal(document, op, token.text);
+  if (isNoFix(kept)) return kept;
   const edits: TextChange[] = [
     ...imports,
-    { start: before, end: before, text: `${indent}${declaration(document.languageId, name, token.text)}\n` },
-    { start: value.startIndex, end: value.endIndex, text: name },
-    ...readers.map((reader) => ({ start: reader.startIndex, end: reader.endIndex, text: name })),
+    ...kept.edits,
+    ...readers.map((reader) => ({ start: reader.startIndex, end: reader.endIndex, text: kept.token })),
   ];
   return { title, edits };
-}
-
-/** The `go` directive of the project's go.mod, if any. */
-function goVersion(context: PlanContext): string | undefined {
-  const mod = context.manifests.find((manifest) => manifest.name === 'go.mod');
-  return mod && /^go\s+(\d+\.\d+)/m.exec(mod.text)?.[1];
 }
