@@ -12,6 +12,7 @@ import { FixDocument } from './document';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire } from './lease';
 import { blockingRelease, releaseFix } from './release';
+import { renewalFix, renewalSuggestion } from './renewal';
 import { tokenPerAcquisition } from './token';
 import { isNoFix, noFix, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
 
@@ -84,7 +85,7 @@ const RULE_REMEDIES: Record<RuleCode, RuleRemedies> = {
     ),
   },
   LOCK008: {},
-  LOCK009: { noFix: noFix('needs-helper', "the checked renewal goes through the lock helper's extend") },
+  LOCK009: { fix: renewalFix, suggestions: [renewalSuggestion] },
   LOCK010: { noFix: noFix('retry-loop', 'the retry loop does more than wait for the lock') },
 };
 

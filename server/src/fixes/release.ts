@@ -108,18 +108,25 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
     key: key.node.text,
     ...(goContext && { context: first.node.text }),
     async: document.grammar === 'python' && document.valueOf(op.call.node).type === 'await',
-    clashes: ownNames(document),
+    clashes: ownNames(document, helper.helperImport),
   };
 }
 
 /** Helper function names the file uses itself (a def, a function, a variable), other than through its helper import. */
-function ownNames(document: FixDocument): Set<string> {
-  const code = document.text
-    .split('\n')
-    .filter((line) => !/locksmith/.test(line) || !/^\s*(from|import|const|let|var)\b/.test(line))
-    .join('\n');
+function ownNames(document: FixDocument, helperImport: string): Set<string> {
   const names = ['release_lock', 'extend_lock', 'try_acquire', 'releaseLock', 'extendLock', 'tryAcquire'];
-  return new Set(names.filter((name) => identifierPattern(name).test(code)));
+  const own = (name: string) =>
+    // Declared here (a def, a function, a variable, a class), or imported from somewhere that is not the helper.
+    new RegExp(`\\b(def|function|const|let|var|class)\\s+${name}\\b`).test(document.text) ||
+    document.text
+      .split('\n')
+      .some(
+        (line) =>
+          /^\s*(from|import)\b|require\(/.test(line) &&
+          identifierPattern(name).test(line) &&
+          !line.includes(helperImport),
+      );
+  return new Set(names.filter(own));
 }
 
 /** The call expression of the helper's `op` at `site`, and its imports. */
@@ -148,10 +155,35 @@ export function siteCall(
 
 /** The helper's imports and, when the project has none yet, the helper file. */
 export function helperChanges(document: FixDocument, site: HelperSite, importedNames: string[]) {
+  const lines = helperImports(site.helper, importedNames);
   return {
-    imports: importEdits(document, helperImports(site.helper, importedNames)),
+    imports: joinedImport(document, site.helper.helperImport, lines) ?? importEdits(document, lines),
     created: site.helper.created ? [site.helper.created] : [],
   };
+}
+
+/**
+ * Python and JavaScript: names from the helper join the file's import of it (`from locksmith import
+ * extend_lock, release_lock`) rather than a second import line of the same module.
+ */
+function joinedImport(document: FixDocument, spec: string, lines: string[]): TextChange[] | undefined {
+  const [line] = lines;
+  const names =
+    lines.length === 1 ? /(?:import\s*\{?|const\s*\{)\s*([^}]+?)\s*\}?\s*(?:from|=|$)/.exec(line)?.[1] : undefined;
+  if (!names || document.text.includes(line)) return undefined;
+  const quoted = spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const existing = new RegExp(
+    `^(from ${quoted} import [\\w, ]+?)$|^(import \\{[^}]*?)\\s*\\} from '${quoted}';?$|^(const \\{[^}]*?)\\s*\\} = require\\('${quoted}'\\);?$`,
+    'm',
+  ).exec(document.text);
+  if (!existing) return undefined;
+  const head = existing[1] ?? existing[2] ?? existing[3];
+  const at = existing.index + head.length;
+  const added = names
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => !identifierPattern(name.split(/\s+as\s+|:\s*/).at(-1)!).test(head));
+  return added.length ? [{ start: at, end: at, text: `, ${added.join(', ')}` }] : [];
 }
 
 /** A boolean call written where a count was: what a use of the count becomes. */
