@@ -74,10 +74,12 @@ export function projectHelper(client: ClientInfo, context: HelperContext): Proje
 
 /** The import lines a file needs for calls of the helper's `ops` (names from the helper API). */
 export function helperImports(helper: ProjectHelper, importedNames: readonly string[]): string[] {
-  return helperCallImports(helper.client.id, importedNames, {
+  const lines = helperCallImports(helper.client.id, importedNames, {
     helperImport: helper.helperImport,
     flavor: helper.flavor,
   });
+  // An aliased name (`releaseLock as locksmithReleaseLock`) is destructured with a colon in a require.
+  return lines.map((line) => (/^const \{/.test(line) ? line.replace(/(\w+) as (\w+)/g, '$1: $2') : line));
 }
 
 export type { HelperOp };

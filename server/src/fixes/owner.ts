@@ -41,6 +41,35 @@ export function acquireOf(document: FixDocument, op: RedisOp): RedisOp | undefin
   );
 }
 
+/** Whether `cls` declares a field `name` (Java's and C#'s field declarations). */
+function isField(cls: Node, name: string): boolean {
+  return cls
+    .descendantsOfType(['field_declaration'])
+    .some(
+      (field) =>
+        !!field &&
+        field
+          .descendantsOfType(['variable_declarator'])
+          .some((each) => each?.childForFieldName('name')?.text === name || each?.namedChild(0)?.text === name),
+    );
+}
+
+/** Whether `fn` declares a local or a parameter `name` (which would hide a field of that name). */
+function declaresLocal(fn: Node, name: string): boolean {
+  return (
+    parameterNames(fn).includes(name) ||
+    fn
+      .descendantsOfType(['local_variable_declaration', 'local_declaration_statement'])
+      .some(
+        (each) =>
+          !!each &&
+          each
+            .descendantsOfType(['variable_declarator'])
+            .some((d) => d?.childForFieldName('name')?.text === name || d?.namedChild(0)?.text === name),
+      )
+  );
+}
+
 /** The parameters of `fn`, as written. */
 function parameterNames(fn: Node): string[] {
   const list = fn.childForFieldName('parameters');
@@ -83,6 +112,10 @@ export function ownerAt(document: FixDocument, op: RedisOp): Owner | NoFix {
   }
   if (NAME.test(text)) {
     if (sameFunction && !reassigned(document, text, acquire.call.node.endIndex, op.call.node.startIndex))
+      return { token: text, edits: [], acquire };
+    // Java, C#: a field named without `this.` reads the same in every method that has no local of that name.
+    const cls = document.classOf(acquire.call.node);
+    if (cls && here && within(here, cls) && isField(cls, text) && !declaresLocal(here, text))
       return { token: text, edits: [], acquire };
     if (here && parameterNames(here).includes(text)) return { token: text, edits: [], acquire };
     return noFix(

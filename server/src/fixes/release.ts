@@ -403,7 +403,7 @@ function releaseCheckedDel(context: PlanContext, del: RedisOp, blocking: boolean
   if (!found) {
     const block = delStatement.parent;
     const siblings = block ? document.statementsOf(block) : [];
-    const previous = siblings[siblings.indexOf(delStatement) - 1];
+    const previous = siblings[siblings.findIndex((each) => each.id === delStatement.id) - 1];
     const condition = previous?.childForFieldName('condition');
     const test = condition && equality(unwrapParens(condition), isReply);
     if (previous && test && !test.equal && /\b(return|raise|throw)\b/.test(previous.text))
