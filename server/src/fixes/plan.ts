@@ -117,7 +117,10 @@ export async function planRemedies(
         if (suggestion && !isNoFix(suggestion))
           remedies.suggestions.push(planned('suggestion', suggestion, finding, text, languageId, env));
       }
-      const rewrite = client && finding.fix && helperRewrite(finding, client, text, languageId, env, helperRewrites);
+      const rewrite =
+        client && finding.fix && helperTakes(document, client.id, finding.fix)
+          ? helperRewrite(finding, client, text, languageId, env, helperRewrites)
+          : undefined;
       if (rewrite?.kind === 'fix' && !remedies.fix) remedies.fix = rewrite;
       else if (rewrite) remedies.suggestions.push(rewrite);
       if (!remedies.fix)
@@ -129,6 +132,32 @@ export async function planRemedies(
     });
   } finally {
     document?.dispose();
+  }
+}
+
+/**
+ * Whether the helper's scoped lock can take the client the code has, where the code is: Jedis's
+ * helper takes a pool or a UnifiedJedis (not a single `Jedis` connection), Lettuce's acquire throws
+ * InterruptedException (the method must declare it), go-redis's and redigo's take a context (the
+ * function must have one), redigo's a pool (not a connection).
+ */
+function helperTakes(document: FixDocument | undefined, clientId: string, plan: NonNullable<Finding['fix']>): boolean {
+  const text = document?.text ?? '';
+  const name = plan.receiver.replace(/^this\./, '');
+  const at = document?.root.descendantForIndex(plan.start);
+  const fn = at ? document?.functionOf(at) : undefined;
+  const header = fn ? text.slice(fn.startIndex, fn.childForFieldName('body')?.startIndex ?? fn.endIndex) : '';
+  switch (clientId) {
+    case 'jedis':
+      return !new RegExp(`\\bJedis\\s+${name}\\b`).test(text);
+    case 'lettuce':
+      return /\bthrows\b[^{]*\b(InterruptedException|Exception|Throwable)\b/.test(header);
+    case 'go-redis':
+      return /\bctx\b/.test(header);
+    case 'redigo':
+      return /\bctx\b/.test(header) && new RegExp(`\\b${name}\\s+\\*?\\w+\\.Pool\\b`).test(text);
+    default:
+      return true;
   }
 }
 

@@ -101,6 +101,9 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
   if (!key) return noFix('unread', 'the key argument could not be read');
   const first = op.call.args[0];
   const goContext = document.grammar === 'go' && first && first.node.id !== key.node.id && !/^"/.test(first.node.text);
+  // go-redis's calls take a context first: one without it is a wrapper of the project's own.
+  if (library.id === 'go-redis' && !goContext)
+    return noFix('client-expression', 'the call takes no context: a wrapper of your own, not a go-redis client');
   return {
     helper,
     ...(unawaited && { unawaited }),
