@@ -50,12 +50,25 @@ function comparisonTest(operator: string, literal: string, replyOnLeft: boolean)
   return undefined;
 }
 
+/**
+ * Ruby: a method answers its last expression, so a call that is the last statement of a method's
+ * body is its return value, not a dropped reply.
+ */
+function returnedImplicitly(document: FixDocument, node: Node): boolean {
+  if (document.grammar !== 'ruby') return false;
+  const statement = document.statementOf(node);
+  const body = statement?.parent;
+  if (!statement || body?.type !== 'body_statement' || body.parent?.type !== 'method') return false;
+  return document.statementsOf(body).at(-1)?.id === statement.id;
+}
+
 export function classify(document: FixDocument, operand: Node): Use {
   let node = operand;
   while (node.parent?.type === 'parenthesized_expression') node = node.parent;
   const parent = node.parent;
   if (!parent) return { kind: 'value' };
-  if (/expression_statement/.test(parent.type) || document.syntax.blocks.has(parent.type)) return { kind: 'ignored' };
+  if (/expression_statement/.test(parent.type) || document.syntax.blocks.has(parent.type))
+    return returnedImplicitly(document, node) ? { kind: 'value' } : { kind: 'ignored' };
   const operator = operatorOf(parent);
   if (operator && /binary|comparison/.test(parent.type)) {
     if (LOGICAL.has(operator)) {
