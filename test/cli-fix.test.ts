@@ -115,12 +115,12 @@ describe('--fix on the shop project: fixes only', () => {
     const second = await runCli(['lint', '--fix', '--format', 'json'], run.shop);
     const report = JSON.parse(second.stdout) as {
       fixes: unknown[];
-      files: { problems: { fixable: boolean; noFix?: string; suggestions: string[] }[] }[];
+      files: { problems: { fixable: boolean; noFix?: { reason: string; message: string }; suggestions: string[] }[] }[];
     };
     assert.deepEqual(report.fixes, []);
     for (const problem of report.files.flatMap((file) => file.problems)) {
       assert.equal(problem.fixable, false);
-      assert.ok(problem.noFix, JSON.stringify(problem));
+      assert.ok(problem.noFix?.reason && problem.noFix.message, JSON.stringify(problem));
     }
   });
 });

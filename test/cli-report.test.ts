@@ -96,13 +96,19 @@ describe('reports of the shop project', () => {
         'Add a 30 s lease (the lock never expired before: work longer than that loses it)',
         "Replace with a call of the project's lock helper (ioredis), adding ../lib/locksmith.ts",
       ],
-      noFix:
-        'a lease where the lock had none changes what happens to work that runs longer: a suggestion, never applied by --fix alone',
+      noFix: {
+        reason: 'changes-behaviour',
+        message:
+          'a lease where the lock had none changes what happens to work that runs longer: a suggestion, never applied by --fix alone',
+      },
       help: `https://github.com/redis-locksmith/redis-locksmith/blob/HEAD/README.md#${githubAnchor(`LOCK002: ${RULE_TITLES.LOCK002}`)}`,
     });
     assert.equal(report.files[0].problems[0].fixable, false, 'LOCK007 in Lua has no fix');
     assert.deepEqual(report.files[0].problems[0].suggestions, []);
-    assert.match(String(report.files[0].problems[0].noFix), /KEYS changes the script's interface/);
+    assert.deepEqual(report.files[0].problems[0].noFix, {
+      reason: 'script-interface',
+      message: "passing the key in KEYS changes the script's interface: every caller's EVAL must change with it",
+    });
     assert.equal(report.files[2].problems[0].rule, 'LOCK001');
     assert.equal(report.files[2].problems[0].fixable, true, 'SETNX then EXPIRE: the lease moves into a SET');
     assert.deepEqual(report.summary, {

@@ -8,6 +8,7 @@ import { AnalyzedDocument, mentionsRedis, type Finding } from '../analysis';
 import type { LintSettings, RuleCode, Severity } from '../catalogue';
 import { checkText, lintsLanguage, severityOf } from '../check';
 import { planRemedies } from '../fixes/plan';
+import type { NoFix } from '../fixes/remedy';
 import type { LintedLanguage } from '../languages';
 import type { FoundManifest } from '../manifests';
 import { readIfExists } from '../quickFix';
@@ -31,8 +32,8 @@ export interface Problem {
   fixable: boolean;
   /** Titles of the edits that change behaviour, applied with `--fix --fix-type suggestion`. */
   suggestions: string[];
-  /** Why there is no fix (when not fixable). */
-  noFix?: string;
+  /** Why there is no fix (when not fixable): a short code to count by, and what to do by hand. */
+  noFix?: NoFix;
 }
 
 export interface FileReport {
@@ -191,7 +192,7 @@ export async function analyzeFile(
     end: lines.placeOf(finding.end),
     fixable: !!fix,
     suggestions: suggestions.map((suggestion) => suggestion.title),
-    ...(!fix && noFix && { noFix: noFix.why }),
+    ...(!fix && noFix && { noFix }),
   }));
   problems.sort((a, b) => a.start.line - b.start.line || a.start.column - b.start.column || compare(a.code, b.code));
   const place = errorAt === undefined ? undefined : lines.placeOf(errorAt);

@@ -285,17 +285,74 @@ export function leaseInAcquire(context: PlanContext, op: RedisOp): PlannedEdit |
 
 /** LOCK002: a 30 s lease where the lock had none (a suggestion: the lock now expires). */
 export function addLease(context: PlanContext, op: RedisOp): PlannedEdit | NoFix {
-  const { document } = context;
   const dialect = acquireDialect(context, op);
   if (isNoFix(dialect)) return dialect;
+  const added = leaseEdits(context, op, dialect, defaultLease(dialect));
+  return isNoFix(added)
+    ? added
+    : { ...added, title: 'Add a 30 s lease (the lock never expired before: work longer than that loses it)' };
+}
+
+function leaseEdits(
+  context: PlanContext,
+  op: RedisOp,
+  dialect: DialectId,
+  { lease, imports }: { lease: Lease; imports: string[] },
+): PlannedEdit | NoFix {
   if (!onlyNx(op)) return noFix('set-options', 'the acquire has options besides NX that the fix would have to keep');
-  const { lease, imports } = defaultLease(dialect);
   const set = setEdits(context, op, lease, dialect);
   if (isNoFix(set)) return set;
   const { importLine } = DIALECTS[dialect];
   const lines = [...imports, ...(importLine ? [importLine] : [])];
+  return { title: '', edits: [...importEdits(context.document, lines), ...set] };
+}
+
+/** Clock readings and the unit of the number they give: `time.time() + 10` is 10 s from now. */
+const CLOCKS: [RegExp, 's' | 'ms'][] = [
+  [/^(?:time\.time\(\)|time\(\)|microtime\(true\)|Time\.now\.to_[if]|time\.Now\(\)\.Unix\(\))$/, 's'],
+  [/^(?:Date\.now\(\)|System\.currentTimeMillis\(\)|time\.Now\(\)\.UnixMilli\(\))$/, 'ms'],
+];
+
+/**
+ * The timeout a timestamp value adds to the clock (`time.time() + timeout + 1` -> `timeout + 1`
+ * seconds), read from the value or the assignment of the variable it is; undefined otherwise.
+ */
+function timestampTimeout(document: FixDocument, op: RedisOp): Extract<Lease, { kind: 'amount' }> | undefined {
+  let text = op.value?.text ?? '';
+  const fn = document.functionOf(op.call.node);
+  if (/^\$?\w+$/.test(text) && fn) {
+    const name = text.replace(/\$/g, '\\$');
+    const assigned = new RegExp(`(?:^|[\\s;])${name}\\s*:?=\\s*([^\\n;]+)`).exec(
+      document.text.slice(fn.startIndex, op.call.node.startIndex),
+    );
+    if (assigned) text = assigned[1].trim();
+  }
+  const sum = /^(?:String(?:\.valueOf)?\()?\s*(.+?)\s*\+\s*(.+?)\s*\)?$/.exec(text.replace(/^\(|\)$/g, ''));
+  if (!sum) return undefined;
+  const unit = CLOCKS.find(([clock]) => clock.test(sum[1].replace(/\s+/g, '')))?.[1];
+  return unit && /^[\w$.>@ +*_-]+$/.test(sum[2]) ? { kind: 'amount', unit, text: sum[2] } : undefined;
+}
+
+/**
+ * LOCK005 (a timestamp lock): a lease on its acquire, so that Redis expires a stale lock and the
+ * takeover code (GET, compare with the clock, GETSET) only meets locks written before. A change of
+ * algorithm: a suggestion. The lease is the timestamp's timeout where the code says it, else 30 s.
+ */
+export function timestampLease(context: PlanContext, op: RedisOp): PlannedEdit | NoFix {
+  // On the GETSET the takeover stays whatever the acquire does: only the timestamp acquire gets it.
+  const acquire = op.kind === 'acquire' ? op : undefined;
+  if (!acquire || acquire.hasExpiry)
+    return noFix('changes-behaviour', 'a GETSET takeover is another algorithm than a lease: convert the lock by hand');
+  const dialect = acquireDialect(context, acquire);
+  if (isNoFix(dialect)) return dialect;
+  const timeout = timestampTimeout(context.document, acquire);
+  const lease =
+    timeout && (dialect === 'go-redis' || dialect === 'stackexchange' || dialect === 'spring') ? undefined : timeout;
+  const added = leaseEdits(context, acquire, dialect, lease ? { lease, imports: [] } : defaultLease(dialect));
+  if (isNoFix(added)) return added;
+  const how = lease ? `the timestamp's timeout, ${lease.text} ${lease.unit}` : '30 s';
   return {
-    title: 'Add a 30 s lease (the lock never expired before: work longer than that loses it)',
-    edits: [...importEdits(document, lines), ...set],
+    ...added,
+    title: `Let Redis expire the lock: a lease of ${how} on the acquire (the timestamp takeover then only meets locks written before)`,
   };
 }

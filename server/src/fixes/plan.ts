@@ -10,7 +10,7 @@ import type { FoundManifest } from '../manifests';
 import { fixClient } from '../quickFix';
 import { FixDocument } from './document';
 import { unusedImports } from './imports';
-import { addLease, leaseInAcquire } from './lease';
+import { addLease, leaseInAcquire, timestampLease } from './lease';
 import { blockingRelease, releaseFix } from './release';
 import { renewalFix, renewalSuggestion } from './renewal';
 import { tokenPerAcquisition } from './token';
@@ -73,7 +73,10 @@ const RULE_REMEDIES: Record<RuleCode, RuleRemedies> = {
   },
   LOCK003: { fix: (context, finding) => releaseFix(context, finding), suggestions: [blockingRelease] },
   LOCK004: { fix: (context, finding) => releaseFix(context, finding), suggestions: [blockingRelease] },
-  LOCK005: { noFix: BEHAVIOUR('a lease instead of a timestamp is another algorithm') },
+  LOCK005: {
+    suggestions: [onAcquire(timestampLease)],
+    noFix: BEHAVIOUR('a lease instead of a timestamp is another algorithm'),
+  },
   LOCK006: {
     fix: onAcquire((context, op) => tokenPerAcquisition(context, op, 'fix')),
     suggestions: [onAcquire((context, op) => tokenPerAcquisition(context, op, 'suggestion'))],

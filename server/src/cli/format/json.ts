@@ -30,7 +30,7 @@ export function json(report: Report): string {
           endColumn: problem.end.column,
           fixable: problem.fixable,
           suggestions: problem.suggestions,
-          ...(problem.noFix !== undefined && { noFix: problem.noFix }),
+          ...(problem.noFix !== undefined && { noFix: { reason: problem.noFix.code, message: problem.noFix.why } }),
           help: report.about.rules.get(problem.code)!.helpUri,
         })),
       })),
