@@ -4,7 +4,7 @@
 // project's manifests (which client library a fix writes for) are read once and read again when
 // the editor says one changed.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -102,6 +102,39 @@ describe('fixes and suggestions', () => {
           `${action.title}: ${JSON.stringify(edit.newText)}`,
         );
     }
+  });
+});
+
+describe('refactoring a lock class', () => {
+  test('"Convert this lock class to the lock helper" on the class: every finding in it, one edit', async () => {
+    const text = readFileSync(join(__dirname, 'fixtures', 'fix', 'python', 'lock-class-injected-client.py'), 'utf8');
+    const uri = pathToFileURL(join(folder, 'redis_lock.py')).href;
+    const diagnostics = await server.open(uri, 'python', text);
+    assert.equal(diagnostics.length, 4);
+    const line = text.split('\n').findIndex((each) => each.startsWith('class RedisLock'));
+    const at = { line, character: 6 };
+    const actions = await server.codeActions(uri, { start: at, end: at }, []);
+    await server.close(uri);
+    const refactor = actions.find((action) => action.kind === 'refactor.rewrite');
+    assert.equal(refactor?.title, 'Convert this lock class to the lock helper (its release, renewal and tokens)');
+    const changes = refactor.edit?.documentChanges ?? [];
+    assert.ok(
+      changes.some((change) => 'kind' in change && change.kind === 'create' && change.uri.endsWith('/locksmith.py')),
+    );
+    const edits = changes.flatMap((change) =>
+      'edits' in change && change.textDocument.uri === uri
+        ? change.edits.flatMap((edit) => ('newText' in edit ? [edit] : []))
+        : [],
+    );
+    assert.equal(edits.length, 1, 'one edit of the class');
+    const converted = applyEdits(text, edits);
+    assert.match(converted, /^from locksmith import extend_lock, release_lock$/m);
+    assert.match(converted, /if self\.client\.set\(self\.key, self\.token, nx=True, ex=self\.ttl_s\):/);
+    assert.match(converted, /release_lock\(self\.client, self\.key, self\.token\)/);
+    assert.equal((converted.match(/extend_lock\(self\.client/g) ?? []).length, 2);
+    const convertedUri = `${uri}.converted.py`;
+    assert.deepEqual(await server.open(convertedUri, 'python', converted), [], 'nothing left to report');
+    await server.close(convertedUri);
   });
 });
 

@@ -7,12 +7,14 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { pathToFileURL } from 'node:url';
 import type { Finding } from './analysis';
 import { EXPLAIN_COMMAND } from './catalogue';
+import { classAt, convertClass } from './fixes/classRefactor';
 import { planRemedies, type FixEnvironment } from './fixes/plan';
 import type { Remedy } from './fixes/remedy';
 import type { FileChange } from './lockFix';
 
-/** The LSP kinds (CodeActionKind.QuickFix), spelled out to keep this module free of the server runtime. */
+/** The LSP kinds (CodeActionKind.QuickFix, RefactorRewrite), spelled out to keep this module free of the server runtime. */
 const QUICK_FIX = 'quickfix';
+const REFACTOR_REWRITE = 'refactor.rewrite';
 
 export interface CodeActionRequest {
   document: TextDocument;
@@ -44,7 +46,8 @@ export async function codeActionsFor(request: CodeActionRequest): Promise<CodeAc
     (finding) =>
       overlaps(rangeOf(finding.start, finding.end), range) && (wanted.size === 0 || wanted.has(finding.code)),
   );
-  if (!findings.length) return [];
+  const refactor = await classConversion(request);
+  if (!findings.length) return refactor;
   const remedies = await planRemedies(document.languageId, document.getText(), findings, request.environment);
   const actions: CodeAction[] = [];
   const offered = new Set<string>();
@@ -74,7 +77,17 @@ export async function codeActionsFor(request: CodeActionRequest): Promise<CodeAc
       command: { title: `Explain ${finding.code}`, command: EXPLAIN_COMMAND, arguments: [finding.code] },
     });
   }
-  return actions;
+  return [...actions, ...refactor];
+}
+
+/** "Convert this lock class to the lock helper", on a class that has findings. */
+async function classConversion({ document, range, findings, environment }: CodeActionRequest): Promise<CodeAction[]> {
+  const text = document.getText();
+  const name = findings.length ? await classAt(document.languageId, text, document.offsetAt(range.start)) : undefined;
+  const converted = name && (await convertClass(document.languageId, text, name, environment));
+  if (!converted) return [];
+  const remedy: Remedy = { kind: 'suggestion', title: converted.title, id: 'class', changes: () => converted.changes };
+  return [{ title: converted.title, kind: REFACTOR_REWRITE, edit: toWorkspaceEdit(remedy, document) }];
 }
 
 const eolOf = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');

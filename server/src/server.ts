@@ -153,7 +153,7 @@ connection.onInitialize((params) => {
   return {
     capabilities: {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
       executeCommandProvider: { commands: [EXPLAIN_COMMAND] },
     },
     serverInfo: { name: 'redis-locksmith' },
