@@ -55,11 +55,12 @@ async function actionsOf(name: string, languageId: string, text: string, code: s
 const editsOf = (action: CodeAction, uri: string): TextEdit[] => action.edit?.changes?.[uri] ?? [];
 
 describe('fixes and suggestions', () => {
-  test('LOCK001: the preferred quick fix moves the lease into the SET; the helper rewrite is a suggestion', async () => {
+  test('LOCK001: the preferred quick fix moves the lease into the SET; the try variant and the waiting helper rewrite are suggestions', async () => {
     const { uri, actions, diagnostic } = await actionsOf('job.py', 'python', TUTORIAL, 'LOCK001');
     const titles = actions.map((action) => `${action.isPreferred ? '*' : ' '} ${action.title}`);
     assert.deepEqual(titles, [
       '* Take the lock and its lease in one command (SET NX EX), without the EXPIRE',
+      "  Replace with the lock helper's try variant (one try, skips when busy as before), adding locksmith.py",
       "  Replace with a call of the project's lock helper (redis-py), adding locksmith.py",
       '  Explain LOCK001',
     ]);
@@ -77,6 +78,7 @@ describe('fixes and suggestions', () => {
       actions.map((action) => action.title),
       [
         'Add a 30 s lease (the lock never expired before: work longer than that loses it)',
+        "Replace with the lock helper's try variant (one try, skips when busy as before) with a 30 s lease the lock did not have, adding locksmith.py",
         "Replace with a call of the project's lock helper (redis-py), adding locksmith.py",
         'Explain LOCK002',
       ],

@@ -24,6 +24,8 @@ export interface FixPlan {
   replacesRetryLoop?: boolean;
   /** UTF-16 offsets of the token's declaration before the replaced statements, removed too: nothing else uses it. */
   unusedToken?: { start: number; end: number };
+  /** A try-lock: what it did when the lock was busy (`return`, `return false;`), dedented; the try variant keeps it. */
+  busy?: string;
 }
 
 /** Statements that leave the block: return, raise, throw, continue, break. */
@@ -181,6 +183,7 @@ export function planFix(
 
   const body: string[] = [];
   const bodyNodes: Node[] = [];
+  let busy: string | undefined;
   const collect = (statement: Node) => {
     const hasLockCall = calls.some((call) => within(call, statement));
     if (!hasLockCall && !mentionsBound(statement)) {
@@ -193,7 +196,10 @@ export function planFix(
       // Go's block holds a statement_list: its statements are the block's.
       const children = statementsOf(syntax, inner).filter((child) => !NOT_GUARDED.test(child.type));
       // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
-      if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) continue;
+      if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) {
+        busy ??= children.map(dedent).join('\n');
+        continue;
+      }
       for (const child of children) collect(child);
     }
   };
@@ -257,6 +263,7 @@ export function planFix(
     receiver,
     ...(retryLoop && { replacesRetryLoop: true }),
     ...(unusedToken && { unusedToken }),
+    ...(busy !== undefined && { busy }),
   };
 }
 

@@ -14,6 +14,7 @@ import { addLease, leaseInAcquire, timestampLease } from './lease';
 import { blockingRelease, releaseFix } from './release';
 import { renewalFix, renewalSuggestion } from './renewal';
 import { tokenPerAcquisition } from './token';
+import { tryLockRewrite } from './tryLock';
 import { isNoFix, noFix, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
 
 export interface FixEnvironment {
@@ -105,6 +106,14 @@ export async function planRemedies(
     const context = document && { document, languageId, manifests: env.manifests, env };
     const client = fixClient(languageId, text, env.manifests);
     const helperRewrites = new Map<string, Remedy>();
+    // One remedy for findings that share it (the section a try variant replaces).
+    const shared = (id: string, make: () => Remedy) => {
+      const known = helperRewrites.get(id);
+      if (known) return known;
+      const made = { ...make(), id };
+      helperRewrites.set(id, made);
+      return made;
+    };
     return findings.map((finding) => {
       const remedies: FindingRemedies = { finding, suggestions: [] };
       if (finding.code === 'LOCK008') {
@@ -124,6 +133,15 @@ export async function planRemedies(
         client && finding.fix && helperTakes(document, client.id, finding.fix)
           ? helperRewrite(finding, client, text, languageId, env, helperRewrites)
           : undefined;
+      // A try-lock stays one: the helper's try variant comes before the waiting rewrite.
+      const tried =
+        document && client && finding.fix?.busy !== undefined && helperTakes(document, client.id, finding.fix)
+          ? tryLockRewrite(document, client, finding, env)
+          : undefined;
+      if (tried && !isNoFix(tried))
+        remedies.suggestions.push(
+          shared(`try:${finding.fix!.start}`, () => planned('suggestion', tried, finding, text, languageId, env)),
+        );
       if (rewrite?.kind === 'fix' && !remedies.fix) remedies.fix = rewrite;
       else if (rewrite) remedies.suggestions.push(rewrite);
       if (!remedies.fix)
