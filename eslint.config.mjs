@@ -14,6 +14,8 @@ export default tseslint.config(
       'test/proofs/helpers/*.js',
       'test/proofs/fixes/*.js',
       '.test-artifacts/**',
+      // The npm package assembled by tools/npm-package.ts: a copy of built files and templates.
+      '.build/**',
     ],
   },
   js.configs.recommended,

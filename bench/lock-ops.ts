@@ -3,7 +3,8 @@
 // the server has it: SET NX GET, then DELIFEQ + SPUBLISH in one round trip), (a') the pack's Lua scripts only
 // (EVALSHA), (b) raw SET NX PX + DEL (the unsafe floor), (c) npm redlock on the same single
 // instance; on Valkey also (n) SET NX GET + DELIFEQ without the wake-up, which is what the wake-up
-// costs. Prints a table per server; not a test.
+// costs; and a two-key lock (LockScripts.multi: MSETEX NX where the server has it, else
+// multi_acquire.lua) against the same through the scripts only. Prints a table per server; not a test.
 //   npm run bench:lock-ops -- [--seconds 1] [--rounds 8] [--concurrency 1,8,32] [--servers redis,valkey]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -38,9 +39,24 @@ function packPair(native: 'auto' | 'lua'): Variant['makePair'] {
   };
 }
 
+/** A two-key lock (LockScripts.multi): MSETEX NX where the server has it, else multi_acquire.lua; then multi_release.lua. */
+function multiPair(native: 'auto' | 'lua'): Variant['makePair'] {
+  return (redis) => {
+    const locks = new LockScripts(redis, PACK, { native });
+    return async (key) => {
+      const owner = token();
+      const keys = [key, `${key}:2`];
+      if (!(await locks.multi.acquire(keys, owner, TTL))) throw new Error(`${key} not acquired`);
+      if ((await locks.multi.release(keys, owner)) !== 2) throw new Error(`${key} not released`);
+    };
+  };
+}
+
 const VARIANTS: Variant[] = [
   { name: 'pack', makePair: packPair('auto') },
   { name: 'pack (Lua only)', makePair: packPair('lua') },
+  { name: 'multi 2 keys', makePair: multiPair('auto') },
+  { name: 'multi (Lua only)', makePair: multiPair('lua') },
   {
     name: 'SET NX PX + DEL',
     makePair(redis) {
@@ -155,7 +171,9 @@ async function benchServer(kind: ServerKind, seconds: number, rounds: number, le
     console.log(
       `\n${kind} ${version} on 127.0.0.1:${server.port}, Node ${process.version}, ${rounds} interleaved slices of ${seconds} s per cell`,
     );
-    console.log(`(a) runs acquire with ${path.acquire}, release with ${path.release}`);
+    console.log(
+      `(a) runs acquire with ${path.acquire}, release with ${path.release}; the two-key lock acquires with ${path.multiAcquire}`,
+    );
     const variants = VARIANTS.filter((variant) => !variant.only || variant.only === kind);
     const native = variants.some((variant) => variant.only);
     const header = [

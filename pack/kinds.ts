@@ -2,7 +2,7 @@
 // per operation, and the same waiting loop as the plain lock (their releases wake waiters too).
 import type { Attempt, LockScripts, RedisString, WaitOptions } from './runtime';
 
-type Scripts = Pick<LockScripts, 'run' | 'waitFor' | 'retryMs'>;
+type Scripts = Pick<LockScripts, 'integer' | 'waitFor' | 'retryMs'>;
 
 /** Runs one attempt, or the waiting loop when `options.waitMs` is set. */
 function attemptOrWait<T>(
@@ -26,18 +26,18 @@ export class ReentrantLocks {
   /** The owner's hold count after this take, or 0 when another owner holds it (after `waitMs`). */
   acquire(lock: RedisString, token: RedisString, ttlMs: number, options: WaitOptions = {}): Promise<number> {
     return attemptOrWait(this.scripts, lock, token, options, async () => {
-      const count = (await this.scripts.run('reentrant_acquire', [lock], [token, ttlMs])) as number;
+      const count = await this.scripts.integer('reentrant_acquire', [lock], [token, ttlMs]);
       return { result: count, held: count > 0 };
     });
   }
 
   /** 0: not held by `token`. 1: that was its last hold, the lock is free. N: it held N, now N - 1. */
   async release(lock: RedisString, token: RedisString): Promise<number> {
-    return (await this.scripts.run('reentrant_release', [lock], [token])) as number;
+    return await this.scripts.integer('reentrant_release', [lock], [token]);
   }
 
   async extend(lock: RedisString, token: RedisString, ttlMs: number): Promise<boolean> {
-    return (await this.scripts.run('reentrant_extend', [lock], [token, ttlMs])) === 1;
+    return (await this.scripts.integer('reentrant_extend', [lock], [token, ttlMs])) === 1;
   }
 }
 
@@ -47,7 +47,7 @@ export class ReadWriteLocks {
 
   read(lock: RedisString, token: RedisString, ttlMs: number, options: WaitOptions = {}): Promise<boolean> {
     return attemptOrWait(this.scripts, lock, token, options, async () => {
-      const held = (await this.scripts.run('read_acquire', [lock], [token, ttlMs])) === 1;
+      const held = (await this.scripts.integer('read_acquire', [lock], [token, ttlMs])) === 1;
       return { result: held, held };
     });
   }
@@ -59,18 +59,18 @@ export class ReadWriteLocks {
   write(lock: RedisString, token: RedisString, ttlMs: number, options: WaitOptions = {}): Promise<boolean> {
     const intentMs = options.waitMs ? 2 * this.scripts.retryMs : 1;
     return attemptOrWait(this.scripts, lock, token, options, async () => {
-      const held = (await this.scripts.run('write_acquire', [lock], [token, ttlMs, intentMs])) === 1;
+      const held = (await this.scripts.integer('write_acquire', [lock], [token, ttlMs, intentMs])) === 1;
       return { result: held, held };
     });
   }
 
   /** Gives back `token`'s read or write lease; true when it held one. */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
-    return (await this.scripts.run('rw_release', [lock], [token])) === 1;
+    return (await this.scripts.integer('rw_release', [lock], [token])) === 1;
   }
 
   async extend(lock: RedisString, token: RedisString, ttlMs: number): Promise<boolean> {
-    return (await this.scripts.run('rw_extend', [lock], [token, ttlMs])) === 1;
+    return (await this.scripts.integer('rw_extend', [lock], [token, ttlMs])) === 1;
   }
 }
 
@@ -86,16 +86,16 @@ export class Semaphores {
     options: WaitOptions = {},
   ): Promise<boolean> {
     return attemptOrWait(this.scripts, semaphore, token, options, async () => {
-      const held = (await this.scripts.run('semaphore_acquire', [semaphore], [token, ttlMs, permits])) === 1;
+      const held = (await this.scripts.integer('semaphore_acquire', [semaphore], [token, ttlMs, permits])) === 1;
       return { result: held, held };
     });
   }
 
   async release(semaphore: RedisString, token: RedisString): Promise<boolean> {
-    return (await this.scripts.run('semaphore_release', [semaphore], [token])) === 1;
+    return (await this.scripts.integer('semaphore_release', [semaphore], [token])) === 1;
   }
 
   async extend(semaphore: RedisString, token: RedisString, ttlMs: number): Promise<boolean> {
-    return (await this.scripts.run('semaphore_extend', [semaphore], [token, ttlMs])) === 1;
+    return (await this.scripts.integer('semaphore_extend', [semaphore], [token, ttlMs])) === 1;
   }
 }

@@ -69,29 +69,77 @@ export function hashTag(key: RedisName): Buffer | undefined {
   return bytes.subarray(open + 1, close);
 }
 
-/**
- * The waiter queue of a plain lock (acquire_queued, release): a sorted set in the lock's slot.
- * `lock:{order:42}` -> `lock:{order:42}:waiters` (its tag kept); `lock:order:42` ->
- * `{lock:order:42}:waiters` (the whole name as the tag). A key with `}` and no hash tag has no
- * such name: undefined, and its waiters wake by the empty payload instead of by place in a queue.
- */
-export function waitersKey<T extends RedisName>(lock: T): T | undefined {
+/** The keys a plain lock's queue lives in, named after the lock with these suffixes. */
+const QUEUE_SUFFIXES = { waiters: ':waiters', tickets: ':tickets' } as const;
+export type QueuePart = keyof typeof QUEUE_SUFFIXES;
+
+/** `lock` + `suffix` in the lock's slot: its hash tag kept, or the whole name made the tag. */
+function queuePartKey<T extends RedisName>(lock: T, part: QueuePart): T | undefined {
   const bytes = Buffer.from(lock);
+  const suffix = Buffer.from(QUEUE_SUFFIXES[part]);
   let name: Buffer;
-  if (hashTag(bytes)) name = Buffer.concat([bytes, Buffer.from(':waiters')]);
-  else if (!bytes.includes(CLOSE)) name = Buffer.concat([Buffer.from('{'), bytes, Buffer.from('}:waiters')]);
+  if (hashTag(bytes)) name = Buffer.concat([bytes, suffix]);
+  else if (!bytes.includes(CLOSE)) name = Buffer.concat([Buffer.from('{'), bytes, Buffer.from('}'), suffix]);
   else return undefined;
   return (typeof lock === 'string' ? name.toString() : name) as T;
 }
 
-/** The plain lock whose waiter queue `key` is, or undefined when it is no queue's name. */
-export function lockOfWaiters(key: Buffer): Buffer | undefined {
-  const suffix = Buffer.from(':waiters');
-  if (key.length <= suffix.length || !key.subarray(key.length - suffix.length).equals(suffix)) return undefined;
-  const stem = key.subarray(0, key.length - suffix.length);
-  const candidates = [stem];
-  if (stem[0] === OPEN && stem[stem.length - 1] === CLOSE) candidates.push(stem.subarray(1, stem.length - 1));
-  return candidates.find((lock) => waitersKey(lock)?.equals(key));
+/**
+ * The waiter queue of a plain lock (acquire_queued, queue_acquire, release, queue_release): a
+ * sorted set in the lock's slot. `lock:{order:42}` -> `lock:{order:42}:waiters` (its tag kept);
+ * `lock:order:42` -> `{lock:order:42}:waiters` (the whole name as the tag). A key with `}` and no
+ * hash tag has no such name: undefined, and its waiters wake by the empty payload instead of by
+ * place in a queue.
+ */
+export function waitersKey<T extends RedisName>(lock: T): T | undefined {
+  return queuePartKey(lock, 'waiters');
+}
+
+/** The queued waiters' tickets of a plain lock (queue_acquire, queue_release): a hash named like waitersKey. */
+export function ticketsKey<T extends RedisName>(lock: T): T | undefined {
+  return queuePartKey(lock, 'tickets');
+}
+
+/** The plain lock whose queue `key` is part of, and which part, or undefined when it is none. */
+export function lockOfQueuePart(key: Buffer): { lock: Buffer; part: QueuePart } | undefined {
+  for (const part of Object.keys(QUEUE_SUFFIXES) as QueuePart[]) {
+    const suffix = Buffer.from(QUEUE_SUFFIXES[part]);
+    if (key.length <= suffix.length || !key.subarray(key.length - suffix.length).equals(suffix)) continue;
+    const stem = key.subarray(0, key.length - suffix.length);
+    const candidates = [stem];
+    if (stem[0] === OPEN && stem[stem.length - 1] === CLOSE) candidates.push(stem.subarray(1, stem.length - 1));
+    const lock = candidates.find((candidate) => queuePartKey(candidate, part)?.equals(key));
+    if (lock) return { lock, part };
+  }
+  return undefined;
+}
+
+/**
+ * A queued waiter's ticket, as queue_acquire and queue_release write it in the tickets hash:
+ * waiting (live until `until`, server ms) or handed the lock (its claim ends at `until`).
+ */
+export interface WaiterTicket {
+  state: 'wait' | 'hand';
+  until: number;
+  /** The claim lease asked for (waiting tickets only). */
+  claimMs?: number;
+  ticket: string;
+}
+
+export function parseTicket(entry: string): WaiterTicket | undefined {
+  const wait = /^wait (\d+) (\d+) ([\w.-]+)$/.exec(entry);
+  if (wait) return { state: 'wait', until: Number(wait[1]), claimMs: Number(wait[2]), ticket: wait[3] };
+  const hand = /^hand (\d+) ([\w.-]+)$/.exec(entry);
+  return hand ? { state: 'hand', until: Number(hand[1]), ticket: hand[2] } : undefined;
+}
+
+/**
+ * A hand-over's wake-up (queue_release): the ticket of the waiter now holding the lock, the
+ * server's time of the hand-over (ms), and the ticket of the live waiter after it.
+ */
+export function parseHandoff(payload: string): { handed: string; at: number; next?: string } | undefined {
+  const match = /^hand ([\w.-]+) (\d+)(?: next ([\w.-]+))?$/.exec(payload);
+  return match ? { handed: match[1], at: Number(match[2]), ...(match[3] && { next: match[3] }) } : undefined;
 }
 
 /** CRC16-CCITT (XMODEM), the checksum Redis Cluster takes mod 16384 for a key's slot. */

@@ -20,17 +20,26 @@ export const SCRIPT_NAMES = [
   'semaphore_acquire',
   'semaphore_release',
   'semaphore_extend',
+  'queue_acquire',
+  'queue_release',
+  'multi_acquire',
+  'multi_release',
+  'multi_extend',
+  'guarded_set',
+  'fenced_set',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /**
  * `token`: a non-empty, binary-safe string. `ms`: a positive integer of milliseconds in decimal digits.
- * `count`: a positive integer in decimal digits, at most 9 of them.
+ * `count`: a positive integer in decimal digits, at most 9 of them. `integer`: the same, at most
+ * 15 (a fencing token). `ticket`: 1 to 64 of A-Z a-z 0-9 . _ -. `flag`: 0 or 1.
  */
-export const ARG_FORMATS = ['token', 'ms', 'count'] as const;
+export const ARG_FORMATS = ['token', 'ms', 'count', 'integer', 'ticket', 'flag'] as const;
 export type ArgFormat = (typeof ARG_FORMATS)[number];
 
 export interface KeySpec {
+  /** A name ending in `...` (`locks...`) stands for one or more keys, the last of KEYS. */
   name: string;
   required: boolean;
   meaning: string;
@@ -45,7 +54,20 @@ export interface ArgSpec {
 export interface ReplySpec {
   value: string;
   meaning: string;
+  /** `value` read as a shape a reply can be checked against (see REPLY_PLACEHOLDERS). */
+  shape: ReplyShape;
 }
+
+/** An integer reply in [min, max], or an array reply whose elements have these shapes. */
+export type ReplyShape = { min: number; max: number } | ReplyShape[];
+
+/**
+ * The letters a `@reply` value may use for an integer, by the least value each stands for:
+ * `N` a positive integer (a count or a fencing token, 1 included), `W` a count that may be 0,
+ * `P` milliseconds left (-1: the key has no TTL), `T` the server's time in ms since the Unix
+ * epoch. Digits stand for themselves.
+ */
+export const REPLY_PLACEHOLDERS: Record<string, number> = { N: 1, W: 0, P: -1, T: 0 };
 
 export interface ErrorSpec {
   prefix: string;
@@ -120,6 +142,11 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         if (second === 'required' && descriptor.keys.some((k) => !k.required)) {
           throw new PackError(`${where}: required key ${first} follows an optional key`);
         }
+        if (descriptor.keys.some((k) => k.name.endsWith('...'))) {
+          throw new PackError(
+            `${where}: key ${first} follows ${descriptor.keys.at(-1)!.name}, which takes every key left`,
+          );
+        }
         descriptor.keys.push({ name: first, required: second === 'required', meaning: afterSecond });
         break;
       case 'arg':
@@ -128,9 +155,16 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
         }
         descriptor.args.push({ name: first, format: second as ArgFormat, meaning: afterSecond });
         break;
-      case 'reply':
-        descriptor.replies.push({ value: first, meaning: afterFirst });
+      case 'reply': {
+        const shape = parseReplyShape(first);
+        if (!shape) {
+          throw new PackError(
+            `${where}: @reply '${first}' is not an integer, one of ${Object.keys(REPLY_PLACEHOLDERS).join(', ')} or an array {a,b} of them`,
+          );
+        }
+        descriptor.replies.push({ value: first, meaning: afterFirst, shape });
         break;
+      }
       case 'error':
         descriptor.errors.push({ prefix: first, meaning: afterFirst });
         break;
@@ -155,6 +189,18 @@ export function parseScript(path: string, source: string): ScriptDescriptor {
     if (descriptor[field].length === 0) throw new PackError(`${path}: header has no @${field.replace(/s$/, '')}`);
   }
   return descriptor;
+}
+
+/** `0`, `N`, `{0,P,W}`: the shape a `@reply` value stands for, or undefined when it is none. */
+export function parseReplyShape(value: string): ReplyShape | undefined {
+  const array = /^\{(.*)\}$/.exec(value);
+  if (array) {
+    const items = array[1].split(',').map((item) => parseReplyShape(item));
+    return items.every((item): item is ReplyShape => item !== undefined && !Array.isArray(item)) ? items : undefined;
+  }
+  if (/^-?\d+$/.test(value)) return { min: Number(value), max: Number(value) };
+  const least = REPLY_PLACEHOLDERS[value];
+  return Object.hasOwn(REPLY_PLACEHOLDERS, value) ? { min: least, max: Number.MAX_SAFE_INTEGER } : undefined;
 }
 
 /** Finds `relative` (a folder of the project) above `from`: the same code runs from sources, tests and bundles. */

@@ -2,8 +2,12 @@
 // a restart or a failover) EVAL, which runs the script and caches it on that very node.
 // That is SCRIPT LOAD + retry in one round trip, routed by key, so it is also right in Cluster.
 import type { Cluster, Redis } from 'ioredis';
+import { FencedWrites } from './fenced';
 import { ReadWriteLocks, ReentrantLocks, Semaphores } from './kinds';
-import { keySlot, waitersKey, wakeChannel } from './layout';
+import { MultiLocks } from './multi';
+import { loadedEverywhere, hasEveryScript, type LoadedScripts } from './loaded';
+import { ticketsKey, waitersKey, wakeChannel } from './layout';
+import { masterFor, masterNodes, nodeName, type RedisClient } from './nodes';
 import {
   commonSupport,
   describePath,
@@ -14,9 +18,11 @@ import {
   type NativeSupport,
 } from './native';
 import { SCRIPT_NAMES, type Pack, type ScriptName } from './pack';
+import { checkedReply, integerReply, integersReply, type ScriptReply } from './replies';
+import { acquireInQueue, type QueueKeys } from './queue';
 import { Wakeups, type Waiter } from './wakeups';
 
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from './nodes';
 /** Keys and tokens are binary-safe: pass a Buffer for bytes that are not UTF-8. */
 export type RedisString = string | Buffer;
 
@@ -32,6 +38,11 @@ export interface LockScriptsOptions {
   subscriber?: () => RedisClient;
   /** 'auto' (default): the native commands where every master has them; 'lua': always the scripts. */
   native?: 'auto' | 'lua';
+  /**
+   * How long a lock handed to one of this client's waiters stays its own unconfirmed (queue_release's
+   * claim): what a waiter that died in the queue costs the others at most. Default 50.
+   */
+  claimMs?: number;
 }
 
 export interface WaitOptions {
@@ -44,6 +55,19 @@ export interface WaitOptions {
 export interface AcquireOptions extends WaitOptions {
   /** Fencing counter key (same hash slot as the lock): acquire replies the fencing token. */
   fence?: RedisString;
+  /**
+   * Fair: a free lock goes to the first live waiter in its queue, never to a caller behind it
+   * or outside it (no barging). Default false: whoever asks first takes a free lock.
+   */
+  fair?: boolean;
+  /**
+   * When a lock handed over by a release is the caller's: 'confirmed' (default) once its
+   * confirmation returns, with a lease of `ttlMs`; 'wake' at the wake-up, a round trip sooner,
+   * with at least half the claim lease (`claimMs`) left until the confirmation, sent at once,
+   * reaches the server: a pause longer than that lets the next waiter in (see pack/queue.ts).
+   * With a fence, always 'confirmed'.
+   */
+  handoff?: 'wake' | 'confirmed';
 }
 
 /** One attempt of a waiting acquire: its result, whether it holds, and when the holder's lease ends. */
@@ -62,12 +86,17 @@ export class LockScripts {
   readonly reentrant = new ReentrantLocks(this);
   readonly rw = new ReadWriteLocks(this);
   readonly semaphore = new Semaphores(this);
+  /** Several plain locks taken all or nothing (pack/multi.ts). */
+  readonly multi = new MultiLocks(this);
+  /** Writes the storage refuses from a holder that lost the lock (pack/fenced.ts). */
+  readonly fenced = new FencedWrites(this);
   readonly retryMs: number;
-  private readonly wakeups: Wakeups;
+  readonly claimMs: number;
+  readonly wakeups: Wakeups;
   private support?: Promise<NativeSupport>;
   /** `support` once settled: the hot path reads it without awaiting. */
   private supported?: NativeSupport;
-  private readonly queued = new Map<string, RedisString>();
+  private readonly queued = new Map<string, QueueKeys>();
   /** Locks whose last wake-up after a native release reached nobody, until when to skip the next. */
   private readonly quietUntil = new Map<string, number>();
 
@@ -77,6 +106,7 @@ export class LockScripts {
     private readonly options: LockScriptsOptions = {},
   ) {
     this.retryMs = options.retryMs ?? 500;
+    this.claimMs = options.claimMs ?? 50;
     const subscriber =
       options.subscriber ??
       (() =>
@@ -89,14 +119,15 @@ export class LockScripts {
   /**
    * Takes `lock` for `token` with a lease of `ttlMs`, or refreshes it when `token` holds it.
    * Returns 0 when another owner holds it (after `waitMs`, when given); otherwise 1, or with
-   * `fence` the fencing token. With `waitMs` it queues (acquire_queued) and sleeps until the
-   * release wakes it or the holder's lease ends, retrying at least every `retryMs`.
+   * `fence` the fencing token. With `waitMs` (or `fair`) it waits in the lock's queue
+   * (queue_acquire), where a release hands the lock straight to the first live waiter; it
+   * retries at least every `retryMs`, and when the holder's lease ends.
    */
   async acquire(lock: RedisString, token: RedisString, ttlMs: number, options: AcquireOptions = {}): Promise<number> {
-    const { fence, waitMs = 0, signal } = options;
+    const { fence, waitMs = 0, signal, fair = false } = options;
     signal?.throwIfAborted();
-    if (waitMs <= 0) return this.tryAcquire(lock, token, ttlMs, fence);
-    const queue = waitersKey(lock);
+    if (waitMs <= 0 && !fair) return this.tryAcquire(lock, token, ttlMs, fence);
+    const queue = queueKeys(lock);
     if (!queue) {
       const once = async (): Promise<Attempt<number>> => {
         const result = await this.tryAcquire(lock, token, ttlMs, fence);
@@ -104,22 +135,15 @@ export class LockScripts {
       };
       return this.waitFor(lock, token, options, once);
     }
-    const deadline = performance.now() + waitMs;
-    const attempt = async (): Promise<Attempt<number>> => {
-      const queueMs = Math.ceil(Math.max(0, deadline - performance.now())) + 2 * this.retryMs;
-      const keys = fence === undefined ? [lock, queue] : [lock, queue, fence];
-      const [result, pttl] = (await this.run('acquire_queued', keys, [token, ttlMs, queueMs])) as number[];
-      if (result !== 0) this.remember(lock, token, queue);
-      return { result, held: result !== 0, retryInMs: pttl > 0 ? pttl : pttl === -2 ? 0 : undefined };
-    };
-    const leaveQueue = () => this.redis.zrem(queue, token).then(() => undefined);
-    return this.waitFor(lock, token, options, attempt, leaveQueue);
+    const { result } = await acquireInQueue(this, lock, queue, token, ttlMs, { ...options, waitMs });
+    if (result !== 0) this.remember(lock, token, queue);
+    return result;
   }
 
   /**
-   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now deleted.
-   * A lock this client took by waiting: release.lua with the waiter queue, which takes the first
-   * waiter off it and wakes exactly that one. Otherwise, where every master has DELIFEQ, DELIFEQ
+   * Compare-and-delete, waking a waiter. True when `token` held `lock` and it is now released.
+   * A lock this client took by waiting: queue_release, which hands it to the first live waiter
+   * in the same call. Otherwise, where every master has DELIFEQ (or DELEX IFEQ), that command
    * and in the same round trip SPUBLISH (the empty payload), unless the last wake-up this client
    * sent for the lock, less than QUIET_MS ago, reached nobody: then DELIFEQ alone, as the extra
    * command is a third of an uncontended acquire/release pair's cost (bench/lock-ops.ts), and a
@@ -128,15 +152,24 @@ export class LockScripts {
    */
   async release(lock: RedisString, token: RedisString): Promise<boolean> {
     const queue = this.forget(lock, token);
-    if (queue === undefined && (this.supported ?? (await this.nativeSupport())).delifeq) {
-      const native = await this.native(lock, async (node) => {
-        const deleted = node.call('DELIFEQ', lock, token);
-        this.wakeAfterNativeRelease(node, lock);
-        return (await deleted) === 1;
-      });
-      if (native !== undefined) return native;
+    if (queue === undefined) {
+      // Valkey's DELIFEQ, else Redis 8.4's DELEX IFEQ: the same compare-and-delete.
+      const deletes = [
+        ['delifeq', (node: Redis) => node.call('DELIFEQ', lock, token)],
+        ['delexIfeq', (node: Redis) => node.call('DELEX', lock, 'IFEQ', token)],
+      ] as const;
+      for (const [command, compareAndDelete] of deletes) {
+        if (!(this.supported ?? (await this.nativeSupport()))[command]) continue;
+        const native = await this.native(lock, command, async (node) => {
+          const deleted = compareAndDelete(node);
+          this.wakeAfterNativeRelease(node, lock);
+          return (await deleted) === 1;
+        });
+        if (native !== undefined) return native;
+      }
     }
-    return (await this.run('release', queue === undefined ? [lock] : [lock, queue], [token])) === 1;
+    if (queue) return (await this.integer('queue_release', [lock, queue.waiters, queue.tickets], [token])) === 1;
+    return (await this.integer('release', [lock], [token])) === 1;
   }
 
   /** Compare-and-extend. True when `token` holds `lock` and its TTL is now `ttlMs`. */
@@ -144,11 +177,30 @@ export class LockScripts {
     if ((this.supported ?? (await this.nativeSupport())).setIfeq) {
       const native = await this.native(
         lock,
+        'setIfeq',
         async (node) => (await node.call('SET', lock, token, 'PX', ttlMs, 'IFEQ', token)) === 'OK',
       );
       if (native !== undefined) return native;
     }
-    return (await this.run('extend', [lock], [token, ttlMs])) === 1;
+    return (await this.integer('extend', [lock], [token, ttlMs])) === 1;
+  }
+
+  /** True in a Cluster: keys of different slots live on different masters. */
+  get sharded(): boolean {
+    return this.redis.isCluster;
+  }
+
+  /**
+   * MSETEX n key token ... NX PX ttlMs on the master of `keys` (one slot): true when it set them
+   * all, false when any exists; undefined where the server has no MSETEX (the caller runs
+   * multi_acquire.lua).
+   */
+  async setAllIfNone(keys: RedisString[], token: RedisString, ttlMs: number): Promise<boolean | undefined> {
+    if (!(this.supported ?? (await this.nativeSupport())).msetex) return undefined;
+    const pairs = keys.flatMap((key) => [key, token]);
+    return this.native(keys[0], 'msetex', async (node) => {
+      return (await node.call('MSETEX', keys.length, ...pairs, 'NX', 'PX', ttlMs)) === 1;
+    });
   }
 
   /** Which command each plain-lock operation uses on this connection (every master, in a Cluster). */
@@ -206,9 +258,9 @@ export class LockScripts {
 
   private async tryAcquire(lock: RedisString, token: RedisString, ttlMs: number, fence?: RedisString) {
     if (fence !== undefined || !(this.supported ?? (await this.nativeSupport())).setNxGet) {
-      return (await this.run('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs])) as number;
+      return this.integer('acquire', fence === undefined ? [lock] : [lock, fence], [token, ttlMs]);
     }
-    const native = await this.native(lock, async (node) => {
+    const native = await this.native(lock, 'setNxGet', async (node) => {
       // A free lock is taken by SET NX; the same owner again refreshes it by compare-and-extend.
       for (let round = 0; round < 2; round++) {
         const holder = await node.callBuffer('SET', lock, token, 'NX', 'PX', ttlMs, 'GET');
@@ -218,7 +270,7 @@ export class LockScripts {
       }
       return 0;
     });
-    return native ?? ((await this.run('acquire', [lock], [token, ttlMs])) as number);
+    return native ?? this.integer('acquire', [lock], [token, ttlMs]);
   }
 
   /** SPUBLISH after a native release, sent with it; remembers a wake-up that reached nobody. */
@@ -245,35 +297,32 @@ export class LockScripts {
     return this.support;
   }
 
-  /** Runs `call` on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
-  private async native<T>(lock: RedisString, call: (node: Redis) => Promise<T>): Promise<T | undefined> {
-    const node = this.masterFor(lock);
+  /** Runs `call` (which uses `command`) on the master that owns `lock`; undefined when it cannot (see nativeMiss). */
+  private async native<T>(
+    lock: RedisString,
+    command: keyof NativeSupport,
+    call: (node: Redis) => Promise<T>,
+  ): Promise<T | undefined> {
+    const node = masterFor(this.redis, lock);
     if (!node) return undefined;
     try {
       return await call(node);
     } catch (error) {
       const miss = nativeMiss(error);
       if (miss === undefined) throw error;
-      // 'never': the scripts from now on (one denial in the ACL LOG, not one per call).
-      if (miss === 'never') this.supported = NO_NATIVE;
+      // 'never': without this command from now on (one denial in the ACL LOG, not one per call).
+      if (miss === 'never') this.supported = { ...(this.supported ?? NO_NATIVE), [command]: false };
       else this.support = this.supported = undefined;
       return undefined;
     }
   }
 
-  private masterFor(lock: RedisString): Redis | undefined {
-    if (!this.redis.isCluster) return this.redis as Redis;
-    const cluster = this.redis as Cluster;
-    const owner = cluster.slots[keySlot(lock)]?.[0];
-    return cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === owner);
-  }
-
-  private remember(lock: RedisString, token: RedisString, queue: RedisString): void {
+  private remember(lock: RedisString, token: RedisString, queue: QueueKeys): void {
     if (this.queued.size >= MAX_REMEMBERED) this.queued.clear();
     this.queued.set(rememberId(lock, token), queue);
   }
 
-  private forget(lock: RedisString, token: RedisString): RedisString | undefined {
+  private forget(lock: RedisString, token: RedisString): QueueKeys | undefined {
     if (this.queued.size === 0) return undefined;
     const id = rememberId(lock, token);
     const queue = this.queued.get(id);
@@ -281,14 +330,27 @@ export class LockScripts {
     return queue;
   }
 
-  async run(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<unknown> {
+  /** Runs a script; its reply is one its header declares, else a ScriptReplyError. */
+  async run(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<ScriptReply> {
     const script = this.pack[name];
+    let reply: unknown;
     try {
-      return await this.redis.evalsha(script.sha1, keys.length, ...keys, ...args);
+      reply = await this.redis.evalsha(script.sha1, keys.length, ...keys, ...args);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.redis.eval(script.source, keys.length, ...keys, ...args);
+      reply = await this.redis.eval(script.source, keys.length, ...keys, ...args);
     }
+    return checkedReply(script, reply);
+  }
+
+  /** `run` for a script that answers an integer. */
+  async integer(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<number> {
+    return integerReply(this.pack[name], await this.run(name, keys, args));
+  }
+
+  /** `run` for a script that answers an array of integers. */
+  async integers(name: ScriptName, keys: RedisString[], args: (RedisString | number)[]): Promise<number[]> {
+    return integersReply(this.pack[name], await this.run(name, keys, args));
   }
 
   /** SCRIPT LOAD every script on every master; returns the SHA1s Redis reported. */
@@ -303,24 +365,24 @@ export class LockScripts {
   }
 
   /** SCRIPT EXISTS for every script: true only where every master has it cached. */
-  async loaded(): Promise<Record<ScriptName, boolean>> {
-    const perNode = [...(await this.loadedByMaster()).values()];
-    return Object.fromEntries(SCRIPT_NAMES.map((name) => [name, perNode.every((flags) => flags[name])])) as Record<
-      ScriptName,
-      boolean
-    >;
+  async loaded(): Promise<LoadedScripts> {
+    return loadedEverywhere(await this.loadedByMaster());
   }
 
-  /** SCRIPT EXISTS for every script on each master, by `host:port`. */
-  async loadedByMaster(): Promise<Map<string, Record<ScriptName, boolean>>> {
+  /** SCRIPT EXISTS for every script on each master, by its nodeName. */
+  async loadedByMaster(): Promise<Map<string, LoadedScripts>> {
     const shas = SCRIPT_NAMES.map((name) => this.pack[name].sha1);
     const masters = this.masters();
-    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas) as Promise<number[]>));
+    const perNode = await Promise.all(masters.map((node) => node.script('EXISTS', ...shas)));
     return new Map(
-      masters.map((node, n) => [
-        `${node.options.host}:${node.options.port}`,
-        Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, perNode[n][i] === 1])) as Record<ScriptName, boolean>,
-      ]),
+      masters.map((node, n) => {
+        const flags = perNode[n];
+        const exists = (i: number) => Array.isArray(flags) && flags[i] === 1;
+        return [
+          nodeName(this.redis, node),
+          Object.fromEntries(SCRIPT_NAMES.map((name, i) => [name, exists(i)])) as LoadedScripts,
+        ];
+      }),
     );
   }
 
@@ -331,22 +393,26 @@ export class LockScripts {
    */
   async loadWhereMissing(): Promise<string[]> {
     const byMaster = await this.loadedByMaster();
-    const complete = (flags: Record<ScriptName, boolean>) => SCRIPT_NAMES.every((name) => flags[name]);
-    if (![...byMaster.values()].some(complete)) return [];
-    const missing = this.masters().filter(
-      (node) => !complete(byMaster.get(`${node.options.host}:${node.options.port}`)!),
-    );
+    if (![...byMaster.values()].some(hasEveryScript)) return [];
+    const missing = this.masters().filter((node) => !hasEveryScript(byMaster.get(nodeName(this.redis, node))!));
     await Promise.all(
       missing.flatMap((node) => SCRIPT_NAMES.map((name) => node.script('LOAD', this.pack[name].source))),
     );
-    return missing.map((node) => `${node.options.host}:${node.options.port}`);
+    return missing.map((node) => nodeName(this.redis, node));
   }
 
   private masters(): Redis[] {
-    return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
+    return masterNodes(this.redis);
   }
 }
 
 function rememberId(lock: RedisString, token: RedisString): string {
   return `${Buffer.from(lock).toString('base64')} ${Buffer.from(token).toString('base64')}`;
+}
+
+/** The keys of a plain lock's queue, or undefined for a key with no same-slot queue names. */
+function queueKeys(lock: RedisString): QueueKeys | undefined {
+  const waiters = waitersKey(lock);
+  const tickets = ticketsKey(lock);
+  return waiters && tickets ? { waiters, tickets } : undefined;
 }

@@ -2,41 +2,60 @@
 // channel, and route each wake-up to the local waiter it is for. A subscription outlives its last
 // waiter by `lingerMs`, so a lock under steady contention costs no SSUBSCRIBE/SUNSUBSCRIBE per wait.
 import type { Cluster, Redis } from 'ioredis';
-import { WAKE_ALL, WAKE_ONE, type RedisName } from './layout';
+import { parseHandoff, WAKE_ALL, WAKE_ONE, type RedisName } from './layout';
 
 type Subscriber = Redis | Cluster;
 
+/**
+ * Why a wait ended: its time passed, a wake-up (a release), queue_release naming this waiter
+ * the next in line after a hand-over, or queue_release handing it the lock (server time `at`)
+ * under the ticket `ticket`.
+ */
+export type Wake =
+  { kind: 'timeout' } | { kind: 'woken' } | { kind: 'next' } | { kind: 'handed'; ticket: string; at: number };
+
+const TIMEOUT: Wake = { kind: 'timeout' };
+/** Which of two wake-ups that came between waits is kept: a hand-over, then a plain wake-up, then "next". */
+const URGENCY: Record<Wake['kind'], number> = { timeout: 0, next: 1, woken: 2, handed: 3 };
+const WOKEN: Wake = { kind: 'woken' };
+
 class LocalWaiter {
-  private woken = false;
-  private resolve?: (woken: boolean) => void;
+  /** A wake-up that came while no wait was pending (the most urgent, by URGENCY). */
+  private pending?: Wake;
+  private resolve?: (wake: Wake) => void;
 
-  constructor(readonly token: Buffer) {}
+  /** `session`: the prefix of this waiter's queue_acquire tickets (`<session>.<n>`), if it queues so. */
+  constructor(
+    readonly token: Buffer,
+    readonly session?: string,
+  ) {}
 
-  wake(): void {
-    if (this.resolve) this.resolve(true);
-    else this.woken = true;
+  wake(wake: Wake = WOKEN): void {
+    if (this.resolve) this.resolve(wake);
+    else if (!this.pending || URGENCY[wake.kind] >= URGENCY[this.pending.kind]) this.pending = wake;
   }
 
-  /** True when woken (now or since the last wait), false after `ms`; rejects when `signal` aborts. */
-  wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+  /** How the wait ended: woken now or since the last wait, handed the lock, or after `ms`; rejects when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<Wake> {
     signal?.throwIfAborted();
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve(true);
+    const pending = this.pending;
+    if (pending) {
+      this.pending = undefined;
+      return Promise.resolve(pending);
     }
     return new Promise((resolve, reject) => {
-      const finish = (woken: boolean) => {
+      const finish = (wake: Wake) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.resolve = undefined;
-        resolve(woken);
+        resolve(wake);
       };
       const onAbort = () => {
-        finish(false);
+        finish(TIMEOUT);
         const reason: unknown = signal!.reason;
         reject(reason instanceof Error ? reason : new Error(String(reason)));
       };
-      const timer = setTimeout(() => finish(false), Math.max(0, ms));
+      const timer = setTimeout(() => finish(TIMEOUT), Math.max(0, ms));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.resolve = finish;
     });
@@ -53,7 +72,7 @@ interface Channel {
 }
 
 export interface Waiter {
-  wait(ms: number, signal?: AbortSignal): Promise<boolean>;
+  wait(ms: number, signal?: AbortSignal): Promise<Wake>;
   /** Leaves the channel; the last waiter starts the linger timer. */
   leave(): void;
 }
@@ -77,7 +96,7 @@ export class Wakeups {
    * Joins `channel` as the waiter with `token`; resolves once the subscription is confirmed or has
    * failed, or after `patienceMs` (a stalled subscriber must not stall the waiter: its timer covers).
    */
-  async join(channel: RedisName, token: RedisName, patienceMs: number): Promise<Waiter> {
+  async join(channel: RedisName, token: RedisName, patienceMs: number, session?: string): Promise<Waiter> {
     const id = idOf(channel);
     let entry = this.channels.get(id);
     if (!entry) {
@@ -90,7 +109,7 @@ export class Wakeups {
       this.channels.set(id, (entry = created));
     }
     clearTimeout(entry.linger);
-    const waiter = new LocalWaiter(Buffer.from(token));
+    const waiter = new LocalWaiter(Buffer.from(token), session);
     entry.waiters.push(waiter);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([entry.subscribed, new Promise((resolve) => (timer = setTimeout(resolve, patienceMs)))]);
@@ -140,7 +159,17 @@ export class Wakeups {
     const payload = message.toString('latin1');
     if (payload === WAKE_ALL) for (const waiter of waiters) waiter.wake();
     else if (payload === WAKE_ONE) waiters[0]?.wake();
-    else waiters.find((waiter) => waiter.token.equals(message))?.wake();
+    else {
+      const named = waiters.find((waiter) => waiter.token.equals(message));
+      if (named) return named.wake();
+      const handoff = parseHandoff(payload);
+      if (!handoff) return;
+      const sessionOf = (ticket: string) => ticket.slice(0, ticket.lastIndexOf('.'));
+      const handed = waiters.find((waiter) => waiter.session === sessionOf(handoff.handed));
+      handed?.wake({ kind: 'handed', ticket: handoff.handed, at: handoff.at });
+      const next = handoff.next ? waiters.find((waiter) => waiter.session === sessionOf(handoff.next!)) : undefined;
+      next?.wake({ kind: 'next' });
+    }
   }
 }
 

@@ -34,6 +34,16 @@ end
 local lock, waiters, fence = KEYS[1], KEYS[2], KEYS[3]
 local holder = redis.call('GET', lock)
 redis.call('ZCARD', waiters)
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, the queue included.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
+  end
+end
 if holder and holder ~= token then
   local now = redis.call('TIME')
   redis.call('ZADD', waiters, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), token)
@@ -41,14 +51,6 @@ if holder and holder ~= token then
     redis.call('PEXPIRE', waiters, queue_ms)
   end
   return { 0, redis.call('PTTL', lock), redis.call('ZCARD', waiters) }
-end
-
-local fenced
-if fence then
-  fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15')
-  end
 end
 
 if holder then

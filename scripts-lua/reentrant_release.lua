@@ -4,7 +4,7 @@
 -- @arg token token The owner token the lock was taken with.
 -- @reply 0 Not held by this token (expired, released, or held by another owner): nothing changed.
 -- @reply 1 This was the owner's last hold: the lock is deleted and free.
--- @reply N The owner held it N times before this call and still holds it N - 1 times; the lease is unchanged.
+-- @reply N The owner held it N (2 or more) times before this call, and holds it N - 1 times now; lease unchanged.
 -- @signal lock When the lock is deleted: empty payload (wake one waiter per subscribed client).
 -- @error ERR A missing or malformed argument, or a count that is not an integer, named in the message; nothing written.
 -- @error WRONGTYPE The lock key is not a hash; nothing was written.

@@ -1,4 +1,4 @@
-// The ACL rules the README documents, on a real redis-server: a browse-only user can use the
+// The ACL rules docs/security.md documents, on a real redis-server: a browse-only user can use the
 // Locks and Scripts views, and Release / Extend / Load fail with a clear "Not permitted (NOPERM
 // ...)" message; a manage user can do everything; and each rule is needed (the rules are minimal).
 import assert from 'node:assert/strict';
@@ -15,11 +15,11 @@ import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
 import { LockMonitor } from '../extension/src/locks/monitor';
 import { useRedis } from './helpers';
 
-// Exactly as in README.md's "## ACLs" section; PASSWORD is replaced by the test's password.
+// docs/security.md's "## ACLs" rules, as one line each; PASSWORD is replaced by the test's password.
 const BROWSE_ACL =
   'ACL SETUSER locksmith-view reset on >PASSWORD %R~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists';
 const MANAGE_ACL =
-  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists +evalsha +eval +script|load +del +pexpire +spublish &* +time +hget +hincrby +zrem +zremrangebyscore +zrevrangebyscore +pexpireat';
+  'ACL SETUSER locksmith-admin reset on >PASSWORD ~* +info +ping +select +client|setname +scan +type +pttl +getrange +strlen +get +hlen +hscan +llen +scard +zcard +zrange +xlen +pubsub|shardnumsub +script|exists +command|info +command|docs +evalsha +eval +script|load +del +pexpire +spublish &* +time +hget +hincrby +zrem +zremrangebyscore +zrevrangebyscore +pexpireat';
 
 const PASSWORD = 'acl-test-secret';
 // A database other than 0, so that the connection's SELECT is exercised too.
@@ -174,9 +174,40 @@ async function releaseHolders(scripts: LockScripts) {
   };
 }
 
-test('README.md documents exactly these two lines', () => {
-  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-  for (const line of [BROWSE_ACL, MANAGE_ACL]) assert.ok(readme.includes(`\n${line}\n`), line);
+/** The `ACL SETUSER` lines of the code block after `**<label>**` in docs/security.md. */
+function documentedLines(label: string): string[] {
+  const doc = readFileSync(join(__dirname, '..', 'docs', 'security.md'), 'utf8');
+  const block = new RegExp(`\\*\\*${label}\\*\\*[^\\n]*\\n\\n\`\`\`\\n([\\s\\S]*?)\`\`\`\\n`).exec(doc);
+  assert.ok(block, `docs/security.md has a code block after **${label}**`);
+  return block[1].trimEnd().split('\n');
+}
+
+/** Lines that each add to the user the first one creates, as the one line they amount to. */
+const joined = (lines: string[]) =>
+  [lines[0], ...lines.slice(1).map((line) => line.replace(/^ACL SETUSER \S+ /, ''))].join(' ');
+
+test('docs/security.md documents exactly these rules, in lines of at most 200 characters', () => {
+  for (const [label, line] of [
+    ['Browse only', BROWSE_ACL],
+    ['Manage', MANAGE_ACL],
+  ] as const) {
+    const lines = documentedLines(label);
+    assert.equal(joined(lines), line, label);
+    for (const each of lines) assert.ok(each.length <= 200, each);
+  }
+});
+
+test('the documented lines, run in order, make the same user as the one line', async () => {
+  for (const [label, line] of [
+    ['Browse only', BROWSE_ACL],
+    ['Manage', MANAGE_ACL],
+  ] as const) {
+    const user = await createUser(line);
+    const whole = await fx.redis.acl('GETUSER', user);
+    await fx.redis.acl('DELUSER', user);
+    for (const each of documentedLines(label)) await createUser(each);
+    assert.deepEqual(await fx.redis.acl('GETUSER', user), whole, label);
+  }
 });
 
 describe('browse-only user', () => {
@@ -246,7 +277,13 @@ describe('browse-only user', () => {
     const pttl = await admin.pttl('lock:{order:42}');
     assert.ok(pttl > 0 && pttl <= 30_000, `its TTL was not extended: ${pttl}`);
     const denied = (await aclLog()).map(({ username, reason, object }) => `${username} ${reason} ${object}`).sort();
-    assert.deepEqual(denied, [`${user} command evalsha`, `${user} command script|load`]);
+    // COMMAND INFO / DOCS: Release asks which native commands the server has, then uses the scripts.
+    assert.deepEqual(denied, [
+      `${user} command command|docs`,
+      `${user} command command|info`,
+      `${user} command evalsha`,
+      `${user} command script|load`,
+    ]);
   });
 });
 

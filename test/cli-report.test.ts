@@ -101,7 +101,7 @@ describe('reports of the shop project', () => {
         message:
           'a lease where the lock had none changes what happens to work that runs longer: a suggestion, never applied by --fix alone',
       },
-      help: `https://github.com/redis-locksmith/redis-locksmith/blob/HEAD/README.md#${githubAnchor(`LOCK002: ${RULE_TITLES.LOCK002}`)}`,
+      help: `https://github.com/redis-locksmith/redis-locksmith/blob/HEAD/docs/rules.md#${githubAnchor(`LOCK002: ${RULE_TITLES.LOCK002}`)}`,
     });
     assert.equal(report.files[0].problems[0].fixable, false, 'LOCK007 in Lua has no fix');
     assert.deepEqual(report.files[0].problems[0].suggestions, []);
@@ -131,9 +131,9 @@ describe('reports of the shop project', () => {
     assertValidSarif(log);
     const run = log.runs[0];
     assert.equal(run.tool.driver.name, 'Redis Locksmith');
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const page = readFileSync(join(ROOT, 'docs', 'rules.md'), 'utf8');
     const anchors = new Set(
-      readme.split('\n').flatMap((line) => (line.startsWith('#') ? [githubAnchor(line.replace(/^#+ /, ''))] : [])),
+      page.split('\n').flatMap((line) => (line.startsWith('#') ? [githubAnchor(line.replace(/^#+ /, ''))] : [])),
     );
     assert.deepEqual(
       run.tool.driver.rules.map((rule) => rule.id),
@@ -142,10 +142,11 @@ describe('reports of the shop project', () => {
     for (const rule of run.tool.driver.rules) {
       assert.equal(rule.shortDescription.text, RULE_TITLES[rule.id as keyof typeof RULE_TITLES]);
       assert.match(rule.name, /^[A-Z][A-Za-z0-9]+$/);
-      assert.ok(rule.fullDescription.text.length > 80, `${rule.id}: the README's explanation`);
-      assert.match(rule.help.text, /Fix:/, `${rule.id}: help ends with the README's fix`);
+      assert.ok(rule.fullDescription.text.length > 80, `${rule.id}: the race, from docs/rules.md`);
+      assert.doesNotMatch(rule.fullDescription.text, /Fix:|\n/, `${rule.id}: the race alone, on one line`);
+      assert.match(rule.help.text, /^.*\n.*\nFix: /, `${rule.id}: help is the rule's section, the race then the fix`);
       const anchor = new URL(rule.helpUri).hash.slice(1);
-      assert.ok(anchors.has(anchor), `${rule.id}: ${rule.helpUri} links a README heading`);
+      assert.ok(anchors.has(anchor), `${rule.id}: ${rule.helpUri} links its heading in docs/rules.md`);
     }
     assert.equal(run.results.length, 8);
     const result = run.results.find((each) => each.ruleId === 'LOCK003')!;

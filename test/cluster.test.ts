@@ -9,6 +9,7 @@ import { SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, startCluster, type RedisCluster, type RedisServer, type ServerKind } from './harness/redis';
 import { pack, sleep } from './helpers';
+import { provesAllOrNothing } from './multi-proof';
 
 const LONG = 60_000;
 
@@ -137,7 +138,30 @@ function onCluster(server: ServerKind): void {
       acquire: 'SET NX GET',
       release: server === 'valkey' ? 'DELIFEQ' : 'release.lua',
       extend: server === 'valkey' ? 'SET IFEQ' : 'extend.lua',
+      multiAcquire: server === 'valkey' ? 'MSETEX NX' : 'multi_acquire.lua',
     });
+  });
+
+  test('multi-key locks across slots: CROSSSLOT for the one-slot script, slot by slot in the runtime', async () => {
+    const keys = ['lock:bank:a', 'lock:bank:b', 'lock:bank:c', 'lock:bank:d'];
+    assert.ok(new Set(keys.map(keySlot)).size > 1, 'the keys lie in several slots');
+    await assert.rejects(locks.run('multi_acquire', keys, ['owner-1', 10_000]), /CROSSSLOT/);
+    assert.equal(await locks.multi.acquire(keys, 'owner-1', 10_000), true);
+    assert.deepEqual(
+      await Promise.all(keys.map((key) => client.get(key))),
+      keys.map(() => 'owner-1'),
+    );
+    assert.equal(await locks.multi.acquire([keys[3], 'lock:bank:e'], 'owner-2', 10_000), false);
+    assert.equal(await client.exists('lock:bank:e'), 0, 'given back: no partial hold');
+    assert.equal(await locks.multi.release(keys, 'owner-1'), 4);
+  });
+
+  test('multi-key locks across slots under contention: no deadlock, no partial hold, no two holders of a key', async (t) => {
+    const keys = ['lock:bank:a', 'lock:bank:b', 'lock:bank:c', 'lock:bank:d', 'lock:{bank}:e', 'lock:{bank}:f'];
+    const { transfers, tried } = await provesAllOrNothing(() => cluster.client(), keys);
+    t.diagnostic(
+      `${transfers} transfers across ${new Set(keys.map(keySlot)).size} slots, ${tried} try-locks took none`,
+    );
   });
 
   test('load() and loaded() cover every master', async () => {

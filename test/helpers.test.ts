@@ -19,7 +19,17 @@ type ScriptName = (typeof SCRIPT_NAMES)[number];
 const PLAIN: ScriptName[] = ['acquire', 'extend', 'release'];
 /** The plain lock waiting in line for wake-ups (acquire_queued, release with the queue). */
 const IN_LINE: ScriptName[] = ['acquire', 'acquire_queued', 'extend', 'release'];
-const KINDS: ScriptName[] = SCRIPT_NAMES.filter((name) => !IN_LINE.includes(name));
+/** Pack v3's scripts (issue 28), which the helpers adopt later: none embeds them yet. */
+const NOT_YET: ScriptName[] = [
+  'queue_acquire',
+  'queue_release',
+  'multi_acquire',
+  'multi_release',
+  'multi_extend',
+  'guarded_set',
+  'fenced_set',
+];
+const KINDS: ScriptName[] = SCRIPT_NAMES.filter((name) => !IN_LINE.includes(name) && !NOT_YET.includes(name));
 /**
  * The scripts each helper embeds: the six runnable clients have the reentrant, read-write and
  * semaphore locks too; the ones that wait for wake-ups wait in line (phpredis and redis-rb poll).

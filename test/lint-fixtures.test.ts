@@ -24,7 +24,7 @@ const LANGUAGE: Record<string, string> = {
   rb: 'ruby',
   lua: 'lua',
 };
-const README_LINES = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').split('\n');
+const RULES_PAGE_LINES = readFileSync(join(__dirname, '..', 'docs', 'rules.md'), 'utf8').split('\n');
 
 interface Fixture {
   name: string;
@@ -108,8 +108,8 @@ describe('each fixture gets exactly its marked diagnostics', () => {
         const href = diagnostic.codeDescription?.href ?? '';
         const line = Number(/#L(\d+)$/.exec(href)?.[1]);
         assert.ok(
-          README_LINES[line - 1]?.startsWith(`### ${diagnostic.code}: `),
-          `${href} points at the rule's README section`,
+          href.includes('/docs/rules.md#') && RULES_PAGE_LINES[line - 1]?.startsWith(`## ${diagnostic.code}: `),
+          `${href} points at the rule's section of docs/rules.md`,
         );
       }
       await server.close(uri);

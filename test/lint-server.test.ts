@@ -152,15 +152,15 @@ describe('one server, edited like an editor does', () => {
     );
   });
 
-  test('Explain shows the rule in the README, at its heading', async () => {
+  test('Explain shows the rule in docs/rules.md, at its heading', async () => {
     await server.connection.sendRequest('workspace/executeCommand', {
       command: 'locksmith.server.explainRule',
       arguments: ['LOCK004'],
     });
     const shown = server.shown.at(-1)!;
-    assert.match(shown.uri, /^file:\/\/.*\/README\.md$/);
-    const lines = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').split('\n');
-    assert.match(lines[shown.selection!.start.line], /^### LOCK004: /);
+    assert.match(shown.uri, /^file:\/\/.*\/docs\/rules\.md$/);
+    const lines = readFileSync(join(__dirname, '..', 'docs', 'rules.md'), 'utf8').split('\n');
+    assert.match(lines[shown.selection!.start.line], /^## LOCK004: /);
     // An unknown code shows nothing.
     await server.connection.sendRequest('workspace/executeCommand', {
       command: 'locksmith.server.explainRule',

@@ -5,6 +5,7 @@ import {
   classifyKey,
   escapeBytes,
   fenceKeyFor,
+  linkSharedTokens,
   shortOwner,
   unixTimeMs,
   type KeySnapshot,
@@ -51,6 +52,55 @@ function hashKey(key: string, fields: Record<string, string>, pttl = 30_000, len
   };
   return classifyKey(snapshot);
 }
+
+describe('pack v3: hand-overs, queue tickets, multi-key locks', () => {
+  const handed = (token: string): LockEntry =>
+    classifyKey({
+      key: Buffer.from('lock:{h}'),
+      type: 'string',
+      pttl: 40,
+      readAt: READ_AT,
+      value: { type: 'string', head: Buffer.from(token), length: token.length },
+      waiters: {
+        queued: 1,
+        tickets: [
+          { token: Buffer.from('api-1:11:aa'), state: 'hand', until: READ_AT + 40, ticket: 'aa.1' },
+          { token: Buffer.from('api-1:12:bb'), state: 'wait', until: READ_AT + 900, claimMs: 50, ticket: 'bb.3' },
+        ],
+      },
+    });
+
+  test("the holder's ticket says hand: handed over, unconfirmed, with the claim's end", () => {
+    const lock = handed('api-1:11:aa') as TokenLock;
+    assert.deepEqual(lock.handoff, { claimEndsAt: READ_AT + 40 });
+    const view = presentLock(lock, READ_AT);
+    assert.match(view.description, /^handed to api-1#11, unconfirmed · /);
+    assert.match(view.description, / · 1 waiting$/);
+    assert.equal(view.icon, 'arrow-right');
+    assert.equal((handed('api-1:12:bb') as TokenLock).handoff, undefined, "a waiting ticket is not the holder's");
+  });
+
+  test('the tickets hash and the waiters sorted set of a queue are the queue, not locks', () => {
+    const tickets = hashKey('lock:{h}:tickets', { 'api-1:11:aa': 'wait 1 50 aa.1' }) as OtherKey;
+    assert.deepEqual([tickets.kind, tickets.why, tickets.preview], ['other', 'queue', 'lock:{h}']);
+    assert.match(presentLock(tickets, READ_AT).tooltip, /the tickets of the clients queued for/);
+    assert.equal(hashKey('lock:{h}:other', { 'api-1:11:aa': 'wait 1 50 aa.1' }).kind, 'other');
+  });
+
+  test('linkSharedTokens: token locks holding the same token know each other', () => {
+    const [a, b, c] = linkSharedTokens([
+      stringKey('lock:{m}:a', 'api-2:7:cc'),
+      stringKey('lock:{m}:b', 'api-2:7:cc'),
+      stringKey('lock:c', 'api-3:8:dd'),
+    ]) as TokenLock[];
+    assert.deepEqual(a.heldWith?.map(String), ['lock:{m}:b']);
+    assert.deepEqual(b.heldWith?.map(String), ['lock:{m}:a']);
+    assert.equal(c.heldWith, undefined);
+    const view = presentLock(a, READ_AT);
+    assert.match(view.description, / · \+ 1 key, same token$/);
+    assert.match(view.tooltip, /Held with `lock:\{m\}:b` by the same token/);
+  });
+});
 
 describe('classifyKey', () => {
   test('a string with a printable value is a token lock; the exact value is the token', () => {

@@ -156,6 +156,51 @@ describe('what discovery finds', () => {
   });
 });
 
+describe('the pack v3 kinds', () => {
+  test('a lock handed over by the one-hop queue and not confirmed yet, its waiters and its tickets key', async () => {
+    const keys = ['lock:{h}', 'lock:{h}:waiters', 'lock:{h}:tickets'];
+    await fx.locks.acquire('lock:{h}', 'holder', 60_000, { waitMs: 1 });
+    for (const token of ['api-1:11:aa', 'api-1:12:bb']) {
+      await fx.locks.run('queue_acquire', keys, [token, 60_000, 60_000, 60_000, `${token.slice(-2)}.1`, 0]);
+    }
+    assert.equal(await fx.locks.release('lock:{h}', 'holder'), true);
+    const { entries } = await discoverLocks(fx.redis);
+    const lock = byKey<TokenLock>(entries, 'lock:{h}');
+    assert.equal(lock.kind, 'token');
+    assert.equal(lock.owner, 'api-1#11');
+    assert.ok(lock.handoff && lock.handoff.claimEndsAt > Date.now(), 'handed, unconfirmed, with its claim');
+    assert.equal(lock.waiters?.queued, 1);
+    const view = presentLock(lock, Date.now());
+    assert.match(view.description, /^handed to api-1#11, unconfirmed · /);
+    assert.match(view.tooltip, /Handed over by the previous holder's release/);
+    assert.equal(view.icon, 'arrow-right');
+    const tickets = byKey<OtherKey>(entries, 'lock:{h}:tickets');
+    assert.deepEqual([tickets.kind, tickets.why, tickets.preview], ['other', 'queue', 'lock:{h}']);
+    assert.match(presentLock(tickets, Date.now()).tooltip, /the tickets of the clients queued for `lock:\{h\}`/);
+    assert.equal(byKey<OtherKey>(entries, 'lock:{h}:waiters').why, 'queue');
+
+    // Confirmed by the waiter's next call: an ordinary token lock again.
+    await fx.locks.run('queue_acquire', keys, ['api-1:11:aa', 60_000, 60_000, 60_000, 'aa.2', 0]);
+    assert.equal(byKey<TokenLock>((await discoverLocks(fx.redis)).entries, 'lock:{h}').handoff, undefined);
+  });
+
+  test('a multi-key lock: each key a token lock, marked as held with the others by the same token', async () => {
+    const keys = ['lock:{acct}:1', 'lock:{acct}:2', 'lock:{acct}:3'];
+    assert.equal(await fx.locks.multi.acquire(keys, 'api-2:7:cc', 60_000), true);
+    await fx.locks.acquire('lock:alone', 'api-3:8:dd', 60_000);
+    const { entries } = await discoverLocks(fx.redis);
+    for (const key of keys) {
+      const lock = byKey<TokenLock>(entries, key);
+      assert.deepEqual(
+        lock.heldWith?.map((other) => other.toString()).sort(),
+        keys.filter((other) => other !== key),
+      );
+      assert.match(presentLock(lock, Date.now()).description, /· \+ 2 keys, same token$/);
+    }
+    assert.equal(byKey<TokenLock>(entries, 'lock:alone').heldWith, undefined);
+  });
+});
+
 describe('planScans', () => {
   test('the default patterns cost one SCAN over the keyspace', () => {
     const scans = planScans(DEFAULT_LOCK_PATTERNS.map((pattern) => Buffer.from(pattern)));

@@ -88,6 +88,7 @@ describe('the pack kinds in the Locks view', () => {
       ]);
       assert.deepEqual(kinds.sort(), [
         ['lock:{order:1}', 'token'],
+        ['lock:{order:1}:tickets', 'queue'],
         ['lock:{order:1}:waiters', 'queue'],
       ]);
     } finally {

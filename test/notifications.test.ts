@@ -175,6 +175,7 @@ describe('LockMonitor live updates', () => {
       '+info',
       '+ping',
       '+zcard',
+      '+hscan', // the one-hop queue's tickets of a plain lock
       '+pubsub|shardnumsub',
       '+psubscribe',
       '+hello',

@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { defaultPackDir, loadPack, PackError, parseScript, SCRIPT_NAMES } from '../pack/pack';
+import { defaultPackDir, loadPack, PackError, parseReplyShape, parseScript, SCRIPT_NAMES } from '../pack/pack';
+import { checkedReply, ScriptReplyError } from '../pack/replies';
 
 const ROOT = join(__dirname, '..');
 
@@ -62,7 +63,14 @@ describe('loadPack', () => {
 
   test('every script that frees a lock, and only those, declares its wake-up on the lock key', () => {
     const signalling = SCRIPT_NAMES.filter((name) => pack[name].signals.length > 0);
-    assert.deepEqual(signalling, ['release', 'reentrant_release', 'rw_release', 'semaphore_release']);
+    assert.deepEqual(signalling, [
+      'release',
+      'reentrant_release',
+      'rw_release',
+      'semaphore_release',
+      'queue_release',
+      'multi_release',
+    ]);
     for (const name of signalling) {
       assert.equal(pack[name].signals[0].key, pack[name].keys[0].name);
       assert.match(pack[name].source, /redis\.pcall\('SPUBLISH', (lock|semaphore), /);
@@ -84,6 +92,46 @@ describe('loadPack', () => {
   });
 });
 
+describe('reply shapes', () => {
+  test('integers stand for themselves, N for 1 or more, W for 0 or more, P for ms left or -1', () => {
+    assert.deepEqual(parseReplyShape('0'), { min: 0, max: 0 });
+    assert.deepEqual(parseReplyShape('N'), { min: 1, max: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual(parseReplyShape('{0,P,W}'), [
+      { min: 0, max: 0 },
+      { min: -1, max: Number.MAX_SAFE_INTEGER },
+      { min: 0, max: Number.MAX_SAFE_INTEGER },
+    ]);
+    assert.equal(parseReplyShape('M'), undefined);
+  });
+
+  test('checkedReply passes declared replies and names the script and the reply for any other', () => {
+    const pack = loadPack();
+    assert.equal(checkedReply(pack.reentrant_acquire, 1), 1, 'N includes 1 (a first take)');
+    assert.deepEqual(checkedReply(pack.acquire_queued, [0, -1, 3]), [0, -1, 3]);
+    for (const [script, reply, shown] of [
+      ['extend', 2, '2'],
+      ['extend', 'OK', '"OK"'],
+      ['acquire', -1, '-1'],
+      ['acquire_queued', [0, -2, 1], '[0, -2, 1]'],
+      ['acquire_queued', [1, 0], '[1, 0]'],
+      ['release', null, 'null'],
+    ] as const) {
+      assert.throws(
+        () => checkedReply(pack[script], reply),
+        (error: Error) => {
+          assert.ok(error instanceof ScriptReplyError);
+          assert.equal(error.script, script);
+          assert.ok(
+            error.message.startsWith(`${script}.lua replied ${shown}, which is none of the replies`),
+            error.message,
+          );
+          return true;
+        },
+      );
+    }
+  });
+});
+
 describe('parseScript rejects malformed headers with file and line', () => {
   const header = (...lines: string[]) => [...lines, '', 'return 0', ''].join('\n');
   const good = ['-- @script demo', '-- @summary A script for the parser tests.', '-- @key lock required The lock key.'];
@@ -93,7 +141,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     [
       'arg format',
       header(...good, '-- @arg ttl float x'),
-      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count/,
+      /demo\.lua:4: @arg ttl has format 'float'; use one of token, ms, count, integer, ticket, flag/,
     ],
     [
       'signal on no key',
@@ -104,6 +152,17 @@ describe('parseScript rejects malformed headers with file and line', () => {
     ['name mismatch', header('-- @script other', ...good.slice(1)), /@script is 'other' but the file is demo\.lua/],
     ['no summary', header(good[0], good[2]), /demo\.lua: header has no @summary/],
     ['no key', header(good[0], good[1]), /demo\.lua: header has no @key/],
+    [
+      'reply value',
+      header(...good, '-- @reply X Something.'),
+      /demo\.lua:4: @reply 'X' is not an integer, one of N, W, P, T or an array/,
+    ],
+    [
+      'a key after one that takes every key left',
+      header(...good.slice(0, 2), '-- @key locks... required x', '-- @key fence optional y'),
+      /demo\.lua:4: key fence follows locks\.\.\., which takes every key left/,
+    ],
+    ['nested array reply', header(...good, '-- @reply {0,{1}} Nested.'), /demo\.lua:4: @reply '\{0,\{1\}\}'/],
     [
       'required after optional',
       header(good[0], good[1], '-- @key fence optional x', '-- @key lock required y'),
@@ -130,7 +189,7 @@ describe('parseScript rejects malformed headers with file and line', () => {
     );
     assert.deepEqual(script.keys, [{ name: 'lock', required: true, meaning: 'The lock key.' }]);
     assert.deepEqual(script.args, [{ name: 'token', format: 'token', meaning: 'The owner.' }]);
-    assert.deepEqual(script.replies, [{ value: '0', meaning: 'Not held.' }]);
+    assert.deepEqual(script.replies, [{ value: '0', meaning: 'Not held.', shape: { min: 0, max: 0 } }]);
     const signalled = parseScript(
       '/pack/demo.lua',
       header(...good, '-- @arg n count Permits.', '-- @reply 0 Not held.', '-- @signal lock Wakes.'),

@@ -61,14 +61,16 @@ function kindsContract(server: ServerKind): void {
       assert.equal(await fx.redis.hget('lock:a', 'owner-1'), '2');
     });
 
-    test('a count that is not an integer: ERR, nothing written', async () => {
-      await fx.redis.hset('lock:a', 'owner-1', 'x');
-      for (const name of ['reentrant_acquire', 'reentrant_release'] as const) {
-        await rejectsAndWritesNothing(
-          fx.redis,
-          () => fx.locks.run(name, ['lock:a'], name === 'reentrant_release' ? ['owner-1'] : ['owner-1', TTL]),
-          new RegExp(`ERR ${name}: the hold count of this token is not a positive integer`),
-        );
+    test('a count that is not a positive integer (0, -1, 01, x: written by something else): ERR, nothing written', async () => {
+      for (const count of ['x', '0', '-1', '01', '1.5']) {
+        await fx.redis.hset('lock:a', 'owner-1', count);
+        for (const name of ['reentrant_acquire', 'reentrant_release'] as const) {
+          await rejectsAndWritesNothing(
+            fx.redis,
+            () => fx.locks.run(name, ['lock:a'], name === 'reentrant_release' ? ['owner-1'] : ['owner-1', TTL]),
+            new RegExp(`ERR ${name}: the hold count of this token is not a positive integer`),
+          );
+        }
       }
     });
   });
@@ -117,6 +119,20 @@ function kindsContract(server: ServerKind): void {
       await fx.locks.rw.read('lock:a', 'r1', 2000);
       assert.equal(await fx.locks.rw.extend('lock:a', 'r1', TTL), true);
       assert.ok(near((await leases('lock:a'))['read:r1'], TTL));
+    });
+
+    test('readers that keep renewing hold a waiting writer off (documented): only new readers are kept out', async () => {
+      assert.equal(await fx.locks.rw.read('lock:a', 'r1', 200), true);
+      assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, TTL]), 0);
+      for (let round = 0; round < 3; round++) {
+        await sleep(100);
+        assert.equal(await fx.locks.rw.read('lock:a', 'r1', 200), true, 'a reader already in renews by read_acquire');
+        assert.equal(await fx.locks.rw.extend('lock:a', 'r1', 200), true, 'and by rw_extend');
+        assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, TTL]), 0, 'the writer still waits');
+        await zeroAndWritesNothing(fx.redis, () => fx.locks.rw.read('lock:a', `new-${round}`, 200));
+      }
+      assert.equal(await fx.locks.rw.release('lock:a', 'r1'), true);
+      assert.equal(await fx.locks.run('write_acquire', ['lock:a'], ['w1', TTL, TTL]), 1);
     });
 
     test("a reader's lease ends on its own: a writer gets in without anyone releasing", async () => {

@@ -121,6 +121,15 @@ function queueContract(server: ServerKind): void {
       assert.equal(await fx.redis.exists('lock:a'), 0);
     });
 
+    test('barging (documented): a token that never queued takes the freed lock ahead of the woken first waiter', async () => {
+      await queued('owner-1');
+      await queued('owner-2');
+      await fx.locks.run('release', ['lock:a', '{lock:a}:waiters'], ['owner-1']);
+      await waitFor('the wake-up', () => messages.length === 1);
+      assert.equal(await fx.locks.run('acquire', ['lock:a'], ['barger', TTL]), 1, 'before owner-2 asks again');
+      assert.deepEqual((await queued('owner-2')).slice(0, 1), [0], 'the woken waiter finds it taken and queues again');
+    });
+
     test('an empty queue: wakes with ""', async () => {
       await queued('owner-1');
       assert.equal(await fx.locks.run('release', ['lock:a', '{lock:a}:waiters'], ['owner-1']), 1);

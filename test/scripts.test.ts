@@ -2,6 +2,9 @@
 // The runtime runs the Lua scripts here (native: 'lua'); test/native.test.ts holds the native path to them.
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
+import { parseScript } from '../pack/pack';
+import { ScriptReplyError } from '../pack/replies';
+import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 
@@ -69,6 +72,12 @@ function contract(server: ServerKind): void {
       assert.equal(await fx.redis.exists('lock:a'), 0);
     });
 
+    test('a same-owner retry with no fence key yet starts it at 1 (documented)', async () => {
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL), 1);
+      assert.equal(await fx.locks.acquire('lock:a', 'owner-1', TTL, { fence: 'fence:a' }), 1);
+      assert.equal(await fx.redis.get('fence:a'), '1');
+    });
+
     test('a fence key of another type: an error, nothing written', async () => {
       await fx.redis.hset('fence:a', 'n', '1');
       await rejectsAndWritesNothing(
@@ -91,6 +100,40 @@ function contract(server: ServerKind): void {
         /^ReplyError: ERR acquire takes 1 or 2 keys/,
       );
     });
+  });
+
+  describe('a fence key that INCR would reject: ERR naming it and nothing written, whoever holds the lock', () => {
+    // Written by something else: leading zeros, signs, exponents, spaces, more than 15 digits.
+    const corrupt = ['007', '00', '-1', '+1', '1e3', ' 5', 'abc', '', '1000000000000000'];
+    const fenced: Record<string, (token: string) => Promise<unknown>> = {
+      acquire: (token) => fx.locks.run('acquire', ['lock:{f}', 'fence:{f}'], [token, TTL]),
+      acquire_queued: (token) =>
+        fx.locks.run('acquire_queued', ['lock:{f}', 'lock:{f}:waiters', 'fence:{f}'], [token, TTL, TTL]),
+      queue_acquire: (token) =>
+        fx.locks.run(
+          'queue_acquire',
+          ['lock:{f}', 'lock:{f}:waiters', 'lock:{f}:tickets', 'fence:{f}'],
+          [token, TTL, TTL, TTL, 't.1', 1],
+        ),
+    };
+    for (const [script, call] of Object.entries(fenced)) {
+      for (const value of corrupt) {
+        test(`${script}: fence '${value}'`, async () => {
+          await fx.redis.set('fence:{f}', value);
+          const message = new RegExp(`^ReplyError: ERR ${script}: fence key must hold a non-negative integer`);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-1'), message);
+          await fx.redis.set('lock:{f}', 'owner-1', 'PX', TTL);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-1'), message);
+          await rejectsAndWritesNothing(fx.redis, () => call('owner-2'), message);
+          assert.equal(await fx.redis.get('fence:{f}'), value);
+        });
+      }
+      test(`${script}: fence '0' is an integer: the first holder gets 1`, async () => {
+        await fx.redis.set('fence:{f}', '0');
+        const reply = await call('owner-1');
+        assert.equal(Array.isArray(reply) ? reply[0] : reply, 1);
+      });
+    }
   });
 
   describe('release', () => {
@@ -244,6 +287,27 @@ function contract(server: ServerKind): void {
     test('the largest accepted lease (15 digits)', async () => {
       assert.equal(await fx.locks.acquire('lock:long', 'owner-1', 999_999_999_999_999), 1);
       assert.ok((await fx.redis.pttl('lock:long')) > 999_999_999_000_000);
+    });
+  });
+
+  describe('replies are checked against the headers', () => {
+    test('a script that answers what its header does not declare: ScriptReplyError naming both', async () => {
+      // The pack's extend.lua header over another body: what a server running something else looks like.
+      const header = fx.locks.pack.extend.source.split('\n').filter((line) => line.startsWith('--'));
+      const locks = new LockScripts(
+        fx.redis,
+        {
+          ...fx.locks.pack,
+          extend: parseScript('/elsewhere/extend.lua', [...header, "return 'OK'", ''].join('\n')),
+        },
+        { native: 'lua' },
+      );
+      await assert.rejects(
+        locks.extend('lock:a', 'owner-1', TTL),
+        (error: Error) =>
+          error instanceof ScriptReplyError && /^extend\.lua replied "OK", which is none/.test(error.message),
+      );
+      locks.close();
     });
   });
 

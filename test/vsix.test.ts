@@ -1,5 +1,6 @@
 // The .vsix users install: exactly what runs (the bundles, the timeline webview's files, the
-// grammars the server loads, the pack, the templates and snippets the fixes and commands read)
+// grammars the server loads, the pack, the templates and snippets the fixes and commands read,
+// the rules' page the diagnostics link to)
 // and what the Marketplace shows (README, CHANGELOG, LICENSE, a 128x128 PNG icon); no sources,
 // tests, maps or node_modules; within the size budget.
 import assert from 'node:assert/strict';
@@ -31,7 +32,7 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-test('the .vsix ships the bundles, the timeline webview, the grammars, the pack, the templates, the generated snippets and the walkthrough images', () => {
+test('the .vsix ships the bundles, the timeline webview, the grammars, the pack, the templates, the generated snippets, the rules page and the walkthrough images', () => {
   const expected = [
     'package.json',
     'readme.md',
@@ -46,6 +47,7 @@ test('the .vsix ships the bundles, the timeline webview, the grammars, the pack,
     ...GRAMMARS.map((grammar) => `server/out/wasm/tree-sitter-${grammar}.wasm`),
     ...SCRIPT_NAMES.map((name) => `scripts-lua/${name}.lua`),
     'scripts-lua/README.md',
+    'docs/rules.md',
     ...filesUnder('snippets/templates').map((path) => relative(ROOT, join(ROOT, path))),
     ...snippetContributions().map((entry) => entry.path.replace(/^\.\//, '')),
   ];

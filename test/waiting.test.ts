@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Redis from 'ioredis';
-import { waitersKey } from '../pack/layout';
+import { ticketsKey, waitersKey } from '../pack/layout';
+import { detectNative } from '../pack/native';
 import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { spawnLockWaiter } from './harness/lock-waiter';
 import { TcpProxy } from './harness/proxy';
 import { commandCalls, pack, sleep, useRedis, waitFor } from './helpers';
 
@@ -72,6 +74,108 @@ function waiting(server: ServerKind): void {
     assert.deepEqual(order, ['w1', 'w2', 'w3']);
   });
 
+  describe('the one-hop handoff', () => {
+    const otherClient = () => {
+      const client = fx.server.client();
+      return { client, locks: new LockScripts(client, pack, { retryMs: LONG }) };
+    };
+
+    test("handoff 'wake': the release hands the lock to the waiter, which has it at the wake-up and confirms its lease", async () => {
+      const { client, locks } = otherClient();
+      try {
+        // Taken through the queue: its release is queue_release.
+        await fx.locks.acquire('lock:h', 'holder', LONG, { waitMs: 1 });
+        const waiting = locks.acquire('lock:h', 'waiter', LONG, { waitMs: LONG, handoff: 'wake' });
+        await untilQueued('lock:h', 'waiter');
+        assert.equal(await fx.locks.release('lock:h', 'holder'), true);
+        assert.equal(await fx.redis.get('lock:h'), 'waiter', 'handed in the release itself');
+        assert.equal(await waiting, 1);
+        await waitFor('the confirmation', async () => (await fx.redis.pttl('lock:h')) > fx.locks.claimMs);
+        assert.ok((await fx.redis.pttl('lock:h')) > LONG - 1000);
+        assert.deepEqual(await fx.redis.hgetall(ticketsKey('lock:h')!), {});
+        assert.equal(await locks.release('lock:h', 'waiter'), true);
+      } finally {
+        locks.close();
+        client.disconnect();
+      }
+    });
+
+    test('by default, and with a fence: the acquire returns once the lease is confirmed, the fence INCRed', async () => {
+      const { client, locks } = otherClient();
+      try {
+        const fence = 'fence:{lock:hf}';
+        assert.equal(await fx.locks.acquire('lock:{lock:hf}', 'holder', LONG, { waitMs: 1, fence }), 1);
+        const waiting = locks.acquire('lock:{lock:hf}', 'waiter', LONG, { waitMs: LONG, fence });
+        const confirmed = locks.acquire('lock:{lock:hf}', 'second', LONG, { waitMs: LONG });
+        await untilQueued('lock:{lock:hf}', 'waiter');
+        await untilQueued('lock:{lock:hf}', 'second');
+        await fx.locks.release('lock:{lock:hf}', 'holder');
+        assert.equal(await waiting, 2);
+        assert.ok((await fx.redis.pttl('lock:{lock:hf}')) > LONG - 1000, 'confirmed before it returned');
+        await locks.release('lock:{lock:hf}', 'waiter');
+        assert.equal(await confirmed, 1);
+        assert.ok((await fx.redis.pttl('lock:{lock:hf}')) > LONG - 1000, 'confirmed before it returned');
+        await locks.release('lock:{lock:hf}', 'second');
+      } finally {
+        locks.close();
+        client.disconnect();
+      }
+    });
+
+    test('a waiter SIGKILLed in the queue costs the next one its claim, not a retry bound or its own lease', async (t) => {
+      const { client, locks } = otherClient();
+      const dead = spawnLockWaiter(fx.server.port, 'lock:k', 'dead', { ttlMs: LONG, holdMs: 0, rounds: 1 });
+      try {
+        await fx.locks.acquire('lock:k', 'holder', LONG, { waitMs: 1 });
+        await untilQueued('lock:k', await dead.next('waiting'));
+        await dead.kill();
+        const waiting = locks.acquire('lock:k', 'next', LONG, { waitMs: LONG });
+        await untilQueued('lock:k', 'next');
+        const released = performance.now();
+        await fx.locks.release('lock:k', 'holder');
+        assert.match((await fx.redis.get('lock:k'))!, /^dead:/, 'handed to the dead waiter, whose ticket was live');
+        assert.equal(await waiting, 1);
+        const took = performance.now() - released;
+        // The dead waiter's ticket lives 2 x LONG, the next one's retry bound is LONG: only the claim ended this wait.
+        assert.ok(took < LONG / 2, `took ${took} ms`);
+        t.diagnostic(`the next waiter held it ${took.toFixed(0)} ms after the release (claim ${fx.locks.claimMs} ms)`);
+        await locks.release('lock:k', 'next');
+      } finally {
+        await dead.kill();
+        locks.close();
+        client.disconnect();
+      }
+    });
+
+    test('fair: a free lock is refused to a caller outside the queue while a live waiter is first; not fair, it barges', async () => {
+      const { client, locks } = otherClient();
+      const controller = new AbortController();
+      try {
+        await fx.locks.acquire('lock:f', 'holder', LONG, { waitMs: 1 });
+        const waiting = locks.acquire('lock:f', 'waiter', LONG, {
+          waitMs: LONG,
+          fair: true,
+          signal: controller.signal,
+        });
+        await untilQueued('lock:f', 'waiter');
+        await fx.redis.del('lock:f'); // the holder's lease ended: no release handed it over
+        assert.equal(await fx.locks.acquire('lock:f', 'barger', LONG, { fair: true }), 0);
+        assert.deepEqual(
+          await fx.redis.zrange(waitersKey('lock:f')!, 0, -1),
+          ['waiter'],
+          'refused, and left the queue',
+        );
+        assert.equal(await fx.redis.exists('lock:f'), 0);
+        assert.equal(await fx.locks.acquire('lock:f', 'barger', LONG), 1, 'barging, as documented');
+        controller.abort(new Error('done'));
+        await assert.rejects(waiting, /done/);
+      } finally {
+        locks.close();
+        client.disconnect();
+      }
+    });
+  });
+
   test('each kind: a waiter wakes on the release', async () => {
     await fx.locks.reentrant.acquire('lock:r', 'a', LONG);
     const reentrant = fx.locks.reentrant.acquire('lock:r', 'b', LONG, { waitMs: LONG });
@@ -90,6 +194,7 @@ function waiting(server: ServerKind): void {
     await fx.locks.acquire('lock:b', 'holder', LONG);
     assert.equal(await fx.locks.acquire('lock:b', 'waiter', LONG, { waitMs: 150 }), 0);
     assert.deepEqual(await fx.redis.zrange(waitersKey('lock:b')!, 0, -1), []);
+    assert.deepEqual(await fx.redis.hgetall(ticketsKey('lock:b')!), {});
     assert.equal(await fx.locks.semaphore.acquire('lock:s2', 'x', LONG, 1), true);
     assert.equal(await fx.locks.semaphore.acquire('lock:s2', 'y', LONG, 1, { waitMs: 100 }), false);
   });
@@ -102,6 +207,7 @@ function waiting(server: ServerKind): void {
     controller.abort(new Error('user cancelled'));
     await assert.rejects(waiting, /user cancelled/);
     assert.deepEqual(await fx.redis.zrange(waitersKey('lock:c')!, 0, -1), []);
+    assert.deepEqual(await fx.redis.hgetall(ticketsKey('lock:c')!), {});
     await assert.rejects(
       fx.locks.acquire('lock:c', 'late', LONG, { waitMs: LONG, signal: AbortSignal.abort(new Error('already')) }),
       /already/,
@@ -162,12 +268,18 @@ function waiting(server: ServerKind): void {
 
   describe('the native path', () => {
     const native = server === 'valkey';
+    const nativePath = {
+      acquire: 'SET NX GET',
+      release: native ? 'DELIFEQ' : 'release.lua',
+      extend: native ? 'SET IFEQ' : 'extend.lua',
+      multiAcquire: native ? 'MSETEX NX' : 'multi_acquire.lua',
+    };
+
     test(`${native ? 'DELIFEQ and SET IFEQ' : 'the scripts'} for release and extend, SET NX GET to acquire`, async () => {
-      assert.deepEqual(await fx.locks.path(), {
-        acquire: 'SET NX GET',
-        release: native ? 'DELIFEQ' : 'release.lua',
-        extend: native ? 'SET IFEQ' : 'extend.lua',
-      });
+      const infoBefore = await commandCalls(fx.redis, 'info');
+      assert.deepEqual(await new LockScripts(fx.redis, pack).path(), nativePath);
+      // +1: the INFO commandstats that read infoBefore.
+      assert.equal(await commandCalls(fx.redis, 'info'), infoBefore + 1, 'detected by COMMAND INFO and DOCS, not INFO');
       const before = await commandCalls(fx.redis, 'delifeq');
       await fx.locks.acquire('lock:n', 'owner', LONG);
       await fx.locks.release('lock:n', 'owner');
@@ -207,6 +319,43 @@ function waiting(server: ServerKind): void {
         assert.ok(performance.now() - released <= RETRY + 250, 'within the retry bound');
       } finally {
         waiterLocks.close();
+        client.disconnect();
+      }
+    });
+
+    test('detectNative reads COMMAND INFO and COMMAND DOCS: what this server has, whatever INFO says its version is', async () => {
+      assert.deepEqual(await detectNative(fx.redis), {
+        delifeq: native,
+        delexIfeq: false,
+        setIfeq: native,
+        setNxGet: true,
+        msetex: native,
+      });
+    });
+
+    test('a user who may not run COMMAND: the scripts, and no native command tried', async () => {
+      await fx.redis.call('ACL', 'LOG', 'RESET');
+      await fx.redis.call('ACL', 'SETUSER', 'nocommand', 'on', '>pw', '~*', '&*', '+@all', '-command');
+      const client = fx.server.client({ username: 'nocommand', password: 'pw' });
+      const tried = new LockScripts(client, pack);
+      try {
+        assert.equal(await tried.acquire('lock:try', 'a', LONG), 1);
+        assert.equal(await tried.extend('lock:try', 'a', LONG), true);
+        assert.equal(await tried.release('lock:try', 'a'), true);
+        assert.equal(await tried.release('lock:try', 'a'), false);
+        assert.deepEqual(await tried.path(), {
+          acquire: 'acquire.lua',
+          release: 'release.lua',
+          extend: 'extend.lua',
+          multiAcquire: 'multi_acquire.lua',
+        });
+        assert.equal(await fx.redis.exists('lock:try'), 0);
+        const denied = ((await fx.redis.call('ACL', 'LOG')) as unknown[][]).map((entry) =>
+          String(entry[entry.indexOf('object') + 1]),
+        );
+        assert.deepEqual(denied.sort(), ['command|docs', 'command|info']);
+      } finally {
+        tried.close();
         client.disconnect();
       }
     });

@@ -11,7 +11,7 @@ export interface SettingPolicy {
   restricted?: boolean;
   /** It changes what the extension sends to a Redis server or how it connects. */
   reachesServers: boolean;
-  /** Why a workspace may or may not set it (README "Security"). */
+  /** Why a workspace may or may not set it (docs/security.md, "What a workspace can change"). */
   why: string;
 }
 

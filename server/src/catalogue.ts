@@ -1,5 +1,5 @@
-// The lint rules: codes, one-line titles and README anchors. The server reports them, the
-// manifest's settings list them, the README has one section each (tests keep the three in step).
+// The lint rules: codes and one-line titles. The server reports them, the manifest's settings
+// list them, docs/rules.md has one section each (tests keep the three in step).
 export const RULE_CODES = [
   'LOCK001',
   'LOCK002',
@@ -40,5 +40,5 @@ export interface LintSettings {
 
 export const DEFAULT_LINT_SETTINGS: LintSettings = { enable: true, rules: {}, languages: [] };
 
-/** Server command behind the "Explain" code action: shows the rule's README section. */
+/** Server command behind the "Explain" code action: shows the rule's section of docs/rules.md. */
 export const EXPLAIN_COMMAND = 'locksmith.server.explainRule';

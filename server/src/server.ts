@@ -25,7 +25,7 @@ import { ManifestCache } from './manifests';
 import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
 import { readIfExists } from './quickFix';
 import { MANIFEST_GLOBS } from '../../snippets/infer';
-import { ruleDocs } from './readme';
+import { ruleLinks } from './ruleDocs';
 import { readSettings } from './settings';
 
 const connection = createConnection(ProposedFeatures.all);
@@ -49,7 +49,7 @@ interface OpenDocument {
 const documents = new Map<string, OpenDocument>();
 /** URIs of the documents opened or edited most recently, oldest first (at most TREES_KEPT). */
 const recentlyEdited: string[] = [];
-const docs = ruleDocs();
+const docs = ruleLinks();
 /** The script pack the quick fixes embed, read once at start. */
 const pack = loadPack();
 let canConfigure = false;

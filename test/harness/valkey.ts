@@ -13,7 +13,7 @@ import { readFileSafely, takeCacheLock } from './cacheLock';
 const MIN_MAJOR = 9;
 const SOURCES_FILE = '/etc/apt/sources.list.d/locksmith-sid-src.sources';
 const SETUP_HINT = `run \`bash .ci/run\` once as root, or by hand:
-  printf 'Types: deb-src\\nURIs: http://deb.debian.org/debian\\nSuites: sid\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' | sudo tee ${SOURCES_FILE}
+  .ci/sid-sources | sudo tee ${SOURCES_FILE}   # your Debian mirror, from your own apt sources
   sudo apt-get update && sudo apt-get install -y dpkg-dev build-essential`;
 const LOCK_STALE_MS = 20 * 60_000;
 

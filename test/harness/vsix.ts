@@ -2,15 +2,17 @@
 // one made by `npm test` before the test files run, or made here when it is missing or older
 // than what it ships, under a lock so that test files running side by side package it once.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { onceUnderLock } from './once';
 
 export const ROOT = join(__dirname, '..', '..');
 // What the package is made from: a change to any of these makes a packaged .vsix stale.
 const SOURCES = [
   'package.json',
   'README.md',
+  'docs',
   'CHANGELOG.md',
   '.vscodeignore',
   'extension/src',
@@ -43,25 +45,15 @@ function isFresh(vsix: string): boolean {
 }
 
 /** The path of a .vsix packaged from the current sources. */
-export async function ensureVsix(): Promise<string> {
+export function ensureVsix(): Promise<string> {
   const vsix = vsixPath();
-  for (const deadline = Date.now() + 300_000; ;) {
-    if (isFresh(vsix)) return vsix;
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`waited 5 min for ${LOCK}: remove it if no packaging runs`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    if (!isFresh(vsix)) {
+  return onceUnderLock(
+    LOCK,
+    () => (isFresh(vsix) ? vsix : undefined),
+    async () => {
       const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
       await promisify(execFile)(npm, ['run', 'package'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-    }
-    return vsix;
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
+      return vsix;
+    },
+  );
 }

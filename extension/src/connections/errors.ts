@@ -51,7 +51,7 @@ export function describeConnectionError(error: unknown, target: string, context:
   if (/NOAUTH/.test(message)) return `${target} requires a password (NOAUTH): edit the connection and set one.`;
   // Redis 7.0 reports a command a script may not run as `ERR The user executing the script can't run this command...`.
   if (/NOPERM|user executing the script can't run/.test(message)) {
-    return `Not permitted on ${target} (${message.replace(/^ReplyError: /, '')}): the connection's ACL user lacks this right; the README's ACLs section lists the rules to grant.`;
+    return `Not permitted on ${target} (${message.replace(/^ReplyError: /, '')}): the connection's ACL user lacks this right; the ACLs section of Redis Locksmith's docs/security.md lists the rules to grant.`;
   }
   if (/cluster support disabled/.test(message))
     return `${target} is not a Redis Cluster (cluster support disabled): use redis://host:port/db.`;

@@ -2,8 +2,8 @@
 // Sentinel) and a state the views show (connecting, connected with version and role,
 // reconnecting, error with the reason). No `vscode`.
 import { EventEmitter } from 'node:events';
-import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from '../../../pack/runtime';
+import type { Redis } from 'ioredis';
+import { masterNodes, nodeName, type RedisClient } from '../../../pack/nodes';
 import { ConnectionError, describeConnectionError } from './errors';
 import { clusterOptions, redisOptions } from './options';
 import type { ConnectionConfig } from './saved';
@@ -103,7 +103,7 @@ export class Session {
 
   /** The nodes holding data: every master of a Cluster, else the one server (the current master under Sentinel). */
   masters(): Redis[] {
-    return this.redis.isCluster ? (this.redis as Cluster).nodes('master') : [this.redis as Redis];
+    return masterNodes(this.redis);
   }
 
   /**
@@ -138,12 +138,9 @@ export class Session {
     );
   }
 
-  /** `host:port` of a node from masters(), as the log and the Scripts view name it. */
+  /** `host:port` of a node from masters(), as the log, the Scripts view and LockScripts name it. */
   nodeName(node: Redis): string {
-    if (this.topology === 'standalone') return this.target;
-    const { host, port } =
-      this.topology === 'cluster' ? node.options : { host: node.stream?.remoteAddress, port: node.stream?.remotePort };
-    return `${host}:${port}`;
+    return nodeName(this.redis, node);
   }
 
   /** Connects; rejects with a ConnectionError naming the cause (wrong password, TLS, refused...). */

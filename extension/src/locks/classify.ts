@@ -1,7 +1,7 @@
 // What a key found by discovery is: a token lock, a legacy timestamp lock, a Redisson-style
 // reentrant hash lock, or other data that merely matched a lock pattern. Pure: no Redis, no clock.
 import { isUtf8 } from 'node:buffer';
-import { lockOfWaiters, parseMember, sortedSetKind } from '../../../pack/layout';
+import { lockOfQueuePart, parseMember, sortedSetKind, type WaiterTicket } from '../../../pack/layout';
 
 /** What discovery read about one key, in one pipeline (so TTL and value belong together). */
 export interface KeySnapshot {
@@ -24,6 +24,13 @@ export interface KeySnapshot {
 export interface Waiters {
   readonly subscribed?: number;
   readonly queued?: number;
+  /** The one-hop queue's tickets read (a sample of at most a few dozen): who waits, and who was handed the lock. */
+  readonly tickets?: readonly QueueTicket[];
+}
+
+/** One waiter's ticket in the one-hop queue (queue_acquire / queue_release), as read. */
+export interface QueueTicket extends WaiterTicket {
+  readonly token: Buffer;
 }
 
 /** How many wait for `lock`: the queue when the lock has one, else the subscribed clients; undefined when uncounted or none. */
@@ -66,6 +73,13 @@ export interface TokenLock extends KeySnapshot {
   readonly token: Buffer;
   /** A short owner for display, from `shortOwner`. */
   readonly owner: string;
+  /**
+   * Handed over by a release of the one-hop queue and not confirmed yet: the holder's ticket says
+   * `hand`, and the lock is its own until `claimEndsAt` (server ms) unless it confirms.
+   */
+  readonly handoff?: { readonly claimEndsAt: number };
+  /** Other keys read with this one that hold the same token: one holder of several locks (a multi-key lock). */
+  readonly heldWith?: readonly Buffer[];
 }
 
 /** The old SETNX + GETSET pattern: the value is a Unix time at which the lock expires. */
@@ -131,7 +145,7 @@ export type OtherReason =
   | 'long' // a string too long to be a token
   | 'binary' // not UTF-8 text, or control characters
   | 'hash' // a hash whose fields are not lock holders
-  | 'queue' // the pack's queue of waiters for a plain lock (preview: that lock's key)
+  | 'queue' // the pack's queue of waiters for a plain lock, or its tickets (preview: that lock's key)
   | 'type'; // a list, set, sorted set, stream or module type
 
 export type LockEntry = TokenLock | TimestampLock | ReentrantLock | ReadWriteLock | SemaphoreLock | OtherKey;
@@ -174,7 +188,32 @@ function classifyString(snapshot: KeySnapshot, head: Buffer, length: number): Lo
   const text = head.toString('utf8');
   const expiresAt = unixTimeMs(text);
   if (expiresAt !== undefined) return { ...snapshot, kind: 'timestamp', token: head, expiresAt };
-  return { ...snapshot, kind: 'token', token: head, owner: shortOwner(text) };
+  const handed = snapshot.waiters?.tickets?.find((ticket) => ticket.state === 'hand' && ticket.token.equals(head));
+  return {
+    ...snapshot,
+    kind: 'token',
+    token: head,
+    owner: shortOwner(text),
+    ...(handed && { handoff: { claimEndsAt: handed.until } }),
+  };
+}
+
+/**
+ * Marks the token locks among `entries` that hold the same token as others (`heldWith`): what a
+ * multi-key lock (LockScripts.multi, multi_acquire.lua) looks like, one plain lock per key.
+ */
+export function linkSharedTokens(entries: LockEntry[]): LockEntry[] {
+  const byToken = new Map<string, Buffer[]>();
+  for (const entry of entries) {
+    if (entry.kind !== 'token') continue;
+    const id = entry.token.toString('latin1');
+    byToken.set(id, [...(byToken.get(id) ?? []), entry.key]);
+  }
+  return entries.map((entry) => {
+    if (entry.kind !== 'token') return entry;
+    const keys = byToken.get(entry.token.toString('latin1'))!;
+    return keys.length < 2 ? entry : { ...entry, heldWith: keys.filter((key) => key !== entry.key) };
+  });
 }
 
 /** Why a string value is not a lock token, or undefined when it is one. */
@@ -191,6 +230,10 @@ const HOLDER_FIELD = /^(.+):(\d+)(:write)?$/;
 const COUNT = /^[1-9]\d{0,15}$/;
 
 function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], length: number): LockEntry {
+  const queueOf = lockOfQueuePart(snapshot.key);
+  if (queueOf?.part === 'tickets') {
+    return { ...snapshot, kind: 'other', why: 'queue', size: length, preview: escapeBytes(queueOf.lock) };
+  }
   const holders: LockHolder[] = [];
   let mode: 'read' | 'write' | undefined;
   for (const { name, value } of fields) {
@@ -224,8 +267,10 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
  * the read is that score minus the key's PTTL: each holder's time left follows from it.
  */
 function classifySortedSet(snapshot: KeySnapshot, members: readonly SortedSetMember[], length: number): LockEntry {
-  const queueOf = lockOfWaiters(snapshot.key);
-  if (queueOf) return { ...snapshot, kind: 'other', why: 'queue', size: length, preview: escapeBytes(queueOf) };
+  const queueOf = lockOfQueuePart(snapshot.key);
+  if (queueOf?.part === 'waiters') {
+    return { ...snapshot, kind: 'other', why: 'queue', size: length, preview: escapeBytes(queueOf.lock) };
+  }
   const texts = members.map(({ member }) => printableText(member));
   const kind = texts.every((text): text is string => text !== undefined) ? sortedSetKind(texts) : undefined;
   if (!kind) return { ...snapshot, kind: 'other', why: 'type', size: length, preview: '' };

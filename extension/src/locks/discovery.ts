@@ -5,17 +5,19 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import {
   classifyKey,
   fenceKeyFor,
+  linkSharedTokens,
   type FenceCounter,
   type HashField,
   type KeySnapshot,
   type LockEntry,
+  type QueueTicket,
   type SortedSetMember,
   type ValueSample,
   type Waiters,
 } from './classify';
 import { escapeGlob, globMatches, literalRuns } from './glob';
 import { MAX_SCAN_COUNT, type ScanPacer } from './schedule';
-import { waitersKey, wakeChannel } from '../../../pack/layout';
+import { parseTicket, ticketsKey, waitersKey, wakeChannel } from '../../../pack/layout';
 
 /**
  * Common lock key names, plus ShedLock's default `job-lock:` prefix. Redisson names its lock
@@ -82,7 +84,8 @@ const VALUE_HEAD_BYTES = 1024;
 // The pack's read-write locks and semaphores are sorted sets of holders: the first members, by lease end.
 const ZSET_MEMBERS = 32;
 // HSCAN returns a small (listpack) hash whole whatever the COUNT, so this is HGETALL for small
-// hashes and a sample of a few fields for big ones, without waiting for HLEN first.
+// hashes and a sample of a few fields for big ones, without waiting for HLEN first. The one-hop
+// queue's tickets are read the same way.
 const HASH_FIELDS = 16;
 // Patterns sharing a literal at least this long are scanned once with `*literal*`; a shorter
 // one (`:`) would match most of the keyspace.
@@ -95,13 +98,13 @@ export async function discoverLocks(node: Redis, options: DiscoverOptions = {}):
   const limit = checkLimit(options.limit);
   const start = options.after ?? startCursor(options.patterns ?? DEFAULT_LOCK_PATTERNS);
   const { entries, cursor } = await new PageRead(node, limit, start, options.pacer).run(options.signal);
-  return { entries, next: hasMore(cursor) ? cursor : undefined };
+  return { entries: linkSharedTokens(entries), next: hasMore(cursor) ? cursor : undefined };
 }
 
 /** The current details of `keys` on `node`, in the same pipelines as discovery; keys that are gone are left out. */
 export async function readLocks(node: Redis, keys: readonly Buffer[], signal?: AbortSignal): Promise<LockEntry[]> {
   const { entries } = await new PageRead(node, Infinity, { scans: [], found: keys, seen: new Set() }).run(signal);
-  return entries;
+  return linkSharedTokens(entries);
 }
 
 function checkLimit(limit = DEFAULT_LIMIT): number {
@@ -317,7 +320,8 @@ class PageRead {
         pipe.call('PUBSUB', 'SHARDNUMSUB', wakeChannel(key));
         const queue = type === 'string' ? waitersKey(key) : undefined;
         if (queue) {
-          pipe.zcard(queue);
+          // The queue's size, and its tickets: who was handed the lock and has not confirmed yet.
+          pipe.zcard(queue).hscanBuffer(ticketsKey(key)!, 0, 'COUNT', HASH_FIELDS);
           queued = true;
         }
       }
@@ -336,7 +340,7 @@ class PageRead {
       const waiters =
         waitersAt === undefined
           ? undefined
-          : waitersOf(replies[waitersAt], queued ? replies[waitersAt + 1] : undefined);
+          : waitersOf(replies[waitersAt], queued ? replies.slice(waitersAt + 1, waitersAt + 3) : undefined);
       sampled.push({
         key,
         type,
@@ -412,15 +416,34 @@ function valueSample(type: string, [first, second]: Replies): ValueSample {
 const LOCK_TYPES = new Set(['string', 'hash', 'zset']);
 
 /**
- * SHARDNUMSUB's [channel, count] and the queue's ZCARD. A server without sharded pub/sub (before
- * Redis 7) has no count: not an error. NOPERM and the rest fail the page, like every other read.
+ * SHARDNUMSUB's [channel, count], the queue's ZCARD and its tickets' HSCAN. A server without
+ * sharded pub/sub (before Redis 7) has no count: not an error. NOPERM and the rest fail the page,
+ * like every other read.
  */
-function waitersOf([subError, subReply]: Replies[number], queue: Replies[number] | undefined): Waiters | undefined {
+function waitersOf([subError, subReply]: Replies[number], queue: Replies | undefined): Waiters | undefined {
   if (subError && !/unknown (sub)?command/i.test(subError.message)) throw subError;
   const subscribed = subError ? undefined : Number((subReply as [unknown, number])[1]);
-  const queued = queue && !keyChanged(queue[0]) ? (queue[1] as number) : undefined;
-  if (subscribed === undefined && queued === undefined) return undefined;
-  return { ...(subscribed !== undefined && { subscribed }), ...(queued !== undefined && { queued }) };
+  const [size, scan] = queue ?? [];
+  const queued = size && !keyChanged(size[0]) ? (size[1] as number) : undefined;
+  const scanned: unknown = scan && !keyChanged(scan[0]) ? scan[1] : undefined;
+  const tickets = Array.isArray(scanned) && Array.isArray(scanned[1]) ? ticketsOf(scanned[1]) : undefined;
+  if (subscribed === undefined && queued === undefined && !tickets?.length) return undefined;
+  return {
+    ...(subscribed !== undefined && { subscribed }),
+    ...(queued !== undefined && { queued }),
+    ...(tickets?.length && { tickets }),
+  };
+}
+
+/** HSCAN's flat [field, value, ...] of a tickets hash: the entries that read as tickets. */
+function ticketsOf(flat: unknown[]): QueueTicket[] {
+  const tickets: QueueTicket[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const [token, entry] = [flat[i], flat[i + 1]];
+    const ticket = Buffer.isBuffer(entry) ? parseTicket(entry.toString('latin1')) : undefined;
+    if (ticket && Buffer.isBuffer(token)) tickets.push({ token, ...ticket });
+  }
+  return tickets;
 }
 
 const COUNTER = /^\d{1,19}$/;

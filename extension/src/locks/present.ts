@@ -152,22 +152,40 @@ function searchableText(lock: LockEntry): string[] {
 
 function presentToken(lock: TokenLock, now: number): LockView {
   const noTtl = lock.pttl < 0;
+  const heldWith = lock.heldWith ?? [];
+  const others = heldWith.length;
   return {
     label: escapeBytes(lock.key),
-    description: `${lock.owner} · ${ttlText(lock, now)}`,
+    description: [
+      lock.handoff ? `handed to ${lock.owner}, unconfirmed` : lock.owner,
+      ttlText(lock, now),
+      others > 0 ? `+ ${others} key${others === 1 ? '' : 's'}, same token` : undefined,
+    ]
+      .filter(Boolean)
+      .join(' · '),
     tooltip: lines(
-      `**Token lock** ${code(escapeBytes(lock.key))}`,
+      `**${lock.handoff ? 'Token lock, handed over' : 'Token lock'}** ${code(escapeBytes(lock.key))}`,
       `Owner token: ${code(escapeBytes(lock.token))}`,
+      lock.handoff ? HANDOFF_TEXT : undefined,
+      others > 0
+        ? `Held with ${heldWith.map((key) => code(escapeBytes(key))).join(', ')} by the same token: ` +
+            'one owner holding several locks, as a multi-key lock does (all or nothing).'
+        : undefined,
       ttlLine(lock, now),
       'Type: string',
       fenceLine(lock),
       noTtl ? NO_TTL_WARNING : undefined,
     ),
-    icon: noTtl ? 'warning' : 'lock',
+    icon: noTtl ? 'warning' : lock.handoff ? 'arrow-right' : 'lock',
     warning: noTtl,
     contextValue: CONTEXT_VALUES.token,
   };
 }
+
+const HANDOFF_TEXT =
+  "Handed over by the previous holder's release (the pack's one-hop queue) to the first waiter in line, " +
+  'whose token it holds for a short claim: the waiter confirms it with its next call (the lease above then ' +
+  'becomes its own), or the claim lapses and the next waiter takes the lock.';
 
 function presentTimestamp(lock: TimestampLock, now: number): LockView {
   const left = lock.expiresAt - now;
@@ -301,7 +319,9 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
   binary: () => 'not printable UTF-8 text, so not an owner token (shown escaped or as hex).',
   hash: () => 'a hash whose fields are not `<uuid>:<threadId>` lock holders.',
   queue: (lock) =>
-    `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's acquire_queued).`,
+    lock.type === 'hash'
+      ? `the tickets of the clients queued for ${code(lock.preview)}: how long each counts as waiting, and who was handed the lock (the pack's one-hop queue).`
+      : `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's queue_acquire and acquire_queued).`,
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
 

@@ -1,6 +1,7 @@
 // The Lock Scripts view: the pack's scripts with their SHA1 and, per connection, whether the
 // server has them cached (SCRIPT EXISTS). Statuses are read on refresh, never assumed.
 import * as vscode from 'vscode';
+import { loadedEverywhere } from '../../../pack/loaded';
 import { SCRIPT_NAMES, type ScriptDescriptor, type ScriptName } from '../../../pack/pack';
 import type { ConnectionConfig } from '../connections/saved';
 import type { Ctx } from '../ctx';
@@ -57,9 +58,7 @@ export class ScriptsTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
         }
         try {
           const byMaster = await this.ctx.connections.scripts(session).loadedByMaster();
-          const loaded = Object.fromEntries(
-            SCRIPT_NAMES.map((name) => [name, [...byMaster.values()].every((flags) => flags[name])]),
-          ) as Loaded;
+          const loaded = loadedEverywhere(byMaster);
           next.set(config.id, { kind: 'read', loaded, ...(session.topology === 'cluster' ? { byMaster } : {}) });
         } catch (error) {
           next.set(config.id, { kind: 'error', message: (error as Error).message });

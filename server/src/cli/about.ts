@@ -1,18 +1,20 @@
 // What the reports say about the tool and its rules, read once at start from the files shipped
-// with it: package.json (name, version, repository) and README.md (each rule's section, linked on
-// GitHub so that code-scanning pages and terminals open it).
+// with it: package.json (name, version, repository) and docs/rules.md (each rule's section,
+// linked on GitHub so that code-scanning pages and terminals open it).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findUp } from '../../../pack/pack';
 import { RULE_CODES, RULE_TITLES, type RuleCode } from '../catalogue';
-import { findReadme, ruleSections } from '../readme';
+import { findRulesPage, RULES_PAGE, ruleSections } from '../ruleDocs';
 
 export interface RuleInfo {
   code: RuleCode;
   title: string;
-  /** The README section's text (markdown), or the title when the README lacks it. */
+  /** The race the rule catches, in a sentence or two (the section's first lines), or the title when the page lacks it. */
+  description: string;
+  /** The rule's whole section (markdown), or the title when the page lacks it. */
   help: string;
-  /** The README section on GitHub. */
+  /** The section on GitHub. */
   helpUri: string;
 }
 
@@ -44,7 +46,7 @@ export function readAbout(from: string): About {
     bugs: { url: string };
   };
   const repository = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-  const sections = ruleSections(readFileSync(findReadme(from), 'utf8'));
+  const sections = ruleSections(readFileSync(findRulesPage(from), 'utf8'));
   const rules = new Map<RuleCode, RuleInfo>();
   for (const code of RULE_CODES) {
     const section = sections.get(code);
@@ -52,8 +54,9 @@ export function readAbout(from: string): About {
     rules.set(code, {
       code,
       title: RULE_TITLES[code],
+      description: section?.race ?? RULE_TITLES[code],
       help: section?.text ?? RULE_TITLES[code],
-      helpUri: `${repository}/blob/HEAD/README.md#${githubAnchor(heading)}`,
+      helpUri: `${repository}/blob/HEAD/${RULES_PAGE}#${githubAnchor(heading)}`,
     });
   }
   return {

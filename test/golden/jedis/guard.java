@@ -51,17 +51,18 @@ end
 
 local lock, fence = KEYS[1], KEYS[2]
 local holder = redis.call('GET', lock)
-if holder and holder ~= token then
-  return 0
-end
-
--- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, whoever holds the lock.
 local fenced
 if fence then
   fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
   end
+end
+if holder and holder ~= token then
+  return 0
 end
 
 if holder then

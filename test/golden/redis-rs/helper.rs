@@ -1,11 +1,11 @@
 // Redis Locksmith lock helper for redis-rs, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper redis-rs
-// @locksmith-pack c42a0ba17d3e
-// @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
+// @locksmith-pack 2a715a3fb3eb
+// @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest bc19b97ab33e64ab22ae49d70f5ac41050dc1218
+// @locksmith-digest ba9cb29087dcd9e6a5f7a67aa109ea35d864d107
 
 //! Redis locks for redis-rs:
 //!
@@ -61,17 +61,18 @@ end
 
 local lock, fence = KEYS[1], KEYS[2]
 local holder = redis.call('GET', lock)
-if holder and holder ~= token then
-  return 0
-end
-
--- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, whoever holds the lock.
 local fenced
 if fence then
   fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
   end
+end
+if holder and holder ~= token then
+  return 0
 end
 
 if holder then

@@ -1,12 +1,12 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange namespace=Locksmith
-// @locksmith-pack c42a0ba17d3e
-// @locksmith-script acquire 0f9ac11eba85da787c3fd573b49a8e669502c9c8
-// @locksmith-script acquire_queued d30636799a17786bb25335389444e80c38448f67
+// @locksmith-pack 2a715a3fb3eb
+// @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
+// @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest ed50b5c7388656b0a0e66207ef97e324b7182804
+// @locksmith-digest 157b32701d38f0e1d41f704860a47052d255d13a
 
 #nullable enable
 using System;
@@ -80,17 +80,18 @@ end
 
 local lock, fence = KEYS[1], KEYS[2]
 local holder = redis.call('GET', lock)
-if holder and holder ~= token then
-  return 0
-end
-
--- Validate the fence before the first write so that a bad fence key leaves nothing half-done.
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, whoever holds the lock.
 local fenced
 if fence then
   fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15')
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
   end
+end
+if holder and holder ~= token then
+  return 0
 end
 
 if holder then
@@ -144,6 +145,16 @@ end
 local lock, waiters, fence = KEYS[1], KEYS[2], KEYS[3]
 local holder = redis.call('GET', lock)
 redis.call('ZCARD', waiters)
+-- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
+-- an error leaves nothing written, the queue included.
+local fenced
+if fence then
+  fenced = redis.call('GET', fence)
+  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
+    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15'
+      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
+  end
+end
 if holder and holder ~= token then
   local now = redis.call('TIME')
   redis.call('ZADD', waiters, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), token)
@@ -151,14 +162,6 @@ if holder and holder ~= token then
     redis.call('PEXPIRE', waiters, queue_ms)
   end
   return { 0, redis.call('PTTL', lock), redis.call('ZCARD', waiters) }
-end
-
-local fenced
-if fence then
-  fenced = redis.call('GET', fence)
-  if fenced and (not string.match(fenced, '^%d+$') or #fenced > 15) then
-    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15')
-  end
 end
 
 if holder then

@@ -1,5 +1,5 @@
 // The language server in a real editor: unsafe lock code gets its diagnostics, with the rule's
-// README link, and the quick fix replaces it with the vetted lock.
+// link to its section of docs/rules.md, and the quick fix replaces it with the vetted lock.
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ suite('unsafe locks', () => {
     const lock001 = diagnostics.find((d) => codeOf(d) === 'LOCK001')!;
     assert.equal(document.getText(lock001.range), 'setnx(key, "1")');
     assert.equal(lock001.severity, vscode.DiagnosticSeverity.Warning);
-    assert.match(String((lock001.code as { target: vscode.Uri }).target), /readme\.md#L\d+$/i);
+    assert.match(String((lock001.code as { target: vscode.Uri }).target), /\/docs\/rules\.md#L\d+$/);
     await takeScreenshot('unsafe-locks-diagnostics');
 
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(

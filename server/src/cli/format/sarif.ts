@@ -1,7 +1,8 @@
 // SARIF 2.1.0, the format code-scanning services read (GitHub's upload-sarif among them): the
-// rules with their titles, README text and links, then one result per problem, located by a
-// path relative to the folder the command ran in (%SRCROOT%), 1-based lines and UTF-16 columns.
-// Skipped files and errors of the run are the invocation's notifications.
+// rules with their titles, their sections of docs/rules.md and links, then one result per
+// problem, located by a path relative to the folder the command ran in (%SRCROOT%), 1-based
+// lines and UTF-16 columns. Skipped files and errors of the run are the invocation's
+// notifications.
 import { pathToFileURL } from 'node:url';
 import { RULE_CODES } from '../../catalogue';
 import type { Notice, ReportedSeverity } from '../lint';
@@ -52,13 +53,11 @@ export function sarif(report: Report): string {
   const { about, errors } = report;
   const rules = RULE_CODES.map((code) => {
     const rule = about.rules.get(code)!;
-    // The README section's reasoning, without its closing "Fix: ..." line.
-    const description = rule.help.split(/\n(?=Fix:)/)[0].replace(/\s*\n\s*/g, ' ');
     return {
       id: code,
       name: pascalName(rule.title),
       shortDescription: { text: rule.title },
-      fullDescription: { text: description },
+      fullDescription: { text: rule.description },
       help: { text: rule.help, markdown: rule.help },
       helpUri: rule.helpUri,
       defaultConfiguration: { level: 'warning' },
