@@ -5,7 +5,7 @@ import { lastName } from './keys';
 import { isReleaseLua, RELEASE_NAME } from './scripts';
 import { isConstant, unwrap } from './syntax';
 import type { UnitContext } from './units';
-import { CLOCK_CALL, declaredValue, GENERATED, NULLISH } from './values';
+import { CLOCK_CALL, DEADLINE_NAME, declaredValue, GENERATED, isDeadline, NULLISH } from './values';
 
 /** A name declared outside functions (or on `this` in a constructor), for LOCK005/LOCK006. */
 export interface Declaration {
@@ -14,6 +14,8 @@ export interface Declaration {
   literal: boolean;
   /** A clock reading, or a function that returns one. */
   clock: boolean;
+  /** The clock reading is an expiry time (`now + ttl`), not the moment something happened. */
+  deadline?: boolean;
   /** Generated (uuid, random): once per process when `perProcess`. */
   generated: boolean;
   /** Module level, static or class attribute: one value for every acquisition in the process. */
@@ -78,7 +80,14 @@ export function readDeclarations(unit: Node, context: UnitContext): Declaration[
   if (isFunction) {
     // A helper that returns a clock reading (`getExpireTime()`): its name stands for a timestamp.
     if (unitName && CLOCK_CALL.test(unit.text) && /\breturn\b|=>|^\s*def\b/.test(unit.text) && unit.text.length < 2000)
-      out.push({ name: unitName, literal: false, clock: true, generated: false, perProcess: false });
+      out.push({
+        name: unitName,
+        literal: false,
+        clock: true,
+        deadline: isDeadline(unit.text) || DEADLINE_NAME.test(unitName),
+        generated: false,
+        perProcess: false,
+      });
     const constructor =
       (unitName && CONSTRUCTOR.test(unitName)) ||
       /constructor_declaration/.test(unit.type) ||
@@ -115,6 +124,7 @@ export function readDeclarations(unit: Node, context: UnitContext): Declaration[
       name,
       literal: isConstant(unwrapped) && !NULLISH.test(unwrapped.text),
       clock: CLOCK_CALL.test(unwrapped.text),
+      deadline: isDeadline(unwrapped.text),
       generated: GENERATED.test(unwrapped.text),
       perProcess,
       ...scriptOf(unwrapped, name),

@@ -6,16 +6,16 @@
 // and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { planFix, type FixPlan } from './fix';
-import { keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
+import { keyBuilder, keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
-import { findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
+import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
-import { retryLoopOf, retryOf, type RetryFact } from './retry';
+import { isLoop, isRetryLoop, retryLoopOf, retryOf, type RetryFact } from './retry';
 import { firstElement } from './scripts';
 import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
 import type { UnitContext } from './units';
-import { CLOCK_CALL, CLOCK_NAME, declaredValue, NULLISH, unconverted } from './values';
+import { CLOCK_CALL, CLOCK_NAME, DEADLINE_NAME, declaredValue, isDeadline, NULLISH, unconverted } from './values';
 
 export type { Declaration } from './declarations';
 export type { RetryFact } from './retry';
@@ -27,6 +27,8 @@ export interface ValueFact {
   constant: boolean;
   /** Reads a clock (`System.currentTimeMillis() + ttl`, `time.time()`). */
   clock: boolean;
+  /** The clock reading is an expiry time (`now + ttl`, a name like `expires_at`), not only when the lock was taken. */
+  deadline?: boolean;
   /** A name to look up among the file's declarations (`LOCK_VALUE`, `this.token`, `expireAt()`). */
   name?: string;
   /** The value is the result of calling `name`: only what it returns (a clock reading) counts. */
@@ -64,6 +66,8 @@ export interface OpFact {
   inMulti?: boolean;
   /** acquire: the function also increments the key (a counter, not a lock). */
   counter?: boolean;
+  /** acquire: the function reads the key back with GET (to compare its value). */
+  valueRead?: boolean;
   /** acquire: inside a retry loop. */
   retry?: RetryFact;
   /** del: the test of a GET's result it runs under (LOCK004), as text. */
@@ -83,9 +87,20 @@ export interface UnitFacts {
   ops: OpFact[];
   declarations: Declaration[];
   lua: LuaFinding[];
+  pollers: Poller[];
+}
+
+/** A busy retry loop that calls a method of its class named like a try-acquire (`while !try_to_get_lock`, `for !l.tryLock()`). */
+export interface Poller {
+  /** The method the loop calls, by name: an acquire in it is polled. */
+  callee: string;
+  cls?: string;
+  retry: RetryFact;
 }
 
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
+/** Functions that take a lock: an EXPIRE in one sets the lease of the acquire. */
+const ACQUIRE_NAME = /acquire|obtain|^take|try_?lock|^lock$|^lock_|grab|claim/i;
 /** Calls that run a callback again and again: a renewal inside one is a watchdog. */
 const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
 
@@ -144,13 +159,13 @@ function assignedBefore(assignments: Assignments, name: string, before: number):
 }
 
 /** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
-function derivedNames(assignments: Assignments, first: string, after: number): Set<string> {
-  const names = new Set([first]);
-  const later = assignments.filter((assignment) => assignment.start > after && /^[\w$]+$/.test(assignment.name));
+function derivedNames(bindings: Bindings, first: string[], after: number): Set<string> {
+  const names = new Set(first);
+  const later = bindings.filter((binding) => binding.start > after && /^[\w$]+$/.test(binding.name));
   for (let grew = true; grew;) {
     grew = false;
-    for (const { name, value } of later) {
-      if (names.has(name) || ![...names].some((known) => mentions(value, known))) continue;
+    for (const { name, from } of later) {
+      if (names.has(name) || ![...names].some((known) => identifierPattern(known).test(from))) continue;
       names.add(name);
       grew = true;
     }
@@ -158,7 +173,111 @@ function derivedNames(assignments: Assignments, first: string, after: number): S
   return names;
 }
 
+/** A name and the text its value comes from: an assignment's value, or the collection a loop walks. */
+type Bindings = { name: string; from: string; start: number }[];
+
+/** Loop variables and their collections: `for k, holder in zip(keys, holders)`, `holders.each do |holder|`. */
+function loopBindings(syntax: Syntax, fn: Node): Bindings {
+  const out: Bindings = [];
+  for (const loop of fn.descendantsOfType([...syntax.loops, 'do_block', 'block'])) {
+    if (!loop) continue;
+    const body = loop.childForFieldName('body');
+    const header = loop.text.slice(0, Math.max(0, (body?.startIndex ?? loop.endIndex) - loop.startIndex));
+    const parameters = loop.childForFieldName('parameters');
+    let bound: string | undefined;
+    let collection = header;
+    if (parameters && /block/.test(loop.type)) {
+      // Ruby: `holders.each do |holder|`: the collection is the call the block belongs to.
+      bound = parameters.text;
+      collection = loop.parent?.text.slice(0, loop.startIndex - loop.parent.startIndex) ?? '';
+    } else {
+      const match =
+        /\bfor\s*\(?\s*(?:const|let|var|final)?\s*(?:[\w<>[\]]+\s+)?([^;]*?)\s+(?:in|of|:)\s/.exec(header) ??
+        /\bforeach\s*\(.*?\bas\s+(.*?)\)/.exec(header) ??
+        /\bfor\s+(.*?)\s*:?=\s*range\b/.exec(header) ??
+        /\bforeach\s*\(\s*(?:var\s+)?(.*?)\s+in\s/.exec(header);
+      bound = match?.[1];
+    }
+    for (const name of bound?.match(/[$\w]+/g) ?? []) out.push({ name, from: collection, start: loop.startIndex });
+  }
+  return out;
+}
+
+/**
+ * Where a GET's reply goes when it is not assigned: the list it is added to (`holders.add(reads.get(key))`),
+ * or the variable an expression holding it is assigned to (`holders = redis.pipelined do ... end`).
+ */
+function collectedInto(syntax: Syntax, path: Node[], assignments: Assignments, get: RedisOp): string | undefined {
+  for (let i = path.length - 2; i >= Math.max(0, path.length - 4); i--) {
+    const call = syntax.call(path[i]);
+    if (call?.receiver && /^(?:add|push|append|Add|put|offer|<<)$/.test(call.nameNode.text))
+      return lastName(call.receiver.text);
+  }
+  const holding = assignments.filter(({ value }) => within(get.call.node, value) && value.id !== get.call.node.id);
+  return holding.at(-1)?.name;
+}
+
+/** Names bound to a pipeline's replies after `get` was queued on it: `holders = pipe.execute()`. */
+function pipelineReplies(get: RedisOp, bindings: Bindings): string[] {
+  const pipeline = get.call.receiver?.text;
+  if (!pipeline || !/^[$\w.>-]+$/.test(pipeline)) return [];
+  // A pipeline by its name, or by what made it (`reads = r.pipeline()`).
+  const made = bindings.some(
+    (binding) =>
+      binding.name === lastName(pipeline) && /pipeline|pipelined|multi|batch|transaction/i.test(binding.from),
+  );
+  if (!made && !TRANSACTION.test(pipeline)) return [];
+  const escaped = pipeline.replace(/[.$]/g, '\\$&');
+  const executes = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*(?:execute|exec|sync\\w*|ExecAsync)\\b`, 'i');
+  return bindings
+    .filter((binding) => binding.start > get.call.node.endIndex && executes.test(binding.from))
+    .map((binding) => binding.name);
+}
+
 const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
+
+/** Text of a unit that may poll its class's own try-acquire method in a loop. */
+const POLLS_OWN_METHOD = /\b(?:while|until|for|loop)\b/;
+/** Methods named like a try-acquire: `tryLock`, `try_to_get_lock`, `acquire_once`, `obtainLock`. */
+const POLLER_CALL = /\b(?:try\w*|acquire\w*|obtain\w*|grab\w*|claim\w*|take\w*lock\w*|\w*_lock|\w*Lock)\b/;
+/** A loop whose condition polls a GET: `while r.get(key):`, `for rdb.Get(ctx, key).Val() != ""`. */
+const POLLED_GET = /\b(?:while|until|for)\b[^\n]*(?:\.|->)\s*(?:get|Get|StringGet)(?:Async)?\s*\(/;
+
+/** Busy retry loops of a unit that call a method named like a try-acquire: the rules match them to the method's acquire. */
+function readPollers(unit: Node, syntax: Syntax, context: UnitContext): Poller[] {
+  const pollers: Poller[] = [];
+  const types = [...syntax.loops, ...(syntax.grammar === 'ruby' ? ['do_block', 'block'] : [])];
+  for (const loop of unit.descendantsOfType(types)) {
+    if (!loop) continue;
+    const path = pathTo(unit, loop);
+    if (!isLoop(syntax, loop, path.at(-2)) || !isRetryLoop(loop, undefined)) continue;
+    const retry = retryOf(syntax, loop);
+    if (!retry) continue;
+    let fnIndex = -1;
+    for (let i = path.length - 2; i >= 0 && fnIndex < 0; i--) if (syntax.functions.has(path[i].type)) fnIndex = i;
+    const cls = classOf(syntax, path, fnIndex) ?? context.className;
+    // The class's own methods: called bare, on self/this, or on a short receiver (Go's `l.tryLock()`).
+    const calls = loop.text.matchAll(
+      /(?<![\w$.>])(?:(?:self|this|\$this|[a-z]\w{0,2})\s*(?:\.|->)\s*)?([A-Za-z_]\w*)\s*(?=\(|\s*$|\s*[)\n;]|\s+(?:do|then)\b)/gm,
+    );
+    for (const [, callee] of calls)
+      if (POLLER_CALL.test(callee) && !pollers.some((p) => p.callee === callee && p.cls === cls))
+        pollers.push({ callee, cls, retry });
+  }
+  return pollers;
+}
+
+/** Calls that run the callback they are given at once, as part of the caller: a pipeline, a transaction. */
+const INLINE_CALLBACK = /^(?:pipeline|pipelined|txpipelined|transaction|multi|batch)$/i;
+
+/** Whether the function at `path[index]` is a callback a pipeline or transaction call runs in place (Predis, go-redis). */
+function runsInline(syntax: Syntax, path: Node[], index: number): boolean {
+  for (let i = index - 1; i >= Math.max(0, index - 3); i--) {
+    const call = syntax.call(path[i]);
+    if (call) return INLINE_CALLBACK.test(call.nameNode.text);
+  }
+  return false;
+}
 
 interface Placed {
   op: RedisOp;
@@ -172,20 +291,27 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   const { syntax, text } = context;
   const part = text.slice(unit.startIndex, unit.endIndex);
   // Only a unit that can hold a reported operation is read from the tree (most are caches, or no Redis at all).
-  const ops = REPORTABLE.test(part) ? findOps(syntax, unit, text, context.mentionsRedis) : [];
+  const reportable =
+    REPORTABLE.test(part) || POLLED_GET.test(part) || (!!context.ownCommands && OWN_REPORTABLE.test(part));
+  const ops = reportable ? findOps(syntax, unit, text, context.mentionsRedis, context.ownCommands) : [];
   const lua =
     context.lua && (part.includes('redis.call') || part.includes('redis.pcall'))
       ? checkEmbeddedLua(unit, text, context.lua)
       : [];
   const declarations = readDeclarations(unit, context);
-  // A unit of GETs and plain SETs (a cache) says nothing about locks.
-  if (!ops.some((op) => REPORTED.has(op.kind))) return { ops: [], declarations, lua };
+  const pollers = POLLS_OWN_METHOD.test(part) && POLLER_CALL.test(part) ? readPollers(unit, syntax, context) : [];
+  // A unit of GETs and plain SETs (a cache) says nothing about locks, unless it polls a GET in a loop.
+  const says = (op: RedisOp) =>
+    REPORTED.has(op.kind) ||
+    op.kind === 'watch' ||
+    (op.kind === 'get' && !!op.path?.some((n) => syntax.loops.has(n.type)));
+  if (!ops.some(says)) return { ops: [], declarations, lua, pollers };
 
   const placed: Placed[] = ops.map((op) => {
     const path = op.path ?? pathTo(unit, op.call.node);
     let fnIndex = -1;
     for (let i = path.length - 2; i >= 0; i--) {
-      if (syntax.functions.has(path[i].type)) {
+      if (syntax.functions.has(path[i].type) && !runsInline(syntax, path, i)) {
         fnIndex = i;
         break;
       }
@@ -204,7 +330,7 @@ export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
   // A fix reaches no further than its unit (broken code can put an acquire outside any function).
   for (const fact of facts)
     if (fact.fix && !(fact.fix.start >= unit.startIndex && fact.fix.end <= unit.endIndex)) delete fact.fix;
-  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua };
+  return { ops: facts.sort((a, b) => a.start - b.start), declarations, lua, pollers };
 }
 
 /** The facts of the operations of one function (or of a unit's code outside functions), read together. */
@@ -219,6 +345,7 @@ class FunctionFacts {
   private readonly shapesOf = new Map<RedisOp, string[]>();
   private readonly globOf = new Map<RedisOp, string>();
   private assignmentCache: Assignments | undefined;
+  private unitAssignmentCache: Assignments | undefined;
 
   constructor(
     private readonly group: Placed[],
@@ -241,9 +368,27 @@ class FunctionFacts {
     const out: OpFact[] = [];
     for (const placed of this.group) {
       // GETs, counters and transactions only inform the facts of the ops around them.
+      if (this.implements(placed.op)) continue;
       if (REPORTED.has(placed.op.kind)) out.push(this.factOf(placed));
+      else if (placed.op.kind === 'set' && this.optimistic(placed.op)) out.push(this.optimisticAcquire(placed));
+      else if (placed.op.kind === 'get') {
+        const polled = this.polledGet(placed);
+        if (polled) out.push(polled);
+      }
     }
     return out;
+  }
+
+  /**
+   * Whether the function implements the command it runs: it is named like it and passes its own
+   * parameter on as the key (`def setnx(self, name, value): return self.execute_command('SETNX', name, value)`,
+   * a subclass's `setnx(key, value) { return jedis.setnx(key, value); }`). Its callers are the code to judge.
+   */
+  private implements(op: RedisOp): boolean {
+    if (!this.params || !op.key || commandKind(this.fnName) !== op.kind) return false;
+    const key = unwrap(op.key);
+    const name = /splat|spread|variadic|list_splat/.test(key.type) ? (key.namedChild(0) ?? key) : key;
+    return /^[$\w]+$/.test(name.text) && mentions(this.params, name.text);
   }
 
   private factOf(placed: Placed): OpFact {
@@ -300,8 +445,62 @@ class FunctionFacts {
     );
     fact.inMulti = this.before('multi', op).length > 0;
     fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
+    fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
     fact.retry = retryOf(this.syntax, this.retryLoop(placed));
     fact.fix = this.fixFor(placed, placed);
+  }
+
+  /**
+   * A GET polled in a busy retry loop that takes no lock itself (`while r.get(key): pass`, a takeover
+   * loop of GET and GETSET): LOCK010 is reported on it, as on an acquire.
+   */
+  private polledGet(placed: Placed): OpFact | undefined {
+    const loop = this.retryLoop(placed);
+    if (!loop) return undefined;
+    const retry = retryOf(this.syntax, loop);
+    // Not when the loop takes the lock itself (reported there), nor a WATCH transaction retried on a conflict.
+    const inLoop = (kind: OpKind) => this.group.some((p) => p.op.kind === kind && within(p.op.call.node, loop));
+    if (!retry || inLoop('acquire') || inLoop('watch') || inLoop('del')) return undefined;
+    const fact = this.factOf(placed);
+    fact.retry = retry;
+    return fact;
+  }
+
+  /** A plain SET of a key the function WATCHes, in the transaction after it: the write of an optimistic acquire. */
+  private optimistic(op: RedisOp): boolean {
+    const watch = this.before('watch', op).find((w) => this.share(w.op, op));
+    if (!watch || !this.before('multi', op).length) return false;
+    // It takes a lock when the function first makes sure the key is free: a GET of it whose result
+    // decides an early exit (`if pipe.get(key) is not None: raise Busy`). A WATCH that only guards
+    // an update of the value (read, change, write back) takes nothing.
+    const gets = this.before('get', op).filter(
+      (get) => this.share(get.op, op) && get.op.call.node.startIndex > watch.op.call.node.startIndex,
+    );
+    return gets.some((get) => {
+      const bound = boundName(this.syntax, get.path);
+      return this.fn.descendantsOfType([...this.syntax.conditionals]).some((conditional) => {
+        const condition = conditional?.childForFieldName('condition');
+        return (
+          !!conditional &&
+          !!condition &&
+          conditional.startIndex < op.call.node.startIndex &&
+          (within(get.op.call.node, condition) || mentions(condition, bound)) &&
+          EXIT.test(conditional.text)
+        );
+      });
+    });
+  }
+
+  /** The optimistic acquire's facts: the transaction makes the SET and an EXPIRE in it one step. */
+  private optimisticAcquire(placed: Placed): OpFact {
+    const fact = this.factOf(placed);
+    fact.kind = 'acquire';
+    this.readAcquire(fact, placed);
+    fact.hasExpiry ||= fact.laterExpire;
+    fact.laterExpire = false;
+    // The fix replaces an NX acquire; the WATCH, GET and EXEC around this one are not its to remove.
+    delete fact.fix;
+    return fact;
   }
 
   private readRelease(fact: OpFact, placed: Placed): void {
@@ -319,13 +518,17 @@ class FunctionFacts {
 
   private readRenewal(fact: OpFact, placed: Placed): void {
     const { op, path } = placed;
-    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text);
+    fact.replyIgnored = replyIgnored(this.syntax, path, op, this.context.text, this.fn);
     // A lease cut to under a second is an expiry forced on purpose, not a renewal.
     const forcedExpiry = op.ttlMs !== undefined && /^\d+$/.test(op.ttlMs) && Number(op.ttlMs) < 1000;
+    // An expiry set while taking the lock (`acquire()` sets the lease a step after the SETNX) is the lease, not a renewal.
+    const acquiring = ACQUIRE_NAME.test(this.fnName) && !RENEW_NAME.test(this.fnName);
     fact.renewal =
       !forcedExpiry &&
+      !acquiring &&
       (op.kind === 'extend' ||
-        RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) ||
+        // A test named for what it tests (`test_heartbeat`) is no renewal by its name.
+        (RENEW_NAME.test(`${this.fnName} ${this.className ?? ''}`) && !/^test/i.test(this.fnName)) ||
         path.slice(Math.max(0, placed.fnIndex), -1).some((node) => this.syntax.loops.has(node.type)) ||
         path.some((node) => /call|invocation/.test(node.type) && TIMER.test(callee(node))));
   }
@@ -341,6 +544,17 @@ class FunctionFacts {
 
   private assignments(): Assignments {
     return (this.assignmentCache ??= assignmentsIn(this.fn));
+  }
+
+  /** The value last assigned to `name` before `before`: in the function, else (a closure) in the unit around it. */
+  private valueOf(name: string, before: number): Node | undefined {
+    const unit = this.group[0].path[0];
+    return (
+      assignedBefore(this.assignments(), name, before) ??
+      (unit.id !== this.fn.id
+        ? assignedBefore((this.unitAssignmentCache ??= assignmentsIn(unit)), name, before)
+        : undefined)
+    );
   }
 
   /** A name's value in the function before its end, or outside functions. */
@@ -362,34 +576,60 @@ class FunctionFacts {
     // `delete(*keys)`, `del(...keys)`, `Del(ctx, keys...)`: the list the keys come from.
     const bare = /splat|spread|variadic/.test(key.type) ? (key.namedChild(0) ?? key) : key;
     const assigned = /^(identifier|variable_name)$/.test(bare.type)
-      ? assignedBefore(this.assignments(), bare.text, op.call.node.startIndex)
+      ? this.valueOf(bare.text, op.call.node.startIndex)
       : undefined;
-    // A script's keys in a variable (`keys = [lock_key]`): the first of them.
-    const resolved = assigned && op.kind === 'scriptRelease' ? (firstElement(assigned) ?? assigned) : assigned;
+    // Keys in a list variable (`keys = [lock_key]`, then `delete(*keys)` or a script's keys=keys): the first of them.
+    const listed = op.kind === 'scriptRelease' || op.kind === 'del';
+    const resolved = assigned && listed ? (firstElement(assigned) ?? assigned) : assigned;
     if (resolved) found.add(keyText(resolved));
-    const loopHeader = resolved ? '' : this.loopHeaderOf(op, key, path);
-    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loopHeader}`)) found.add(`fn:${helper}`);
+    const loop = resolved ? undefined : this.loopHeaderOf(op, key, path);
+    for (const helper of keyHelpers(`${key.text} ${resolved?.text ?? ''} ${loop?.head ?? ''}`))
+      found.add(`fn:${helper}`);
+    const builder = keyBuilder(resolved ?? bare);
+    if (builder) found.add(`fn:${builder}`);
     const glob = normalizeGlob(keyGlob(resolved ?? key, this.lookup));
     if (glob !== '*') found.add(`glob:${glob}`);
     this.globOf.set(op, glob);
+    for (const list of this.collectionsOf(key, loop?.collection ?? '')) found.add(`elem:${this.fn.startIndex}:${list}`);
     return [...found];
   }
 
+  /**
+   * The lists a key is an element of, in this function: the names in the collection its loop walks
+   * (`for key in lock_keys`, `zip(lock_keys, holders)`), or the list it indexes (`lockKeys[i]`).
+   */
+  private collectionsOf(key: Node, collection: string): string[] {
+    const indexed = /^([$\w.>-]+?)\s*(?:\[[^\]]*\]|\.(?:get|Get|ElementAt)\(\s*[$\w]+\s*\))$/.exec(unwrap(key).text);
+    if (indexed) return [lastName(indexed[1])];
+    return [...collection.matchAll(/\b([$A-Za-z_][\w$]*)\b(?!\s*\()/g)].map((match) => match[1]);
+  }
+
   /** For a key that is a loop variable: the loop's header and its collection, which say what it holds. */
-  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): string {
+  private loopHeaderOf(op: RedisOp, key: Node, path: Node[]): { head: string; collection: string } | undefined {
     const variable = unwrap(key);
-    if (!/^(identifier|variable_name)$/.test(variable.type)) return '';
+    if (!/^(identifier|variable_name)$/.test(variable.type)) return undefined;
     for (let i = path.length - 2; i >= 0; i--) {
-      if (!this.syntax.loops.has(path[i].type) && !/for|each|block|lambda/.test(path[i].type)) continue;
+      const type = path[i].type;
+      // A loop, a Ruby block (`each do |key|`) or a lambda binds the variable; a statement block does not.
+      const binds =
+        this.syntax.loops.has(type) ||
+        (this.syntax.grammar === 'ruby' ? /block|lambda/.test(type) : /for|each|lambda/.test(type));
+      if (!binds) continue;
       const head = path[i].text.slice(0, 200);
       if (!identifierPattern(variable.text).test(head)) continue;
-      const collection = /\b(?:in|of|range|:)\s+([\w$.]+)/.exec(head)?.[1];
-      const listed = collection
-        ? assignedBefore(this.assignments(), lastName(collection), op.call.node.startIndex)
-        : undefined;
-      return listed ? `${head} ${listed.text}` : head;
+      // Ruby: `lock_keys.each do |key|`: the collection is what the block's call is made on.
+      const caller = this.syntax.grammar === 'ruby' && /block/.test(path[i].type) && i > 0 ? path[i - 1] : undefined;
+      if (!caller && !this.syntax.loops.has(path[i].type)) return { head, collection: '' };
+      const body = path[i].childForFieldName('body');
+      const header = path[i].text.slice(0, body ? body.startIndex - path[i].startIndex : 200);
+      const collection = caller
+        ? caller.text.slice(0, path[i].startIndex - caller.startIndex)
+        : (/(?:\b(?:in|of|range)|:)\s+(.*)$/s.exec(header)?.[1] ?? '');
+      const name = /^[\w$.]+/.exec(collection)?.[0];
+      const listed = name ? this.valueOf(lastName(name), op.call.node.startIndex) : undefined;
+      return { head: listed ? `${head} ${listed.text}` : head, collection };
     }
-    return '';
+    return undefined;
   }
 
   private share(a: RedisOp, b: RedisOp): boolean {
@@ -411,6 +651,8 @@ class FunctionFacts {
   /** The vetted-lock fix around `lock`; outside functions the statements around a lock belong to other units: none. */
   private fixFor(lock: Placed, acquire: Placed | undefined): FixPlan | undefined {
     if (!this.inFunction) return undefined;
+    // `this.setnx(...)`: the class's own command; the helper needs a client, which the object is not.
+    if (/^(?:this|self|\$this)$/.test(acquire?.op.call.receiver?.text ?? '')) return undefined;
     const ops = this.lockOps(lock.op);
     // A script run on the lock whose script only the file's declarations explain: a fix could
     // not tell whether it releases (and must go) or does other work (and must stay).
@@ -434,6 +676,7 @@ class FunctionFacts {
       resolved = unconverted(assignedBefore(this.assignments(), resolved.text, at) ?? resolved);
     const constant = isConstant(resolved) && !NULLISH.test(resolved.text);
     const clock = CLOCK_CALL.test(resolved.text) || (resolved.type === 'identifier' && CLOCK_NAME.test(resolved.text));
+    const deadline = isDeadline(resolved.text) || (clock && DEADLINE_NAME.test(lastName(resolved.text)));
     const isName =
       !/call|invocation/.test(resolved.type) &&
       /identifier|variable_name|field|member|attribute|selector|instance_variable|constant|class_constant/.test(
@@ -454,7 +697,7 @@ class FunctionFacts {
               ),
             )
           : undefined;
-    return { text: value.text, constant, clock, name, ...(isCall && { called: true }) };
+    return { text: value.text, constant, clock, deadline, name, ...(isCall && { called: true }) };
   }
 }
 
@@ -463,6 +706,9 @@ const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expi
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
   /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|execute|do|\w*(?:release|unlock)\w*)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha)['"]|\bkeys\s*=|\bnx\b|notexists/i;
+/** The same, for a class's own commands called without a receiver (`del(key)`). */
+const OWN_REPORTABLE =
+  /(?<![\w$.>:@])(?:setnx|setifabsent|getset|getandset|del|delete|unlink|expire|pexpire|expireat|pexpireat)(?:async)?\b|\bnx\b/i;
 /** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
 function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
   if (fnIndex >= 0) {
@@ -477,48 +723,130 @@ function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefi
 }
 
 /** Whether the reply of a lease renewal is dropped: a bare statement, or only its error looked at. */
-function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string): boolean {
-  if (TRANSACTION.test(op.call.receiver?.text ?? '')) return false;
+function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean {
+  const queued = queuedReplyIgnored(syntax, path, op, text, fn);
+  if (queued !== undefined) return queued;
   const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
   if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
   // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
   const holder = path[path.length - 2];
   if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)
     return true;
+  return isBareStatement(syntax, path, op.call.node);
+}
+
+/** Whether the statement on `path` is the call `node` alone, awaited or not (not `x = call`, `return call`). */
+function isBareStatement(syntax: Syntax, path: Node[], node: Node): boolean {
   const statement = statementOn(syntax, path);
   if (!statement) return false;
   if (
     !/expression_statement|^call$|^method_call$|defer_statement|go_statement/.test(statement.type) &&
-    statement.id !== op.call.node.id
+    statement.id !== node.id
   )
     return false;
-  // The statement is the call itself, awaited or not (and not `x = call`, `return call`).
   const inner = unwrap(statement.type === 'expression_statement' ? (statement.namedChild(0) ?? statement) : statement);
-  return inner.id === op.call.node.id || unwrap(inner).id === op.call.node.id;
+  return inner.id === node.id || inner.id === unwrap(node).id;
+}
+
+/** Whether the call at the end of `path` hands its reply on: assigned, passed, returned or tested. */
+function replyKept(path: Node[]): boolean {
+  let i = path.length - 2;
+  while (i > 0 && /await|parenthesized|expression_list/.test(path[i].type)) i--;
+  return i >= 0 && /assignment|declarator|short_var|var_spec|argument|return|binary|condition/.test(path[i].type);
+}
+
+const EXECUTE = '(?:execute|exec|Exec|sync|syncAndReturnAll|ExecAsync|Execute|ExecuteAsync|exec_async)';
+
+/**
+ * For a command queued on a pipeline or transaction (`pipe.expire(k, t)`, `redis.multi().pexpire(...).exec()`,
+ * `redis.pipelined do |p| ... end`), whether its reply is lost with the batch's: the exec's reply dropped.
+ * Undefined when the command is not queued, or the exec is not in sight.
+ */
+function queuedReplyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean | undefined {
+  const receiver = op.call.receiver;
+  if (!receiver) return undefined;
+  // A chain ending in exec: `redis.multi().pexpire(k, t).exec()`.
+  if (/(?:multi|pipeline|transaction)\s*\(/i.test(receiver.text)) {
+    let top = path.length - 1;
+    while (top > 0 && /call|member|invocation|selector|attribute|await/.test(path[top - 1].type)) top--;
+    return new RegExp(`\\.\\s*${EXECUTE}\\s*\\(`).test(
+      path[top].text.slice(op.call.node.endIndex - path[top].startIndex),
+    )
+      ? isBareStatement(syntax, path.slice(0, top + 1), path[top])
+      : undefined;
+  }
+  const name = receiver.text;
+  if (!/^[$\w]+$/.test(name)) return undefined;
+  // Ruby: `redis.pipelined do |pipe| ... end`: the batch's replies are the block call's value.
+  for (let i = path.length - 2; i > 0; i--) {
+    if (
+      !/block/.test(path[i].type) ||
+      !identifierPattern(name).test(path[i].childForFieldName('parameters')?.text ?? '')
+    )
+      continue;
+    const call = syntax.call(path[i - 1]);
+    return call && /^(?:pipelined|multi)$/.test(call.nameNode.text)
+      ? isBareStatement(syntax, path.slice(0, i), path[i - 1])
+      : undefined;
+  }
+  if (
+    !TRANSACTION.test(name) &&
+    !new RegExp(
+      `\\b${name.replace(/\$/g, '\\$')}\\s*:?=\\s*[^\\n]*(?:pipeline|multi|transaction|batch|pipelined)`,
+      'i',
+    ).test(fn.text)
+  )
+    return undefined;
+  // Go's `renewals[i] = pipe.PExpire(...)`, C#'s `var renewed = tran.KeyExpireAsync(...)`: the reply is kept.
+  if (replyKept(path)) return false;
+  const escaped = name.replace(/\$/g, '\\$');
+  const exec = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*${EXECUTE}\\s*\\(`, 'g');
+  exec.lastIndex = op.call.node.endIndex;
+  const found = exec.exec(text);
+  if (!found || found.index > fn.endIndex) return undefined;
+  const lineStart = text.lastIndexOf('\n', found.index) + 1;
+  const lineEnd = text.indexOf('\n', found.index);
+  const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim();
+  // `pipe.execute()`, `await tx.exec();`, Go's `_, err := pipe.Exec(ctx)` (the commands' replies dropped).
+  return (
+    new RegExp(`^(?:await\\s+)?${escaped}\\s*(?:\\.|->)\\s*\\w+\\([^()]*\\)\\s*;?$`).test(line) ||
+    /^(?:if\s+)?_\s*,\s*\w+\s*:?=/.test(line)
+  );
 }
 
 /** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
 function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: Assignments): Node | undefined {
   const fn = del.fn;
-  const delStatement = statementOn(syntax, del.path);
+  const bindings: Bindings = [
+    // `const [error, holder] = replies[i]`, `v, err := ...`: each name of a pattern is bound to the value.
+    ...assignments.flatMap(({ name, value, start }) =>
+      (/^[[({]|,/.test(name) ? (name.match(/[$\w]+/g) ?? []) : [name]).map((each) => ({
+        name: each,
+        from: value.text,
+        start,
+      })),
+    ),
+    ...loopBindings(syntax, fn),
+  ];
   for (const { op: get, path } of gets) {
     if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
-    const bound = boundName(syntax, path);
-    const names = bound ? derivedNames(assignments, bound, get.call.node.endIndex) : new Set<string>();
+    const bound = boundName(syntax, path) ?? collectedInto(syntax, path, assignments, get);
+    // A GET queued on a pipeline answers in the pipeline's replies.
+    const first = bound ? [bound] : pipelineReplies(get, bindings);
+    const names = derivedNames(bindings, first, get.call.node.endIndex);
     const usesResult = (condition: Node) =>
       within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
     for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
       if (!conditional) continue;
       const condition = conditional.childForFieldName('condition');
       if (!condition || !usesResult(condition)) continue;
-      // The DEL runs under the test, or right after it in the same block (an early return on a mismatch).
+      // The DEL runs under the test, or after it in its block or one around it (an early return on a mismatch).
       if (within(del.op.call.node, conditional)) return condition;
       const earlyExit =
-        !!delStatement &&
         conditional.endIndex <= del.op.call.nameNode.startIndex &&
         conditional.endIndex > get.call.nameNode.startIndex &&
         within(conditional, fn) &&
-        sameBlock(delStatement, conditional, del.path) &&
+        inBlockAround(conditional, del.path) &&
         EXIT.test(conditional.text);
       if (earlyExit) return condition;
     }
@@ -526,9 +854,7 @@ function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: 
   return undefined;
 }
 
-/** Whether `conditional` is a statement of the block that holds `statement` (on `path`). */
-function sameBlock(statement: Node, conditional: Node, path: Node[]): boolean {
-  const index = path.findIndex((node) => node.id === statement.id);
-  const block = index > 0 ? path[index - 1] : undefined;
-  return !!block && block.namedChildren.some((child) => child?.id === conditional.id);
+/** Whether `conditional` is a statement of a block on `path` (the block holding the DEL, or one around it). */
+function inBlockAround(conditional: Node, path: Node[]): boolean {
+  return path.some((block) => block.namedChildren.some((child) => child?.id === conditional.id));
 }

@@ -4,9 +4,9 @@
 // units whose text changed are read again, and a dropped tree costs a reparse but no re-reading.
 import type { Edit, Node, Parser, Tree } from '@vscode/tree-sitter-wasm';
 import { grammarOf, type Grammar } from '../languages';
-import { extractUnit, type Declaration, type OpFact, type UnitFacts } from './facts';
+import { extractUnit, type Declaration, type OpFact, type Poller, type UnitFacts } from './facts';
 import { checkLuaUnits, readLuaUnit, type LuaFinding, type LuaUnit } from './lua';
-import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD } from './ops';
+import { MENTIONS_REDIS, MENTIONS_REDIS_ONLY_METHOD, OWN_COMMANDS } from './ops';
 import { parserFor } from './parsers';
 import { checkFacts, DocumentFacts, type Finding } from './rules';
 import { syntaxFor } from './syntax';
@@ -31,7 +31,7 @@ export function mentionsRedis(languageId: string, text: string): boolean {
   if (!grammar) return false;
   if (grammar === 'lua') return text.includes('redis');
   // Lua in a string literal names `redis.call`, which MENTIONS_REDIS matches already.
-  return MENTIONS_REDIS.test(text) || MENTIONS_REDIS_ONLY_METHOD.test(text);
+  return MENTIONS_REDIS.test(text) || MENTIONS_REDIS_ONLY_METHOD.test(text) || OWN_COMMANDS.test(text);
 }
 
 /** The first node tree-sitter could not parse (an error or a missing token), searched along the error path. */
@@ -58,6 +58,7 @@ function shift(facts: UnitFacts, delta: number): UnitFacts {
   if (delta === 0 || (!facts.ops.length && !facts.lua.length)) return facts;
   return {
     declarations: facts.declarations,
+    pollers: facts.pollers,
     lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
     ops: facts.ops.map((op) => ({
       ...op,
@@ -103,20 +104,23 @@ export class AnalyzedDocument {
     }
     if (this.grammar === 'lua') return this.analyzeLua(text);
     const syntax = syntaxFor(this.languageId)!;
-    const namesRedis = MENTIONS_REDIS.test(text);
+    // Code that declares its own setnx/getset (an abstract base, a mixin) uses Redis without naming it.
+    const ownCommands = OWN_COMMANDS.test(text);
+    const namesRedis = ownCommands || MENTIONS_REDIS.test(text);
     const tree = await this.parse(this.grammar, text);
     if (!tree) return [];
     const lua = mentionsLua(text) ? await parserFor('lua') : undefined;
-    const tag = `${namesRedis ? 'R' : '-'}${lua ? 'L' : '-'}`;
+    const tag = `${namesRedis ? 'R' : '-'}${ownCommands ? 'O' : '-'}${lua ? 'L' : '-'}`;
     const ops: OpFact[] = [];
     const declarations: Declaration[] = [];
+    const pollers: Poller[] = [];
     const luaFindings: LuaFinding[] = [];
     this.units.begin();
     for (const unit of listUnits(syntax, tree.rootNode)) {
       const { node } = unit;
       const read = () => {
-        const read = extractUnit(node, { syntax, text, mentionsRedis: namesRedis, lua, ...unit });
-        const says = read.ops.length || read.declarations.length || read.lua.length;
+        const read = extractUnit(node, { syntax, text, mentionsRedis: namesRedis, ownCommands, lua, ...unit });
+        const says = read.ops.length || read.declarations.length || read.lua.length || read.pollers.length;
         return says ? detached(shift(read, -node.startIndex)) : undefined;
       };
       // A unit with a syntax error reads differently as the code around it changes: never kept.
@@ -126,10 +130,11 @@ export class AnalyzedDocument {
       const placed = shift(facts, node.startIndex);
       ops.push(...placed.ops);
       declarations.push(...placed.declarations);
+      pollers.push(...placed.pollers);
       luaFindings.push(...placed.lua);
     }
     this.units.end();
-    const findings = [...checkFacts(new DocumentFacts(ops, declarations)), ...luaFindings];
+    const findings = [...checkFacts(new DocumentFacts(ops, declarations, text, pollers)), ...luaFindings];
     return findings.sort((a, b) => a.start - b.start || a.code.localeCompare(b.code));
   }
 

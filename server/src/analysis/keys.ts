@@ -95,3 +95,20 @@ export function keyHelpers(text: string): string[] {
   }
   return names;
 }
+
+/** Calls that format or convert a key rather than compute it from a resource. */
+const NOT_A_HELPER =
+  /^(?:format|sprintf|join|encode|str|string|valueof|tostring|to_s|concat|replace|lower|upper|tolowercase|touppercase|trim|strip|dumps|stringify)$/i;
+
+/**
+ * The helper that builds a key, when the key is its call (`slot_for(args)`, `this.markerOf(job)`):
+ * whatever the helper is named, two keys built by it are the same lock's, even from other arguments.
+ */
+export function keyBuilder(node: Node): string | undefined {
+  const value = unwrap(node);
+  if (!/call|invocation/.test(value.type)) return undefined;
+  const callee =
+    value.childForFieldName('function') ?? value.childForFieldName('name') ?? value.childForFieldName('method');
+  const name = callee && lastName(callee.text.replace(/\(.*$/s, ''));
+  return name && /^[A-Za-z_$][\w$]*$/.test(name) && !NOT_A_HELPER.test(name) ? name.toLowerCase() : undefined;
+}

@@ -4,7 +4,7 @@
 // parsing it.
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
-import { RELEASE_NAME, scriptRunOf } from './scripts';
+import { firstElement, RELEASE_NAME, scriptRunOf } from './scripts';
 import { pathTo } from './tree';
 import { durationMs } from './values';
 
@@ -18,6 +18,8 @@ export type OpKind =
   | 'watch'
   | 'incr'
   | 'extend'
+  /** A plain SET (no NX): the write of an optimistic acquire when it runs in a WATCH transaction on its key. */
+  | 'set'
   /** A compare-and-delete release run as a script: EVAL/EVALSHA, a registered script, a project helper. */
   | 'scriptRelease';
 
@@ -44,11 +46,13 @@ export interface RedisOp {
 }
 
 /** What a call's name says: an operation, a SET whose options decide, or a script run whose script decides. */
-type Command = Exclude<OpKind, 'scriptRelease'> | 'set' | 'stringset' | 'script';
+type Command = Exclude<OpKind, 'scriptRelease'> | 'stringset' | 'script';
 
 const METHODS: Record<string, Command> = {
   setnx: 'acquire',
   setifabsent: 'acquire',
+  // StackExchange.Redis: SET NX with an expiry; LockRelease is its compare-and-delete (a script release).
+  locktake: 'acquire',
   set: 'set',
   setargs: 'set',
   stringset: 'stringset',
@@ -102,12 +106,26 @@ const METHODS: Record<string, Command> = {
 };
 
 /** Method names that only a Redis client has: they count in any file, not only in files that mention Redis. */
-const REDIS_ONLY = new Set(['setnx', 'getset', 'pexpire', 'pexpireat', 'stringgetset', 'keyexpire', 'setifabsent']);
+const REDIS_ONLY = new Set([
+  'setnx',
+  'getset',
+  'pexpire',
+  'pexpireat',
+  'stringgetset',
+  'keyexpire',
+  'setifabsent',
+  'locktake',
+]);
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
 const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
-/** A Go context argument: `ctx`, `c`, `context.Background()`, `r.Context()`, `tctx`. */
-const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\(\)|[\w.]*\.Context\(\))$/i;
+/** A receiver that is a Redis client whatever else its name says (`localRedis`). */
+const REDIS_CLIENT = /redis|jedis|lettuce|predis|rdb|valkey|keydb/i;
+/** A receiver named for data in this process: a map, an LRU, a memory cache, a fallback store. */
+const IN_PROCESS =
+  /(?:^|[^a-z])(?:local|memory|inmemory|in_memory|mem|lru|fallback|map|dict|hash|heap)(?![a-z])|(?:Local|Memory|Lru|LRU|Map|Dict|Fallback)(?![a-z])/;
+/** A Go context argument: `ctx`, `c`, `context.Background()`, `context.WithoutCancel(ctx)`, `r.Context()`, `tctx`. */
+const GO_CONTEXT = /^(?:\w*ctx|c|context\.\w+\([\w.]*\)|[\w.]*\.Context\(\))$/i;
 const MAP_DELETE_GRAMMARS: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'ruby']);
 
 const COMMANDS: Record<string, Command> = {
@@ -158,6 +176,18 @@ const CANDIDATE = new RegExp(
 
 /** The same, for files that do not mention Redis: only Redis-only method names. */
 const REDIS_ONLY_CANDIDATE = new RegExp(`(?:\\.|->|::)\\s*(${REDIS_ONLY_NAMES})(?:async)?\\b`, 'gi');
+
+/**
+ * A method named like a Redis-only command declared or called without a receiver (`abstract Long
+ * setnx(String key, String value);`, `def setnx(key, value)`, `setnx(key, v)`): the code's own
+ * methods stand for Redis commands, implemented elsewhere on a client.
+ */
+export const OWN_COMMANDS = /(?<![\w$.>:])(?:setnx|set_nx|getset|get_set|setifabsent|pexpire)\s*\(/i;
+/** Grammars where a class calls its own methods without a receiver (`setnx(key, v)` in Java, C#, Ruby). */
+const IMPLICIT_RECEIVER: ReadonlySet<string> = new Set(['java', 'c-sharp', 'ruby']);
+/** Calls without a receiver of the commands a class may declare as its own. */
+const BARE_CANDIDATE =
+  /(?<![\w$.>:@])(setnx|setifabsent|set|expire|pexpire|expireat|pexpireat|del|delete|unlink|get|getset|getandset|incr|incrby|decr|decrby|watch|multi)(?:async)?(?:\s*\(|[ \t]+(?=[\w@:'"]))/gi;
 
 /** Whether generic names (get, set, del) can mean Redis here at all. */
 export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
@@ -232,7 +262,10 @@ function commandOf(
     const script = RELEASE_NAME.test(method) || args.some((arg) => arg.name === 'keys');
     return script ? { kind: 'script', name: method, args, generic: false } : undefined;
   }
-  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(call.receiver?.text ?? '')) return undefined;
+  const receiver = call.receiver?.text ?? '';
+  // `this.local.delete(key)`, `localCache.remove(key)`, `_memoryCache.Remove(key)`: a map or cache in this process.
+  if (IN_PROCESS.test(receiver) && !REDIS_CLIENT.test(receiver)) return undefined;
+  if (WRAPPER_ONLY.has(method) && !REDIS_RECEIVER.test(receiver)) return undefined;
   // JavaScript's and Ruby's Redis clients say `del`: `delete` there is a Map's, a Set's or a Hash's.
   if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
     return undefined;
@@ -273,8 +306,12 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
       return { kind: 'watch', call, key, keyText: key && keyText(key) };
     case 'incr':
       return key ? { ...base, kind: 'incr' } : undefined;
+    case 'del': {
+      // Predis del([$key]), node-redis del([key]), KeyDelete(new RedisKey[] { key }): the keys in a list.
+      const first = key && firstElement(key);
+      return first ? { call, key: first, keyText: keyText(first), kind: 'del' } : undefined;
+    }
     case 'expire':
-    case 'del':
     case 'get':
       // go-redis takes a time.Duration: its lease is not carried over.
       if (command.kind === 'expire' && syntax.grammar === 'go' && !command.generic)
@@ -301,11 +338,12 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         options.flatMap((option) => [...(option.name ? [option.name] : []), ...words(resolve(syntax, option.value))]),
       );
       let hasExpiry: boolean;
+      let exclusive = true;
       if (command.kind === 'set') {
-        if (!optionWords.has('nx') && !optionWords.has('notexists')) return undefined;
+        exclusive = optionWords.has('nx') || optionWords.has('notexists');
         hasExpiry = [...EXPIRY_WORDS].some((word) => optionWords.has(word));
       } else if (command.kind === 'stringset') {
-        if (!optionWords.has('notexists')) return undefined;
+        exclusive = optionWords.has('notexists');
         // StringSet(key, value, expiry, when): any argument besides when/flags/null is the expiry.
         hasExpiry = options.some((option) => {
           const text = option.value.text;
@@ -319,6 +357,8 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
         const expiry = options[0]?.value;
         hasExpiry = !!expiry && expiry.text !== '0';
       }
+      // A plain SET takes nothing, unless a WATCH transaction makes it the write of an optimistic acquire.
+      if (!exclusive) return { ...base, kind: 'set', value, hasExpiry };
       return {
         ...base,
         kind: 'acquire',
@@ -334,13 +374,13 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
 /**
  * A lease written as a literal where `ttlFromOptions` does not look: a duration (go-redis
  * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`), Jedis `.px(45_000)`, phpredis
- * `['nx', 'px' => 15000]`. The fix keeps it rather than the helper's default.
+ * `['nx', 'px' => 15000]`, node-redis `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
  */
 function literalLease(options: Arg[]): string | undefined {
   for (const { value } of options) {
     const duration = durationMs(value.text);
     if (Number.isInteger(duration) && duration > 0) return String(duration);
-    const option = /\b(px|ex)['"]?\s*(?:=>|\()\s*([\d_]+)\s*\)?/i.exec(value.text);
+    const option = /\b(px|ex)['"]?\s*(?:=>|\(|:)\s*([\d_]+)\s*\)?/i.exec(value.text);
     if (option) return String(Number(option[2].replace(/_/g, '')) * (option[1].toLowerCase() === 'ex' ? 1000 : 1));
   }
   return undefined;
@@ -369,33 +409,67 @@ export function resolve(syntax: Syntax, node: Node): Node {
 /**
  * Every lock-relevant Redis operation inside `scope` (a unit of the tree), in source order.
  * `text` is the document; only the scope's part of it is scanned. Without `mentionsRedis` only
- * method names that nothing but a Redis client has count.
+ * method names that nothing but a Redis client has count; with `ownCommands` (the code declares
+ * its own `setnx`, `del`...) calls of them without a receiver count too.
  */
-export function findOps(syntax: Syntax, scope: Node, text: string, mentionsRedis: boolean): RedisOp[] {
+export function findOps(
+  syntax: Syntax,
+  scope: Node,
+  text: string,
+  mentionsRedis: boolean,
+  ownCommands = false,
+): RedisOp[] {
   const ops: RedisOp[] = [];
   const seen = new Set<number>();
-  const pattern = mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE;
   const part = text.slice(scope.startIndex, scope.endIndex);
-  for (const match of part.matchAll(pattern)) {
-    const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
-    const found = scope.descendantForIndex(start);
-    // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
-    const path = found ? pathTo(scope, found) : [];
-    // Climb from the name (or the command string) to the call it belongs to.
-    for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
-      const call = syntax.call(path[i]);
-      if (!call) continue;
-      if (seen.has(call.node.id)) break;
-      const isName = call.nameNode.startIndex === start;
-      const isCommandArg = !!match[2] && call.nameNode.startIndex < start;
-      if (!isName && !isCommandArg) continue;
-      seen.add(call.node.id);
-      const op = toOp(syntax, call);
-      if (op) ops.push({ ...op, path: path.slice(0, i + 1) });
-      break;
+  const patterns = [mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE];
+  if (ownCommands && IMPLICIT_RECEIVER.has(syntax.grammar)) patterns.push(BARE_CANDIDATE);
+  for (const pattern of patterns) {
+    for (const match of part.matchAll(pattern)) {
+      const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
+      const op = opAt(syntax, scope, start, !!match[2], seen);
+      if (op) ops.push(op);
     }
   }
   return ops.sort((a, b) => a.call.nameNode.startIndex - b.call.nameNode.startIndex);
+}
+
+/** The operation of the call named at `start` (or whose command string starts there), read once per call. */
+function opAt(
+  syntax: Syntax,
+  scope: Node,
+  start: number,
+  commandString: boolean,
+  seen: Set<number>,
+): RedisOp | undefined {
+  const found = scope.descendantForIndex(start);
+  // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
+  const path = found ? pathTo(scope, found) : [];
+  // Climb from the name (or the command string) to the call it belongs to.
+  for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
+    const call = syntax.call(path[i]);
+    if (!call) continue;
+    if (seen.has(call.node.id)) return undefined;
+    const isName = call.nameNode.startIndex === start;
+    const isCommandArg = commandString && call.nameNode.startIndex < start;
+    if (!isName && !isCommandArg) continue;
+    seen.add(call.node.id);
+    const op = toOp(syntax, call);
+    return op && { ...op, path: path.slice(0, i + 1) };
+  }
+  return undefined;
+}
+
+/** The kind of operation a method named `name` performs, by its name alone (`setNX` and `set_nx` are SETNX). */
+export function commandKind(name: string): OpKind | undefined {
+  const kind =
+    METHODS[
+      name
+        .toLowerCase()
+        .replace(/_/g, '')
+        .replace(/async$/, '')
+    ];
+  return kind === 'set' || kind === 'stringset' ? 'acquire' : kind === 'script' ? undefined : kind;
 }
 
 export function isClockReading(node: Node | undefined): boolean {

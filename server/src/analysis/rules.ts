@@ -3,9 +3,10 @@
 // their declarations, happens here across the whole document, so it works across functions,
 // classes and their helpers; everything that needs the syntax tree was decided per unit.
 import type { RuleCode } from '../catalogue';
-import type { Declaration, OpFact } from './facts';
+import type { Declaration, OpFact, Poller, RetryFact } from './facts';
 import type { FixPlan } from './fix';
 import type { OpKind } from './ops';
+import { unsetField } from './retry';
 
 export interface Finding {
   code: RuleCode;
@@ -27,6 +28,9 @@ const OWNER_NAME = /token|owner|uuid|guid|random|nonce|holder|ident|tag|lock|lea
 const COUNTER = /rate|limit|throttl|counter|quota|bucket|\bhits?\b|visit|views?\b|stats|metric/i;
 const CACHE_CLASS = /cache|session/i;
 
+/** `0.05`, `0.2`, `5`: a duration short enough to need its fraction. */
+const formatMs = (ms: number) => String(Number(ms.toPrecision(3)));
+
 const short = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /** The document's facts, with the questions the rules ask across them. */
@@ -36,6 +40,10 @@ export class DocumentFacts {
   constructor(
     readonly ops: OpFact[],
     declarations: Declaration[],
+    /** The document, for the few questions only its whole text answers (is a field ever set). */
+    private readonly text = '',
+    /** Busy loops that poll a try-acquire method of their class. */
+    private readonly pollers: Poller[] = [],
   ) {
     for (const declaration of declarations) {
       const list = this.declarations.get(declaration.name) ?? [];
@@ -71,8 +79,29 @@ export class DocumentFacts {
     });
   }
 
+  /**
+   * An NX acquire of a lock: named like one (its key, function or class), or used like one (released
+   * after it in its function, taken over with GETSET, retried in a loop, released by a
+   * compare-and-delete script). A flag set with NX and deleted elsewhere (a pause flag, a
+   * "once" marker, a test's key) is not a lock.
+   */
   isLockAcquire(op: OpFact): boolean {
-    return !op.counter && (!this.notALock(op) || this.releasedByScript(op));
+    if (op.counter) return false;
+    if (this.releasedByScript(op)) return true;
+    if (this.notALock(op)) return false;
+    return this.lockish(op) || this.usedLikeLock(op);
+  }
+
+  private usedLikeLock(op: OpFact): boolean {
+    // Retried in a loop, or holding an expiry time (the timestamp algorithm's "held until").
+    if (op.retry || this.pollers.some((poller) => poller.callee === op.fnName) || this.timestampLock(op)) return true;
+    return this.ops.some(
+      (other) =>
+        (other.kind === 'del' || other.kind === 'getset') &&
+        other.fn === op.fn &&
+        other.start > op.start &&
+        other.keyShapes.some((shape) => op.keyShapes.includes(shape)),
+    );
   }
 
   /** Whether a script run is a compare-and-delete release: the call says so, or the file declares its script as one. */
@@ -109,8 +138,40 @@ export class DocumentFacts {
     return undefined;
   }
 
+  /**
+   * How the retry loop around `op` polls (it sleeps under 10 ms, not at all, or for a field nothing
+   * sets), or the loop that polls the method `op` is in (`while !try_to_get_lock`).
+   */
+  polling(op: OpFact): string | undefined {
+    if (op.retry) return this.busy(op.retry);
+    if (op.kind !== 'acquire' || !op.fnName) return undefined;
+    for (const poller of this.pollers) {
+      if (poller.callee !== op.fnName || (poller.cls ?? '') !== (op.cls ?? '')) continue;
+      const sleep = this.busy(poller.retry);
+      if (sleep) return `(the loop that calls ${op.fnName}()) ${sleep}`;
+    }
+    return undefined;
+  }
+
+  private busy(retry: RetryFact): string | undefined {
+    if (retry.sleepField)
+      return unsetField(this.text, retry.sleepField)
+        ? `sleeps for ${retry.sleepField}, which nothing in this file sets (so it is zero)`
+        : undefined;
+    return retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${formatMs(retry.sleepMs)} ms`;
+  }
+
   timestampValue(op: OpFact): boolean {
     return !!op.value && (op.value.clock || this.declared(op.value.name).some((d) => d.clock));
+  }
+
+  /**
+   * The timestamp algorithm: the value is an expiry time, or the code reads it back to compare. A
+   * timestamp that only records when the lock was taken is not one.
+   */
+  timestampLock(op: OpFact): boolean {
+    if (!this.timestampValue(op)) return false;
+    return !!op.valueRead || !!op.value?.deadline || this.declared(op.value?.name).some((d) => d.deadline);
   }
 }
 
@@ -172,7 +233,10 @@ export const RULES: Rule[] = [
     on: 'getset',
     fixable: true,
     check: (op, facts) =>
-      facts.paired(op, 'acquire').length || facts.timestampValue(op) ? { key: key(op) } : undefined,
+      facts.paired(op, 'acquire').some((a) => facts.isLockAcquire(a)) ||
+      (facts.timestampValue(op) && (facts.lockish(op) || facts.timestampLock(op)))
+        ? { key: key(op) }
+        : undefined,
     message: ({ key }) =>
       `GETSET takeover of ${key}: timestamp locks depend on synchronised clocks, and a client that loses the takeover race still overwrites the winner's expiry. Let Redis expire the lock: SET key token NX PX ttl.`,
   },
@@ -182,7 +246,7 @@ export const RULES: Rule[] = [
     fixable: true,
     // The timestamp algorithm without GETSET (SETNX, GET, compare with the clock, DEL): reported on the SETNX.
     check: (op, facts) =>
-      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampValue(op) && !facts.paired(op, 'getset').length
+      !op.hasExpiry && facts.isLockAcquire(op) && facts.timestampLock(op) && !facts.paired(op, 'getset').length
         ? { key: key(op), value: short(op.value!.text) }
         : undefined,
     message: ({ key, value }) =>
@@ -217,16 +281,26 @@ export const RULES: Rule[] = [
   },
   {
     code: 'LOCK010',
+    on: 'get',
+    fixable: false,
+    // A loop that polls GET until it may take the lock over (or until the key is gone).
+    check: (op, facts) => {
+      const lock = facts.lockish(op) || facts.paired(op, 'acquire').length > 0 || facts.paired(op, 'getset').length > 0;
+      const sleep = lock && !facts.notALock(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
+    message: ({ key, sleep }) =>
+      `The loop that polls ${key} with GET ${sleep} between reads: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
+  },
+  {
+    code: 'LOCK010',
     on: 'acquire',
     // Only a fix that replaces the retry loop stops the polling.
     fixable: (plan) => !!plan.replacesRetryLoop,
-    check: (op, facts) =>
-      op.retry && facts.isLockAcquire(op)
-        ? {
-            key: key(op),
-            sleep: op.retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${op.retry.sleepMs} ms`,
-          }
-        : undefined,
+    check: (op, facts) => {
+      const sleep = facts.isLockAcquire(op) ? facts.polling(op) : undefined;
+      return sleep ? { key: key(op), sleep } : undefined;
+    },
     message: ({ key, sleep }) =>
       `The retry loop around the acquire of ${key} ${sleep} between tries: every waiting client hammers Redis with commands while the lock is held. Sleep at least 50 ms with jitter between tries, or wait for the release (a blocking lock that is woken when the holder releases).`,
   },

@@ -6,7 +6,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import { grammarOf } from '../languages';
 import { extractUnit } from './facts';
 import { globToRegExp, lastName, type Lookup } from './keys';
-import { MENTIONS_REDIS } from './ops';
+import { MENTIONS_REDIS, OWN_COMMANDS } from './ops';
 import { parserFor } from './parsers';
 import { syntaxFor, type Syntax } from './syntax';
 import { listUnits } from './units';
@@ -73,10 +73,11 @@ export async function lockSites(languageId: string, text: string): Promise<LockS
   if (!tree) return [];
   try {
     const constants = constantsOf(syntax, tree.rootNode);
-    const mentionsRedis = MENTIONS_REDIS.test(text);
+    const ownCommands = OWN_COMMANDS.test(text);
+    const mentionsRedis = ownCommands || MENTIONS_REDIS.test(text);
     const sites: LockSite[] = [];
     for (const unit of listUnits(syntax, tree.rootNode)) {
-      const { ops } = extractUnit(unit.node, { syntax, text, mentionsRedis, constants, ...unit });
+      const { ops } = extractUnit(unit.node, { syntax, text, mentionsRedis, ownCommands, constants, ...unit });
       for (const op of ops) {
         if (op.kind !== 'acquire' || op.keyStart === undefined || op.keyEnd === undefined) continue;
         const keyGlob = op.keyGlob ?? '*';

@@ -210,12 +210,19 @@ const php: Syntax = {
 
 const csharp: Syntax = {
   grammar: 'c-sharp',
-  call: (node) =>
-    memberCall(
+  call(node) {
+    const readArgs = argsNamedBy('argument');
+    const member = memberCall(
       node,
       ['invocation_expression', 'member_access_expression', 'name', 'expression'],
-      argsNamedBy('argument'),
-    ),
+      readArgs,
+    );
+    if (member || node.type !== 'invocation_expression') return member;
+    // A class's own method, called without `this.`: `SetNx(key, value)`.
+    const nameNode = node.childForFieldName('function');
+    if (nameNode?.type !== 'identifier') return undefined;
+    return { node, nameNode, args: readArgs(node.childForFieldName('arguments')) };
+  },
   functions: set(
     'method_declaration',
     'constructor_declaration',
@@ -243,8 +250,9 @@ const ruby: Syntax = {
   call(node) {
     if (node.type !== 'call') return undefined;
     const nameNode = node.childForFieldName('method');
-    const receiver = node.childForFieldName('receiver');
-    if (!nameNode || !receiver) return undefined;
+    // A receiver-less call is a method of the class or module itself (`setnx(key, v)` in a mixin).
+    const receiver = node.childForFieldName('receiver') ?? undefined;
+    if (!nameNode) return undefined;
     const args = named(node.childForFieldName('arguments')).map((arg) => {
       if (arg.type !== 'pair') return { node: arg, value: arg };
       const key = arg.childForFieldName('key');

@@ -18,6 +18,8 @@ export interface UnitContext extends Omit<Unit, 'node'> {
   syntax: Syntax;
   text: string;
   mentionsRedis: boolean;
+  /** The code declares its own Redis-only commands (`setnx`): calls of them without a receiver count. */
+  ownCommands?: boolean;
   /** The Lua parser, when the document has embedded scripts to check. */
   lua?: Parser;
   /** Names declared outside functions, for key globs (lockSites; unit facts kept across edits do without). */

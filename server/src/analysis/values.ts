@@ -9,6 +9,16 @@ export const CLOCK_CALL =
 /** Names that hold an expiry time when nothing else says what they hold. */
 export const CLOCK_NAME =
   /^(?:expires?|expires?_?at|expir(?:y|ation)(?:_?time)?|deadline|valid_?until|lock_?until|timestamp|expire_?time|lock_?time(?:out_?at)?)$/i;
+/** A clock reading moved forward: an expiry time (`System.currentTimeMillis() + ttl`, `time.Now().Add(ttl)`). */
+const OFFSET = /\+|\bplus\w*\s*\(|\.Add\w*\s*\(|\.add\s*\(|timedelta/;
+/** Names of an expiry time: `expires_at`, `deadline`, `lockUntil`, `expireTime()`. */
+export const DEADLINE_NAME = /expir|deadline|until|timeout_?at|valid/i;
+
+/** Whether a value is an expiry time (the timestamp algorithm), not only the moment the lock was taken. */
+export function isDeadline(text: string): boolean {
+  return CLOCK_CALL.test(text) && OFFSET.test(text);
+}
+
 export const GENERATED =
   /uuid|guid|random|rand\(|\brand\b|nanoid|token_hex|token_urlsafe|urandom|ObjectId|SecureRandom|uniqid|ulid/i;
 export const NULLISH = /^(null|nil|none|undefined)$/i;
