@@ -13,6 +13,7 @@ export default tseslint.config(
       // Programs in the clients' languages that run the generated helpers, not project code.
       'test/proofs/helpers/*.js',
       'test/proofs/fixes/*.js',
+      'test/proofs/glide/*.js',
       '.test-artifacts/**',
       // The npm package assembled by tools/npm-package.ts: a copy of built files and templates.
       '.build/**',

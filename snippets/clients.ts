@@ -21,6 +21,8 @@ export interface ClientInfo {
   comment: '//' | '#';
   /** Whether the helper's import may stand inside a function body, so a snippet can carry it. */
   importsInline: boolean;
+  /** The family whose partials (templates/_<family>/) its helper template includes. */
+  family?: 'js' | 'jvm' | 'go' | 'php';
 }
 
 const doubleQuoted = (text: string) => JSON.stringify(text);
@@ -42,6 +44,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'redis',
     comment: '//',
     importsInline: false,
+    family: 'js',
   },
   {
     id: 'node-redis',
@@ -55,6 +58,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'redis',
     comment: '//',
     importsInline: false,
+    family: 'js',
   },
   {
     id: 'redis-py',
@@ -82,6 +86,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'jedis',
     comment: '//',
     importsInline: false,
+    family: 'jvm',
   },
   {
     id: 'lettuce',
@@ -96,6 +101,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'redis',
     comment: '//',
     importsInline: false,
+    family: 'jvm',
   },
   {
     id: 'go-redis',
@@ -110,6 +116,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'rdb',
     comment: '//',
     importsInline: false,
+    family: 'go',
   },
   {
     id: 'redigo',
@@ -123,6 +130,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'pool',
     comment: '//',
     importsInline: false,
+    family: 'go',
   },
   {
     id: 'stackexchange',
@@ -151,6 +159,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: '$redis',
     comment: '//',
     importsInline: true,
+    family: 'php',
   },
   {
     id: 'predis',
@@ -165,6 +174,7 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: '$client',
     comment: '//',
     importsInline: true,
+    family: 'php',
   },
   {
     id: 'redis-rb',

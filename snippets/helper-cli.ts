@@ -1,11 +1,11 @@
-// npm run helper -- <client> [--flavor ts|esm|cjs] [--package NAME] [--namespace NAME]
+// npm run helper -- <client> [--flavor ts|esm|cjs] [--package NAME] [--namespace NAME] [--kinds K1,K2]
 // Prints the lock helper module for a client library; its conventional file name goes to stderr.
 import { loadPack } from '../pack/pack';
 import { CLIENTS } from './clients';
 import { renderHelper } from './helper';
 import { SnippetError } from './template';
 
-const USAGE = `usage: npm run helper -- <client> [--flavor ts|esm|cjs] [--package NAME] [--namespace NAME]
+const USAGE = `usage: npm run helper -- <client> [--flavor ts|esm|cjs] [--package NAME] [--namespace NAME] [--kinds K1,K2]
   clients: ${CLIENTS.map((c) => c.id).join(', ')}`;
 
 try {

@@ -1,9 +1,11 @@
 // The lock helper: one module per project and client library, rendered from
-// templates/<client>/helper.<ext> with the pack's scripts embedded once and a header that names
-// the pack version and the scripts' SHA1s. Call sites (callsite.ts) import it.
+// templates/<client>/helper.<ext> (composed with its family's partials and the lock kinds it
+// carries: compose.ts) with the pack's scripts embedded once and a header that names the options
+// (the kinds among them), the pack version and the scripts' SHA1s. Call sites (callsite.ts) import it.
 import type { Pack } from '../pack/pack';
 import type { ClientInfo } from './clients';
-import { checkHelper, headerLines, stampDigest, type HelperCheck } from './header';
+import { availableKinds, composeHelper, KINDS, kindScripts, type Kind } from './compose';
+import { checkHelper, headerLines, readHelperHeader, stampDigest, type HelperCheck, type HelperHeader } from './header';
 import {
   embeddedScriptNames,
   expand,
@@ -39,6 +41,11 @@ const OPTIONS = {
     meaning: 'the PHP namespace, e.g. App\\Locks',
     valid: /^[A-Za-z_]\w*(\\[A-Za-z_]\w*)*$/,
   },
+  kinds: {
+    name: 'kinds',
+    meaning: `lock kinds beyond the plain lock, comma-separated (${KINDS.join(', ')})`,
+    valid: /^[a-z-]+(,[a-z-]+)*$/,
+  },
 } satisfies Record<string, OptionSpec>;
 
 /** Per client: its options, the module's file name, and the template extension. */
@@ -49,24 +56,40 @@ interface HelperSpec {
 }
 
 const JS_HELPER: HelperSpec = {
-  options: [OPTIONS.flavor],
+  options: [OPTIONS.flavor, OPTIONS.kinds],
   fileName: (options) => (options.flavor === 'ts' ? 'locksmith.ts' : 'locksmith.js'),
   templateExtension: 'ts',
 };
 const SPECS: Record<string, HelperSpec> = {
   ioredis: JS_HELPER,
   'node-redis': JS_HELPER,
-  'redis-py': { options: [], fileName: () => 'locksmith.py' },
-  jedis: { options: [OPTIONS.javaPackage], fileName: () => 'Locksmith.java' },
-  lettuce: { options: [OPTIONS.javaPackage], fileName: () => 'Locksmith.java' },
-  'go-redis': { options: [], fileName: () => 'locksmith.go' },
-  redigo: { options: [], fileName: () => 'locksmith.go' },
-  stackexchange: { options: [OPTIONS.csNamespace], fileName: () => 'RedisLock.cs' },
-  phpredis: { options: [OPTIONS.phpNamespace], fileName: () => 'Locksmith.php' },
-  predis: { options: [OPTIONS.phpNamespace], fileName: () => 'Locksmith.php' },
-  'redis-rb': { options: [], fileName: () => 'locksmith.rb' },
-  'redis-rs': { options: [], fileName: () => 'locksmith.rs' },
+  'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
+  jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
+  lettuce: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
+  'go-redis': { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
+  redigo: { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
+  stackexchange: { options: [OPTIONS.csNamespace, OPTIONS.kinds], fileName: () => 'RedisLock.cs' },
+  phpredis: { options: [OPTIONS.phpNamespace, OPTIONS.kinds], fileName: () => 'Locksmith.php' },
+  predis: { options: [OPTIONS.phpNamespace, OPTIONS.kinds], fileName: () => 'Locksmith.php' },
+  'redis-rb': { options: [OPTIONS.kinds], fileName: () => 'locksmith.rb' },
+  'redis-rs': { options: [OPTIONS.kinds], fileName: () => 'locksmith.rs' },
 };
+
+/** The extension of the client's helper template (TypeScript for both JavaScript flavors). */
+const templateExtension = (client: ClientInfo) => SPECS[client.id].templateExtension ?? client.extension;
+
+/** The lock kinds the client's helper can carry beyond the plain lock. */
+export function helperKinds(clientId: string): Kind[] {
+  const client = findClient(clientId);
+  return availableKinds(client, templateExtension(client));
+}
+
+/** The kinds named by a `kinds` option value. */
+export const kindsOf = (options: Record<string, string | undefined>): Kind[] =>
+  KINDS.filter((kind) => (options.kinds ?? '').split(',').includes(kind));
+
+/** A `kinds` option value in KINDS order, or undefined for none. */
+const kindsValue = (kinds: readonly string[]) => KINDS.filter((kind) => kinds.includes(kind)).join(',') || undefined;
 
 export type HelperOptions = Record<string, string | undefined>;
 
@@ -87,6 +110,18 @@ export function resolveHelperOptions(client: ClientInfo, options: HelperOptions)
       throw new SnippetError(`the ${client.id} helper has no option '${name}'; its options: ${valid}`);
     }
     if (!spec.valid.test(value)) throw new SnippetError(`${name} '${value}' is not ${spec.meaning}`);
+    if (name === 'kinds') {
+      const available = availableKinds(client, templateExtension(client));
+      const unknown = value.split(',').find((kind) => !(available as string[]).includes(kind));
+      if (unknown !== undefined) {
+        throw new SnippetError(
+          `the ${client.id} helper has no ${unknown} lock; its kinds: ${available.join(', ') || 'none yet'}`,
+        );
+      }
+      const normalized = kindsValue(value.split(','));
+      if (normalized) resolved.kinds = normalized;
+      continue;
+    }
     resolved[name] = value;
   }
   for (const spec of specs) {
@@ -120,8 +155,9 @@ export function renderHelper(clientId: string, pack: Pack, options: HelperOption
   const spec = SPECS[client.id];
   const resolved = resolveHelperOptions(client, options);
   const flavor = resolved.flavor as JsFlavor | undefined;
-  const raw = loadTemplate(client, 'helper', spec.templateExtension);
-  const template = fillOptionLines(resolveSpans(raw, flavor), client, resolved);
+  const extension = templateExtension(client);
+  const composed = composeHelper(client, loadTemplate(client, 'helper', extension), extension, kindsOf(resolved));
+  const template = fillOptionLines(resolveSpans(composed, flavor), client, resolved);
   const scripts = embeddedScriptNames(template);
   const title = [
     `Redis Locksmith lock helper for ${client.library}, generated from the Locksmith script pack.`,
@@ -144,7 +180,79 @@ export function renderHelper(clientId: string, pack: Pack, options: HelperOption
   return { fileName: spec.fileName(resolved), text: stampDigest(text), options: resolved };
 }
 
+/**
+ * The options a helper was rendered with, from its header: what it records, and for a header from
+ * before kinds were recorded (all kinds in one file), the kinds whose scripts it embeds.
+ */
+export function headerOptions(header: HelperHeader): Record<string, string> {
+  if (header.options.kinds !== undefined) return header.options;
+  const client = findClient(header.client);
+  const extension = templateExtension(client);
+  const embedded = availableKinds(client, extension).filter((kind) =>
+    kindScripts(client, kind, extension).every((script) => header.scripts.has(script)),
+  );
+  const kinds = kindsValue(embedded);
+  return kinds ? { ...header.options, kinds } : header.options;
+}
+
 /** Whether a helper file is outdated against `pack` (LOCK008) or was edited by hand; undefined for other files. */
 export function checkHelperFile(text: string, pack: Pack): HelperCheck | undefined {
-  return checkHelper(text, pack, (header) => renderHelper(header.client, pack, header.options).text);
+  return checkHelper(text, pack, (header) => renderHelper(header.client, pack, headerOptions(header)).text);
+}
+
+/** A helper file rendered again from the installed pack: the same client and options, kinds kept. */
+export function updatedHelper(text: string, pack: Pack): RenderedHelper | undefined {
+  const header = readHelperHeader(text);
+  return header && renderHelper(header.client, pack, headerOptions(header));
+}
+
+export interface KindsAdded {
+  helper: RenderedHelper;
+  /** The kinds it did not have. */
+  added: Kind[];
+}
+
+/**
+ * A helper file with `kinds` added to the ones it carries, its other options kept (re-rendered
+ * from the installed pack); undefined when the text is no helper. `added` is empty when it had them all.
+ */
+export function helperWithKinds(text: string, pack: Pack, kinds: readonly Kind[]): KindsAdded | undefined {
+  const header = readHelperHeader(text);
+  if (!header) return undefined;
+  const options = headerOptions(header);
+  const had = kindsOf(options);
+  const added = KINDS.filter((kind) => kinds.includes(kind) && !had.includes(kind));
+  const helper = renderHelper(header.client, pack, { ...options, kinds: kindsValue([...had, ...added]) });
+  return { helper, added };
+}
+
+export interface HelperRefresh {
+  /** The text to write over the file, or undefined when it is current and carries every kind asked for. */
+  text: string | undefined;
+  /** The kinds it gains. */
+  added: Kind[];
+  /** Why it is rewritten: what made it outdated, the kinds it gains. */
+  reasons: string[];
+  /** It was edited by hand: rewriting it replaces those edits. */
+  edited: boolean;
+}
+
+/**
+ * What Add Lock Helper (and Update lock helper) writes over an existing helper file: the installed
+ * pack's version of it, with the kinds it carries and `kinds` added; undefined for a file that is
+ * no helper.
+ */
+export function refreshHelper(text: string, pack: Pack, kinds: readonly Kind[] = []): HelperRefresh | undefined {
+  const check = checkHelperFile(text, pack);
+  const rendered = helperWithKinds(text, pack, kinds);
+  if (!check || !rendered) return undefined;
+  const { helper, added } = rendered;
+  const reasons = [...check.reasons, ...(added.length ? [`it gains the ${added.join(', ')} lock kind`] : [])];
+  return { text: check.outdated || added.length ? helper.text : undefined, added, reasons, edited: check.edited };
+}
+
+/** The lock kinds a helper file carries beyond the plain lock (for an old header, those whose scripts it embeds). */
+export function carriedKinds(text: string): Kind[] {
+  const header = readHelperHeader(text);
+  return header ? kindsOf(headerOptions(header)) : [];
 }

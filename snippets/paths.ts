@@ -78,6 +78,48 @@ function jsPlacements(input: PlacementInput): HelperPlacement[] {
 const declared = (text: string, keyword: string) =>
   new RegExp(`^\\s*${keyword}\\s+([\\w.]+)\\s*[;{]?`, 'm').exec(text)?.[1];
 
+/** A helper module's file name per client family: where an existing one may be found. */
+const HELPER_NAMES: Record<string, string[]> = {
+  // A JavaScript and a TypeScript file share one helper: either one is found.
+  js: ['locksmith.ts', 'locksmith.js'],
+  py: ['locksmith.py'],
+  php: ['Locksmith.php'],
+  rb: ['locksmith.rb'],
+};
+
+/** `dir` and its parents up to `root` (both workspace-relative), nearest first. */
+function upTo(dir: string, root: string): string[] {
+  const dirs = [dir];
+  for (let at = dir; at !== root && at !== '.' && at !== '';) {
+    at = posix.dirname(at);
+    dirs.push(at);
+  }
+  return dirs;
+}
+
+/**
+ * Where the project's helper for the client may already be, nearest first: the usual places, and
+ * for JavaScript and TypeScript the package's src/lib/ and lib/ in either language, for Python,
+ * PHP and Ruby every folder from the file's up to its project's root. One helper per client and
+ * project: a file finds the one another file of the project created.
+ */
+export function helperSearchPaths(clientId: string, input: PlacementInput): string[] {
+  const client = findClient(clientId);
+  const names = HELPER_NAMES[client.extension];
+  const proposed = proposeHelperPlacements(clientId, input).map((placement) => placement.path);
+  if (!names) return proposed;
+  const dir = posix.dirname(input.file.path);
+  const manifest = { js: 'package.json', py: 'pyproject.toml', php: 'composer.json', rb: 'Gemfile' }[client.extension];
+  const project = manifest && nearest(input.manifests, dir, manifest);
+  const root = project ? posix.dirname(project.path) : '.';
+  const dirs =
+    client.extension === 'js'
+      ? [...proposed.map((path) => posix.dirname(path)), posix.join(root, 'src/lib'), posix.join(root, 'lib')]
+      : upTo(dir, root);
+  const found = [...proposed, ...dirs.flatMap((folder) => names.map((name) => posix.join(folder, name)))];
+  return [...new Set(found)];
+}
+
 /** The helper's usual places for the client, best first. */
 export function proposeHelperPlacements(clientId: string, input: PlacementInput): HelperPlacement[] {
   const client = findClient(clientId);

@@ -70,6 +70,37 @@ export function renameClient(variable: string | undefined, expression: string | 
 export interface RenderOptions {
   /** The user's client expression, replacing the template's `clientVariable` (quick fixes). */
   clientExpression?: string;
+  /**
+   * Put before every line but the first, so the code sits at the replaced statements' depth
+   * (quick fixes). The embedded Lua and the line that closes its literal stay as they are: the
+   * Lua must stay byte for byte the pack's, and PHP's nowdoc and C#'s raw string take their
+   * closing line's indentation off every line.
+   */
+  indent?: string;
+}
+
+// Private-use characters around embedded Lua while the lines are indented; the pack has none.
+const LUA_START = '\uE000';
+const LUA_END = '\uE001';
+
+/** Indents the lines of `marked` that do not start inside embedded Lua, and drops the marks. */
+function indentOutsideLua(marked: string, indent: string): string {
+  let inLua = false;
+  // The line that closes the literal: the one the Lua ends on, or the next where it ends a line.
+  let closing = false;
+  return marked
+    .split('\n')
+    .map((line, index) => {
+      const keep = index === 0 || inLua || closing || line.startsWith(LUA_START) || line === '';
+      closing = line === LUA_END;
+      for (const char of line) {
+        if (char === LUA_START) inLua = true;
+        if (char === LUA_END) inLua = false;
+      }
+      return keep ? line : `${indent}${line}`;
+    })
+    .join('\n')
+    .replace(/[\uE000\uE001]/g, '');
 }
 
 /** The inline snippet as plain code: slots filled with `values` (or the defaults), multi-line values indented to fit. */
@@ -78,15 +109,16 @@ export function renderCode(
   patternId: string,
   pack: Pack,
   values: SlotValues = {},
-  { clientExpression }: RenderOptions = {},
+  { clientExpression, indent = '' }: RenderOptions = {},
 ): string {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const filled = { ...slotDefaults(client), ...values };
-  return expand(`${client.id}/${pattern}`, loadTemplate(client, pattern), {
+  const marked = expand(`${client.id}/${pattern}`, loadTemplate(client, pattern), {
     pack,
     slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
     literal: renameClient(client.clientVariable, clientExpression),
-    script: (text) => text,
+    script: (text) => `${LUA_START}${text}${LUA_END}`,
   });
+  return indentOutsideLua(marked, indent);
 }

@@ -87,7 +87,8 @@ export function expand(where: string, template: string, expansion: Expansion): s
       const name = marker.slice(4) as ScriptName;
       if (!SCRIPT_NAMES.includes(name)) throw new SnippetError(`${where}: unknown script ${name}`);
       if (!expansion.pack) throw new SnippetError(`${where}: embeds ${name}.lua, but no pack was given`);
-      out += script(expansion.pack[name].source.replace(/\n$/, ''));
+      // The whole file, its last newline too: what the pack's SHA1 is of, so EVALSHA by it finds it.
+      out += script(expansion.pack[name].source);
     } else if (marker === 'header') {
       if (!expansion.header) throw new SnippetError(`${where}: a «header» marker outside a helper`);
       out += expansion.header(match.index, template);

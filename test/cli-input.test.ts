@@ -162,7 +162,7 @@ test('a file that does not parse is checked as far as it parses, with a warning 
       'import redis',
       'r = redis.Redis()',
       '',
-      'def take(key):',
+      'def take_lock(key):',
       '    r.set(key, "1", nx=True)',
       '',
       'def oops(:',

@@ -1,6 +1,6 @@
-// The generated helpers' waiting and lock kinds, run as real programs against a throwaway Redis
-// (the programs and their modes: test/proofs/helpers/; test/helpers-proof.test.ts has the plain
-// lock's counter, renewal, loss, fencing and busy proofs):
+// The generated helpers' waiting and lock kinds, run as real programs against a throwaway Redis 7.0
+// and Valkey 9 (the programs and their modes: test/proofs/helpers/; test/helpers-proof.test.ts has
+// the plain lock's counter, takeover, renewal, loss, fencing and busy proofs):
 // - where the helper waits for wake-ups, a waiter whose retry bound is 30 s takes the lock within
 //   a few seconds of the release, for each kind (so it was woken, not polled);
 // - reentrant: nested takes re-enter and the counter stays exact; read-write: writers around a
@@ -14,11 +14,11 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { sleep, useRedis, waitFor } from './helpers';
-import { HELPER_PROOFS } from './proofs/helpers/proofs';
+import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
+import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
-const fx = useRedis();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-kinds-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -29,106 +29,112 @@ const RETRY_MS = 30_000;
 /** The lease of a holder that `hold` mode takes before it is killed. */
 const HOLD_TTL_MS = 1000;
 
-/** Per kind the waiter asks for: how the test holds the key against it, and releases it (waking waiters). */
-const HOLDERS = {
-  // The queue's release wakes the first waiter by its token.
-  lock: {
-    hold: () => fx.locks.acquire(KEY, 'holder', LONG),
-    release: () => fx.locks.run('release', [KEY, waitersKey(KEY)!], ['holder']),
-  },
-  // The empty payload: one waiter per client.
-  reentrant: {
-    hold: () => fx.locks.reentrant.acquire(KEY, 'holder', LONG),
-    release: () => fx.locks.reentrant.release(KEY, 'holder'),
-  },
-  // '*': every waiter. A reader waits for a writer, a writer for a reader.
-  read: { hold: () => fx.locks.rw.write(KEY, 'holder', LONG), release: () => fx.locks.rw.release(KEY, 'holder') },
-  write: { hold: () => fx.locks.rw.read(KEY, 'holder', LONG), release: () => fx.locks.rw.release(KEY, 'holder') },
-  semaphore: {
-    hold: () => fx.locks.semaphore.acquire(KEY, 'holder', LONG, 1),
-    release: () => fx.locks.semaphore.release(KEY, 'holder'),
-  },
-};
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
 
-/** Clients subscribed to the key's wake-ups. */
-async function subscribers(): Promise<number> {
-  const [, count] = (await fx.redis.call('PUBSUB', 'SHARDNUMSUB', KEY)) as [string, number];
-  return count;
-}
+function proofs(server: ServerKind): void {
+  const fx = useRedis({ server });
 
-for (const proof of HELPER_PROOFS.filter((candidate) => candidate.wakes || candidate.kinds)) {
-  describe(`${proof.client} helper: waiting and lock kinds against a real Redis`, () => {
-    let command: string[];
-    const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
+  /** Per kind the waiter asks for: how the test holds the key against it, and releases it (waking waiters). */
+  const HOLDERS = {
+    // The queue's release wakes the first waiter by its token.
+    lock: {
+      hold: () => fx.locks.acquire(KEY, 'holder', LONG),
+      release: () => fx.locks.run('release', [KEY, waitersKey(KEY)!], ['holder']),
+    },
+    // The empty payload: one waiter per client.
+    reentrant: {
+      hold: () => fx.locks.reentrant.acquire(KEY, 'holder', LONG),
+      release: () => fx.locks.reentrant.release(KEY, 'holder'),
+    },
+    // '*': every waiter. A reader waits for a writer, a writer for a reader.
+    read: { hold: () => fx.locks.rw.write(KEY, 'holder', LONG), release: () => fx.locks.rw.release(KEY, 'holder') },
+    write: { hold: () => fx.locks.rw.read(KEY, 'holder', LONG), release: () => fx.locks.rw.release(KEY, 'holder') },
+    semaphore: {
+      hold: () => fx.locks.semaphore.acquire(KEY, 'holder', LONG, 1),
+      release: () => fx.locks.semaphore.release(KEY, 'holder'),
+    },
+  };
 
-    before(async () => {
-      command = await proof.prepare(join(work, proof.client), pack);
-    });
-    beforeEach(async () => {
-      await fx.redis.flushall();
-    });
+  /** Clients subscribed to the key's wake-ups. */
+  async function subscribers(): Promise<number> {
+    const [, count] = (await fx.redis.call('PUBSUB', 'SHARDNUMSUB', KEY)) as [string, number];
+    return count;
+  }
 
-    // Helpers that poll (no SSUBSCRIBE in the client library here) are left out: see HELPER_PROOFS.
-    const woken = Object.entries(HOLDERS).filter(([kind]) => proof.wakes && (proof.kinds || kind === 'lock'));
-    for (const [kind, holder] of woken) {
-      test(`${kind}: a waiter is woken by the release, long before its ${RETRY_MS} ms retry bound`, async (t) => {
-        await holder.hold();
-        const waiter = run('woken', kind);
-        await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
-        if (kind === 'lock')
-          await waitFor('the waiter in line', async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1);
-        await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
-        const releasedAt = Date.now();
-        assert.notEqual(Number(await holder.release()), 0);
-        const heldAt = Number(/^held (\d+)$/m.exec(await waiter.done)?.[1]);
-        const tookMs = heldAt - releasedAt;
-        t.diagnostic(`held ${tookMs} ms after the release`);
-        assert.ok(tookMs >= 0 && tookMs < 5000, `held ${tookMs} ms after the release`);
-        assert.equal(await subscribers(), 0, 'the waiter unsubscribed');
+  for (const proof of HELPER_PROOFS.filter((candidate) => candidate.wakes || candidate.kinds)) {
+    describe(`${proofName(proof)} helper: waiting and lock kinds against a real ${server}`, () => {
+      let command: string[];
+      const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
+
+      before(async () => {
+        command = await prepareOnce(proof, work, pack, proof.kinds ? 'all' : undefined);
       });
-    }
-
-    if (!proof.kinds) return;
-
-    test('reentrant: two processes x 100 rounds, each re-entering once, keep a non-atomic counter exact', async () => {
-      await Promise.all([run('reentrant', '100').done, run('reentrant', '100').done]);
-      assert.equal(await fx.redis.get('proof:counter'), '200');
-      assert.equal(await fx.redis.exists(KEY), 0, 'released');
-    });
-
-    test('read-write: two writers keep a non-atomic counter exact; readers overlap, never with a writer', async () => {
-      await Promise.all([
-        run('rw-writer', '40').done,
-        run('rw-writer', '40').done,
-        run('rw-reader', '40').done,
-        run('rw-reader', '40').done,
-      ]);
-      assert.equal(await fx.redis.get('proof:counter'), '80');
-      assert.equal(await fx.redis.get('proof:overlap'), '1', 'two readers held the lock at once');
-      assert.equal(await fx.redis.exists('proof:rw'), 0, 'released');
-    });
-
-    test('semaphore of 2: three processes never exceed 2 holders, and do reach 2', async () => {
-      await Promise.all([run('semaphore', '30').done, run('semaphore', '30').done, run('semaphore', '30').done]);
-      assert.equal(await fx.redis.get('proof:full'), '1');
-      assert.equal(await fx.redis.exists('proof:sem'), 0, 'released');
-    });
-
-    // What the SIGKILLed hold blocks: a dead reader blocks a writer, a dead writer a reader.
-    const blocked = { reentrant: 'reentrant', read: 'write', write: 'read', semaphore: 'semaphore' };
-    for (const [kind, taker] of Object.entries(blocked)) {
-      test(`${kind}: a SIGKILLed holder's hold returns when its ${HOLD_TTL_MS} ms lease ends`, async (t) => {
-        const holder = run('hold', kind);
-        await holder.printed('held');
-        const heldAt = Date.now();
-        holder.kill();
-        await assert.rejects(holder.done, /exited SIGKILL/);
-        assert.equal(await fx.redis.exists(KEY), 1, 'the dead holder still holds');
-        const tookAt = Number(/^took (\d+)$/m.exec(await run('take', taker).done)?.[1]);
-        t.diagnostic(`${taker} taken ${tookAt - heldAt} ms after the holder printed 'held'`);
-        assert.ok(tookAt - heldAt >= HOLD_TTL_MS - 200, `taken ${tookAt - heldAt} ms after, before the lease ended`);
-        assert.ok(tookAt - heldAt < HOLD_TTL_MS + 4000, `taken ${tookAt - heldAt} ms after, long after the lease`);
+      beforeEach(async () => {
+        await fx.redis.flushall();
       });
-    }
-  });
+
+      // Helpers that poll (no SSUBSCRIBE in the client library here) are left out: see HELPER_PROOFS.
+      const woken = Object.entries(HOLDERS).filter(([kind]) => proof.wakes && (proof.kinds || kind === 'lock'));
+      for (const [kind, holder] of woken) {
+        test(`${kind}: a waiter is woken by the release, long before its ${RETRY_MS} ms retry bound`, async (t) => {
+          await holder.hold();
+          const waiter = run('woken', kind);
+          await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
+          if (kind === 'lock' && proof.queues)
+            await waitFor('the waiter in line', async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1);
+          await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
+          const releasedAt = Date.now();
+          assert.notEqual(Number(await holder.release()), 0);
+          const heldAt = Number(/^held (\d+)$/m.exec(await waiter.done)?.[1]);
+          const tookMs = heldAt - releasedAt;
+          t.diagnostic(`held ${tookMs} ms after the release`);
+          assert.ok(tookMs >= 0 && tookMs < 5000, `held ${tookMs} ms after the release`);
+          assert.equal(await subscribers(), 0, 'the waiter unsubscribed');
+        });
+      }
+
+      if (!proof.kinds) return;
+
+      test('reentrant: two processes x 100 rounds, each re-entering once, keep a non-atomic counter exact', async () => {
+        await Promise.all([run('reentrant', '100').done, run('reentrant', '100').done]);
+        assert.equal(await fx.redis.get('proof:counter'), '200');
+        assert.equal(await fx.redis.exists(KEY), 0, 'released');
+      });
+
+      test('read-write: two writers keep a non-atomic counter exact; readers overlap, never with a writer', async () => {
+        await Promise.all([
+          run('rw-writer', '40').done,
+          run('rw-writer', '40').done,
+          run('rw-reader', '40').done,
+          run('rw-reader', '40').done,
+        ]);
+        assert.equal(await fx.redis.get('proof:counter'), '80');
+        assert.equal(await fx.redis.get('proof:overlap'), '1', 'two readers held the lock at once');
+        assert.equal(await fx.redis.exists('proof:rw'), 0, 'released');
+      });
+
+      test('semaphore of 2: three processes never exceed 2 holders, and do reach 2', async () => {
+        await Promise.all([run('semaphore', '30').done, run('semaphore', '30').done, run('semaphore', '30').done]);
+        assert.equal(await fx.redis.get('proof:full'), '1');
+        assert.equal(await fx.redis.exists('proof:sem'), 0, 'released');
+      });
+
+      // What the SIGKILLed hold blocks: a dead reader blocks a writer, a dead writer a reader.
+      const blocked = { reentrant: 'reentrant', read: 'write', write: 'read', semaphore: 'semaphore' };
+      for (const [kind, taker] of Object.entries(blocked)) {
+        test(`${kind}: a SIGKILLed holder's hold returns when its ${HOLD_TTL_MS} ms lease ends`, async (t) => {
+          const holder = run('hold', kind);
+          await holder.printed('held');
+          const heldAt = Date.now();
+          holder.kill();
+          await assert.rejects(holder.done, /exited SIGKILL/);
+          assert.equal(await fx.redis.exists(KEY), 1, 'the dead holder still holds');
+          const tookAt = Number(/^took (\d+)$/m.exec(await run('take', taker).done)?.[1]);
+          t.diagnostic(`${taker} taken ${tookAt - heldAt} ms after the holder printed 'held'`);
+          assert.ok(tookAt - heldAt >= HOLD_TTL_MS - 200, `taken ${tookAt - heldAt} ms after, before the lease ended`);
+          assert.ok(tookAt - heldAt < HOLD_TTL_MS + 4000, `taken ${tookAt - heldAt} ms after, long after the lease`);
+        });
+      }
+    });
+  }
 }

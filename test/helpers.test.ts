@@ -9,7 +9,17 @@ import { loadPack, parseScript, SCRIPT_NAMES, type Pack } from '../pack/pack';
 import { callSiteLines, DEFAULT_HELPER_IMPORT, renderCallSite, renderCallSiteSnippet } from '../snippets/callsite';
 import { CLIENTS } from '../snippets/clients';
 import { packVersion, readHelperHeader } from '../snippets/header';
-import { checkHelperFile, renderHelper } from '../snippets/helper';
+import { KINDS, type Kind } from '../snippets/compose';
+import {
+  carriedKinds,
+  checkHelperFile,
+  helperKinds,
+  helperWithKinds,
+  refreshHelper,
+  renderHelper,
+  updatedHelper,
+} from '../snippets/helper';
+import { outdatedHelper } from '../server/src/lockFix';
 import { PATTERNS } from '../snippets/patterns';
 import { proposeHelperPlacements } from '../snippets/paths';
 
@@ -19,35 +29,29 @@ type ScriptName = (typeof SCRIPT_NAMES)[number];
 const PLAIN: ScriptName[] = ['acquire', 'extend', 'release'];
 /** The plain lock waiting in line for wake-ups (acquire_queued, release with the queue). */
 const IN_LINE: ScriptName[] = ['acquire', 'acquire_queued', 'extend', 'release'];
-/** Pack v3's scripts (issue 28), which the helpers adopt later: none embeds them yet. */
-const NOT_YET: ScriptName[] = [
-  'queue_acquire',
-  'queue_release',
-  'multi_acquire',
-  'multi_release',
-  'multi_extend',
-  'guarded_set',
-  'fenced_set',
-];
-const KINDS: ScriptName[] = SCRIPT_NAMES.filter((name) => !IN_LINE.includes(name) && !NOT_YET.includes(name));
-/**
- * The scripts each helper embeds: the six runnable clients have the reentrant, read-write and
- * semaphore locks too; the ones that wait for wake-ups wait in line (phpredis and redis-rb poll).
- */
-const EMBEDDED: Record<string, ScriptName[]> = {
-  ioredis: [...IN_LINE, ...KINDS],
-  'node-redis': [...IN_LINE, ...KINDS],
-  'redis-py': [...IN_LINE, ...KINDS],
-  redigo: [...IN_LINE, ...KINDS],
-  phpredis: [...PLAIN, ...KINDS],
-  'redis-rb': [...PLAIN, ...KINDS],
+/** The scripts each helper's core embeds: the ones that wait for wake-ups wait in line. */
+const CORE: Record<string, ScriptName[]> = {
+  ioredis: IN_LINE,
+  'node-redis': IN_LINE,
+  'redis-py': IN_LINE,
+  redigo: IN_LINE,
   'go-redis': IN_LINE,
   stackexchange: IN_LINE,
+  phpredis: PLAIN,
+  'redis-rb': PLAIN,
   jedis: PLAIN,
   lettuce: PLAIN,
   predis: PLAIN,
   'redis-rs': PLAIN,
 };
+/** Each lock kind's scripts. */
+const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
+  reentrant: ['reentrant_acquire', 'reentrant_extend', 'reentrant_release'],
+  'read-write': ['read_acquire', 'write_acquire', 'rw_extend', 'rw_release'],
+  semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
+};
+/** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
+const WITH_KINDS = ['ioredis', 'node-redis', 'redis-py', 'redigo', 'phpredis', 'redis-rb'];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
@@ -64,58 +68,173 @@ describe('pack version', () => {
   });
 });
 
+test('the clients that carry lock kinds carry all three; the others none yet', () => {
+  for (const client of CLIENTS) {
+    assert.deepEqual(helperKinds(client.id), WITH_KINDS.includes(client.id) ? [...KINDS] : [], client.id);
+  }
+});
+
 for (const client of CLIENTS) {
-  describe(`${client.id} helper`, () => {
-    const helper = renderHelper(client.id, pack);
+  /** The variants of the client's helper: the core, each kind alone, all kinds; JavaScript in every flavor. */
+  const kindSets: Kind[][] = [[], ...helperKinds(client.id).map((kind) => [kind]), helperKinds(client.id)];
+  const flavors = client.extension === 'js' ? ['ts', 'esm', 'cjs'] : [undefined];
+  const variants = [
+    ...new Map(
+      kindSets.flatMap((kinds) =>
+        flavors.map((flavor) => {
+          const options = { ...(flavor && { flavor }), ...(kinds.length && { kinds: kinds.join(',') }) };
+          return [JSON.stringify(options), { kinds, options }] as const;
+        }),
+      ),
+    ).values(),
+  ];
+  for (const { kinds, options } of variants) {
+    const name = `${client.id} helper, ${kinds.length ? kinds.join(' + ') : 'core'}${options.flavor ? ` (${options.flavor})` : ''}`;
+    describe(name, () => {
+      const helper = renderHelper(client.id, pack, options);
+      const embedded = [...CORE[client.id], ...kinds.flatMap((kind) => KIND_SCRIPTS[kind])];
 
-    test("its header names the client, the pack version and each embedded script's SHA1", () => {
-      const header = readHelperHeader(helper.text);
-      assert.ok(header, 'has a header');
-      assert.equal(header.client, client.id);
-      assert.equal(header.packVersion, packVersion(pack));
-      assert.deepEqual(
-        [...header.scripts].sort(),
-        [...EMBEDDED[client.id]].sort().map((name) => [name, pack[name].sha1]),
-      );
-      assert.deepEqual(header.options, helper.options);
-      assert.match(header.digest, /^[0-9a-f]{40}$/);
-    });
-
-    test("embeds each script's text once, every marker filled", () => {
-      for (const name of SCRIPT_NAMES) {
-        const copies = EMBEDDED[client.id].includes(name) ? 1 : 0;
-        assert.equal(helper.text.split(pack[name].source.trimEnd()).length - 1, copies, `${name} embedded ${copies}x`);
-      }
-      assert.doesNotMatch(helper.text, /[«»]/);
-    });
-
-    test('a fresh copy is current; a newer pack makes it outdated and says which script changed', () => {
-      assert.deepEqual(checkHelperFile(helper.text, pack), {
-        header: readHelperHeader(helper.text),
-        outdated: false,
-        edited: false,
-        reasons: [],
+      test("its header names the client, its options and kinds, the pack version and each embedded script's SHA1", () => {
+        const header = readHelperHeader(helper.text);
+        assert.ok(header, 'has a header');
+        assert.equal(header.client, client.id);
+        assert.equal(header.options.kinds, kinds.length ? kinds.join(',') : undefined);
+        assert.equal(header.packVersion, packVersion(pack));
+        assert.deepEqual(
+          [...header.scripts].sort(),
+          [...embedded].sort().map((script) => [script, pack[script].sha1]),
+        );
+        assert.deepEqual(header.options, helper.options);
+        assert.match(header.digest, /^[0-9a-f]{40}$/);
       });
-      const check = checkHelperFile(helper.text, packWithChanged('extend'))!;
-      assert.equal(check.outdated, true);
-      assert.equal(check.edited, false);
-      assert.equal(check.reasons.length, 2, check.reasons.join('; '));
-      assert.match(check.reasons[0], /^written for pack [0-9a-f]{12}; the installed pack is [0-9a-f]{12}$/);
-      assert.match(check.reasons[1], /^extend\.lua is [0-9a-f]{12}; the pack's is [0-9a-f]{12}$/);
-    });
 
-    test('an edit is told apart from an outdated copy; line endings are not an edit', () => {
-      const edited = checkHelperFile(helper.text.replace(/\n$/, '\nextra\n'), pack)!;
-      assert.deepEqual([edited.outdated, edited.edited], [false, true]);
-      const crlf = checkHelperFile(helper.text.replace(/\n/g, '\r\n'), pack)!;
-      assert.deepEqual([crlf.outdated, crlf.edited], [false, false]);
-      const oldSha = helper.text.replace(pack.acquire.sha1, '0'.repeat(40));
-      const stale = checkHelperFile(oldSha, pack)!;
-      assert.deepEqual([stale.outdated, stale.edited], [true, true]);
-      assert.match(stale.reasons.join('\n'), /^acquire\.lua is 000000000000; the pack's is/m);
+      test("embeds each script's text once, byte for byte the pack's file, every marker filled", () => {
+        for (const script of SCRIPT_NAMES) {
+          const copies = embedded.includes(script) ? 1 : 0;
+          assert.equal(helper.text.split(pack[script].source).length - 1, copies, `${script} embedded ${copies}x`);
+        }
+        assert.doesNotMatch(helper.text, /[«»]/);
+      });
+
+      test('LOCK008: a fresh copy is current; a newer pack makes it outdated, naming the script, and its update keeps the kinds', () => {
+        assert.deepEqual(checkHelperFile(helper.text, pack), {
+          header: readHelperHeader(helper.text),
+          outdated: false,
+          edited: false,
+          reasons: [],
+        });
+        assert.equal(outdatedHelper(helper.text, pack), undefined);
+        const newer = packWithChanged('extend');
+        const check = checkHelperFile(helper.text, newer)!;
+        assert.equal(check.outdated, true);
+        assert.equal(check.edited, false);
+        assert.equal(check.reasons.length, 2, check.reasons.join('; '));
+        assert.match(check.reasons[0], /^written for pack [0-9a-f]{12}; the installed pack is [0-9a-f]{12}$/);
+        assert.match(check.reasons[1], /^extend\.lua is [0-9a-f]{12}; the pack's is [0-9a-f]{12}$/);
+        const finding = outdatedHelper(helper.text, newer)!;
+        assert.equal(finding.code, 'LOCK008');
+        assert.equal(finding.update, renderHelper(client.id, newer, options).text, 'same options and kinds');
+      });
+
+      test('an edit is told apart from an outdated copy; line endings are not an edit', () => {
+        const edited = checkHelperFile(helper.text.replace(/\n$/, '\nextra\n'), pack)!;
+        assert.deepEqual([edited.outdated, edited.edited], [false, true]);
+        const crlf = checkHelperFile(helper.text.replace(/\n/g, '\r\n'), pack)!;
+        assert.deepEqual([crlf.outdated, crlf.edited], [false, false]);
+        const oldSha = helper.text.replace(pack.acquire.sha1, '0'.repeat(40));
+        const stale = checkHelperFile(oldSha, pack)!;
+        assert.deepEqual([stale.outdated, stale.edited], [true, true]);
+        assert.match(stale.reasons.join('\n'), /^acquire\.lua is 000000000000; the pack's is/m);
+      });
+    });
+  }
+}
+
+/** The lines a helper with its core alone may have (headers and embedded Lua included): 400, or for these clients more, and why. */
+const CORE_LINES = 400;
+const IN_LINE_LUA =
+  'the in-line waiting embeds 180 lines of vetted Lua (acquire 52, acquire_queued 65, extend 27, release 36)';
+const OVER: Record<string, { lines: number; why: string }> = {
+  ioredis: { lines: 580, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
+  'node-redis': { lines: 595, why: `${IN_LINE_LUA}, plus the wake-up subscriber its waiters share` },
+  'redis-py': { lines: 820, why: `${IN_LINE_LUA}; sync and asyncio each have their lease, wake-ups and acquire` },
+  redigo: { lines: 700, why: `${IN_LINE_LUA}; wake-ups on a connection dialed the pool's way` },
+  'go-redis': { lines: 640, why: `${IN_LINE_LUA}; Go spells out errors and options` },
+  stackexchange: { lines: 510, why: `${IN_LINE_LUA}` },
+  jedis: {
+    lines: 605,
+    why: 'overloads for UnifiedJedis, JedisPool and Jedis, and wake-ups on a thread of their own found at run time (Jedis 4.4 to 8)',
+  },
+  lettuce: { lines: 520, why: 'Java spells out the options builder and the wake-ups on a shared pub/sub connection' },
+  'redis-rs': { lines: 450, why: 'Rust spells out the error type, the options builder and the renewal thread' },
+};
+
+describe('a helper carries what the project uses', () => {
+  for (const client of CLIENTS) {
+    const budget = OVER[client.id] ?? { lines: CORE_LINES, why: `at most ${CORE_LINES} lines` };
+    test(`${client.id}: the core alone is at most ${budget.lines} lines (${budget.why}); each kind adds its own`, (t) => {
+      const lines = (text: string) => text.replace(/\n$/, '').split('\n').length;
+      const core = lines(renderHelper(client.id, pack).text);
+      t.diagnostic(`core ${core} lines`);
+      assert.ok(core <= budget.lines, `${core} lines`);
+      for (const kind of helperKinds(client.id)) {
+        const added = lines(renderHelper(client.id, pack, { kinds: kind }).text) - core;
+        t.diagnostic(`+${kind} ${added} lines`);
+        assert.ok(added > 0 && added < core, `${kind} adds ${added} lines`);
+      }
+    });
+  }
+});
+
+describe('lock kinds', () => {
+  test('adding a kind keeps the kinds and options the helper has; asking for one it has changes nothing', () => {
+    const helper = renderHelper('phpredis', pack, { namespace: 'App\\Locks', kinds: 'reentrant' }).text;
+    const added = helperWithKinds(helper, pack, ['semaphore'])!;
+    assert.deepEqual(added.added, ['semaphore']);
+    assert.deepEqual(added.helper.options, { namespace: 'App\\Locks', kinds: 'reentrant,semaphore' });
+    assert.match(added.helper.text, /^namespace App\\Locks;$/m);
+    assert.equal(carriedKinds(added.helper.text).join(), 'reentrant,semaphore');
+    assert.deepEqual(refreshHelper(added.helper.text, pack, ['reentrant'])!, {
+      text: undefined,
+      added: [],
+      reasons: [],
+      edited: false,
+    });
+    const refreshed = refreshHelper(helper, pack, ['read-write'])!;
+    assert.deepEqual(refreshed.reasons, ['it gains the read-write lock kind']);
+    assert.deepEqual(carriedKinds(refreshed.text!), ['reentrant', 'read-write']);
+  });
+
+  test('a header from before kinds were recorded (every kind in one file) keeps them all on update', () => {
+    const all = renderHelper('redis-py', pack, { kinds: 'reentrant,read-write,semaphore' }).text;
+    const old = all.replace(/^(# @locksmith-helper redis-py) kinds=\S+$/m, '$1');
+    assert.equal(readHelperHeader(old)!.options.kinds, undefined);
+    assert.deepEqual(carriedKinds(old), ['reentrant', 'read-write', 'semaphore']);
+    assert.equal(updatedHelper(old, pack)!.text, all);
+    const newer = packWithChanged('release');
+    const kinds = { kinds: 'reentrant,read-write,semaphore' };
+    assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
+  });
+
+  test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
+    assert.throws(() => renderHelper('go-redis', pack, { kinds: 'semaphore' }), {
+      message: 'the go-redis helper has no semaphore lock; its kinds: none yet',
+    });
+    assert.throws(() => renderHelper('ioredis', pack, { kinds: 'fair' }), {
+      message: 'the ioredis helper has no fair lock; its kinds: reentrant, read-write, semaphore',
+    });
+    assert.throws(() => renderHelper('ioredis', pack, { kinds: 'Semaphore' }), {
+      message: /^kinds 'Semaphore' is not lock kinds beyond the plain lock/,
     });
   });
-}
+
+  test('kinds are recorded in one order whatever order they are asked in', () => {
+    assert.equal(
+      renderHelper('redis-rb', pack, { kinds: 'semaphore,reentrant' }).text,
+      renderHelper('redis-rb', pack, { kinds: 'reentrant,semaphore' }).text,
+    );
+  });
+});
 
 describe('helper options', () => {
   test('JavaScript flavors: TypeScript by default, ES module and CommonJS on request', () => {
@@ -128,7 +247,7 @@ describe('helper options', () => {
     const cjs = renderHelper('ioredis', pack, { flavor: 'cjs' });
     assert.match(
       cjs.text,
-      /^module\.exports = \{\n {2}acquire,\n {2}tryAcquire,\n {2}releaseLock,\n {2}extendLock,\n {2}acquireRead,/m,
+      /^module\.exports = \{\n {2}acquire,\n {2}tryAcquire,\n {2}releaseLock,\n {2}extendLock,\n {2}withLock,\n {2}Lease,/m,
     );
     assert.doesNotMatch(cjs.text, /^export /m);
   });
@@ -149,7 +268,7 @@ describe('helper options', () => {
       message: "flavor 'coffee' is not the module flavor: ts, esm, cjs (TypeScript, ES module, CommonJS)",
     });
     assert.throws(() => renderHelper('redis-py', pack, { package: 'x' }), {
-      message: "the redis-py helper has no option 'package'; its options: none",
+      message: "the redis-py helper has no option 'package'; its options: kinds",
     });
     assert.throws(() => renderHelper('jedis', pack, { package: 'com..x' }), {
       message: "package 'com..x' is not the Java package, e.g. com.example.locks",
@@ -305,7 +424,7 @@ describe('npm run helper', () => {
   test('an unknown client or option: a message and exit 2', () => {
     assert.deepEqual([cli('jedi').status, cli('jedi').stderr.split(';')[0]], [2, "unknown client 'jedi'"]);
     const bad = cli('redis-rb', '--flavor', 'ts');
-    assert.deepEqual([bad.status, bad.stderr], [2, "the redis-rb helper has no option 'flavor'; its options: none\n"]);
+    assert.deepEqual([bad.status, bad.stderr], [2, "the redis-rb helper has no option 'flavor'; its options: kinds\n"]);
     assert.match(cli().stderr, /^usage: npm run helper -- <client>/);
   });
 });

@@ -110,7 +110,11 @@ describe('the lock fix calls the project helper', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'locksmith.py'), '# my own module\n');
     const fix = await fixFile(join(dir, 'job.py'), UNSAFE);
-    assert.equal(fix.title, "Replace with Locksmith's vetted lock (redis-py)");
+    // Never silent: the title says what it writes and why.
+    assert.equal(
+      fix.title,
+      "Replace with Locksmith's vetted lock, inline (redis-py): own/locksmith.py is a file of yours, not a Locksmith redis-py helper",
+    );
     assert.equal(readFileSync(join(dir, 'locksmith.py'), 'utf8'), '# my own module\n');
   });
 

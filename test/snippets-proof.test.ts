@@ -13,11 +13,14 @@ import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
 import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
+import { proof as jedis } from './proofs/jedis';
+import { proof as lettuce } from './proofs/lettuce';
 import { proof as nodeRedis } from './proofs/node-redis';
 import { proof as phpredis } from './proofs/phpredis';
 import type { Proof } from './proofs/proof';
 import { proof as redigo } from './proofs/redigo';
 import { proof as redisPy } from './proofs/redis-py';
+import { proof as redisRs } from './proofs/redis-rs';
 import { proof as redisRb } from './proofs/redis-rb';
 import { useRedis } from './helpers';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
@@ -29,7 +32,7 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const PROOFS: Proof[] = [goRedis, ioredis, nodeRedis, phpredis, redigo, redisPy, redisRb];
+const PROOFS: Proof[] = [goRedis, ioredis, jedis, lettuce, nodeRedis, phpredis, redigo, redisPy, redisRb, redisRs];
 for (const proof of PROOFS) proof.setup?.(work);
 
 function program(proof: Proof, pattern: PatternId, ttl: number): string {
@@ -45,10 +48,22 @@ function program(proof: Proof, pattern: PatternId, ttl: number): string {
   return path;
 }
 
+const built = new Map<string, Promise<string[]>>();
+
+/** The command that runs the program at `path`: built once where the language needs a build. */
+function runnable(proof: Proof, path: string): Promise<string[]> {
+  let command = built.get(path);
+  if (!command) {
+    command = proof.build ? proof.build(path) : Promise.resolve([...(proof.command ?? []), path]);
+    built.set(path, command);
+  }
+  return command;
+}
+
 async function runProgram(proof: Proof, path: string, url: string, rounds: number): Promise<void> {
-  const [command, ...args] = proof.command;
+  const [command, ...args] = await runnable(proof, path);
   try {
-    await run(command, [...args, path, url, String(rounds)], {
+    await run(command, [...args, url, String(rounds)], {
       timeout: 60_000,
       env: { ...process.env, ...proof.env },
     });

@@ -7,7 +7,7 @@
 import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
-import { checkHelperFile, renderHelper } from '../../snippets/helper';
+import { checkHelperFile, updatedHelper } from '../../snippets/helper';
 import { planImports } from '../../snippets/imports';
 import type { ProjectFile } from '../../snippets/paths';
 import type { Finding } from './analysis';
@@ -30,6 +30,8 @@ export type FileChange = { path: string; edits: TextChange[] } | { path: string;
 export interface LockFix {
   title: string;
   changes: FileChange[];
+  /** What the fix wrote instead of the usual, and why (the inline lock, a helper at another place): for reports. */
+  note?: string;
 }
 
 export interface FixInput {
@@ -47,10 +49,12 @@ export interface FixInput {
   manifests: readonly ProjectFile[];
   /** A file's text, or undefined when it does not exist (absolute path). */
   readFile(path: string): string | undefined;
+  /** Whether the helper file may be created (default true); an existing helper is used either way. */
+  canCreateFiles?: boolean;
 }
 
 export function lockFix(input: FixInput): LockFix {
-  const { client, plan, pack, text, file, root } = input;
+  const { client, plan, pack, text, file } = input;
   // The token's declaration goes when the fix leaves it unused.
   const dropped: TextChange[] = plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : [];
   // Comments right above the replaced statements described them: they go too.
@@ -61,19 +65,19 @@ export function lockFix(input: FixInput): LockFix {
       .map((line) => ({ ...line, text: '' })),
     ...edits,
   ];
-  const inline = (): LockFix => ({
-    title: `Replace with Locksmith's vetted lock (${client.library})`,
+  const inline = (why: string): LockFix => ({
+    title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
     changes: [
       {
         path: file ?? '',
         edits: withUnusedImports([...dropped, { start, end: plan.end, text: renderFix(client, plan, pack) }]),
       },
     ],
+    note: `wrote the lock inline, no helper file: ${why}`,
   });
-  if (!file || !root) return inline();
-  const helper = projectHelper(client, { ...input, file, root, canCreateFiles: true });
-  // No usual place free of the user's own files: the inline lock, which needs none.
-  if (isNoFix(helper)) return inline();
+  const helper = projectHelper(client, { ...input, canCreateFiles: input.canCreateFiles ?? true });
+  // No place for a helper (or only files of the user's own there): the inline lock, which needs none.
+  if (isNoFix(helper)) return inline(helper.why);
   const { created } = helper;
   const call = renderCallSite(
     client.id,
@@ -95,9 +99,11 @@ export function lockFix(input: FixInput): LockFix {
     replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
   // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
   const edits = withUnusedImports(replaced);
+  const elsewhere = helper.elsewhere ? ` (${helper.elsewhere})` : '';
   return {
-    title: `Replace with a call of the project's lock helper (${client.library})${helper.addedPath ? `, adding ${helper.addedPath}` : ''}`,
-    changes: [...(created ? [created] : []), { path: file, edits }],
+    title: `Replace with a call of the project's lock helper (${client.library})${helper.addedPath ? `, adding ${helper.addedPath}` : ''}${elsewhere}`,
+    changes: [...(created ? [created] : []), { path: file ?? '', edits }],
+    ...(helper.note && { note: helper.note }),
   };
 }
 
@@ -152,6 +158,7 @@ export function outdatedHelper(text: string, pack: Pack): (Finding & { update: s
     message: `This lock helper is outdated: ${check.reasons.join('; ')}. Update it from the installed pack (the quick fix rewrites the file).${edited}`,
     start,
     end,
-    update: renderHelper(check.header.client, pack, check.header.options).text,
+    // The same client, options and lock kinds, from the installed pack.
+    update: updatedHelper(text, pack)!.text,
   };
 }

@@ -25,18 +25,17 @@ export function fixClient(languageId: string, source: string, manifests: Manifes
   return best?.languageIds.includes(languageId) && usesClient(best, source, manifests) ? best : undefined;
 }
 
-/** The replacement text, indented to sit where the replaced statements were. */
+/** The replacement text, indented to sit where the replaced statements were (the embedded Lua left as the pack's). */
 export function renderFix(client: ClientInfo, plan: FixPlan, pack: Pack): string {
   const values = {
     key: plan.key,
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
     ...(plan.body !== undefined && { body: plan.body }),
   };
-  const code = withoutSelfAssignment(
-    renderCode(client.id, 'guard', pack, values, { clientExpression: plan.receiver }),
+  return withoutSelfAssignment(
+    renderCode(client.id, 'guard', pack, values, { clientExpression: plan.receiver, indent: plan.indent }),
     plan.key,
   );
-  return code.replace(/\n(?=.)/g, `\n${plan.indent}`);
 }
 
 /**

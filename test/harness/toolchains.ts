@@ -1,10 +1,11 @@
 // The real client libraries that the proofs and compile checks run against, pinned by the project
 // files in test/proofs/ (go/go.mod + go.sum, java/pom.xml, rust/Cargo.toml + Cargo.lock,
-// python/requirements.txt) and fetched once per machine by each language's own tool into
+// python/requirements.txt; glide/ for Valkey GLIDE's npm, PyPI and Maven packages) and fetched
+// once per machine by each language's own tool into
 // ~/.cache/redis-locksmith/ (the registries are the machine's own configuration). Test files run
 // in parallel: a lock folder per download keeps it to one writer (see cacheLock.ts).
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -46,8 +47,12 @@ export async function tool(
 
 /** A digest of the pinned files: a cache entry is for exactly these versions. */
 function digestOf(...files: string[]): string {
+  return digestOfText(...files.map((file) => readFileSync(file, 'utf8')));
+}
+
+function digestOfText(...texts: string[]): string {
   const hash = createHash('sha256');
-  for (const file of files) hash.update(readFileSync(file));
+  for (const text of texts) hash.update(text);
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -67,10 +72,12 @@ export function goEnv(): Record<string, string> {
   };
 }
 
-/** Makes `dir` the root of the proofs' Go module (module path `locksmithproof`): its go.mod and go.sum. */
-export function writeGoModule(dir: string): void {
+/** Makes `dir` the root of a Go module (path `module`) that requires the pinned libraries: its go.mod and go.sum. */
+export function writeGoModule(dir: string, module = 'locksmithproof'): void {
   mkdirSync(dir, { recursive: true });
-  for (const file of ['go.mod', 'go.sum']) copyFileSync(join(PINNED, 'go', file), join(dir, file));
+  const goMod = readFileSync(join(PINNED, 'go', 'go.mod'), 'utf8');
+  writeFileSync(join(dir, 'go.mod'), goMod.replace(/^module .*$/m, `module ${module}`));
+  copyFileSync(join(PINNED, 'go', 'go.sum'), join(dir, 'go.sum'));
 }
 
 /** `go <args>` in `dir` (a module written by writeGoModule). */
@@ -82,21 +89,31 @@ export function go(args: string[], dir: string): Promise<string> {
 // Java: Jedis, Lettuce and Spring Data Redis resolved by Maven into a local repository of our own;
 // the resolved classpath is written next to it, once per pom.xml.
 
-let classpath: Promise<string> | undefined;
+const classpaths = new Map<string, Promise<string>>();
 
-/** The classpath (jars joined by ':') of java/pom.xml's dependencies, resolved on first use. */
-export function javaClasspath(): Promise<string> {
-  classpath ??= resolveClasspath().catch((error: unknown) => {
-    classpath = undefined;
-    throw error;
-  });
+/**
+ * The classpath (jars joined by ':') of a pinned pom's dependencies (`pom` relative to
+ * test/proofs, `properties` as -D flags), resolved on first use.
+ */
+export function javaClasspath(pom = 'java/pom.xml', properties: string[] = []): Promise<string> {
+  const key = [pom, ...properties].join(' ');
+  let classpath = classpaths.get(key);
+  if (!classpath) {
+    classpath = resolveClasspath(join(PINNED, pom), properties).catch((error: unknown) => {
+      classpaths.delete(key);
+      throw error;
+    });
+    classpaths.set(key, classpath);
+  }
   return classpath;
 }
 
-async function resolveClasspath(): Promise<string> {
+async function resolveClasspath(pom: string, properties: string[]): Promise<string> {
   const root = join(valkeyCacheRoot(), 'maven');
-  const pom = join(PINNED, 'java', 'pom.xml');
-  const listing = join(root, `classpath-${digestOf(pom)}.txt`);
+  const listing = join(
+    root,
+    `classpath-${digestOf(pom)}${properties.length ? `-${digestOfText(properties.join(' '))}` : ''}.txt`,
+  );
   const complete = () => {
     const jars = readFileSafely(listing);
     return jars !== '' && jars.split(':').every((jar) => existsSync(jar));
@@ -114,6 +131,7 @@ async function resolveClasspath(): Promise<string> {
           '-f',
           pom,
           `-Dmaven.repo.local=${join(root, 'repository')}`,
+          ...properties.map((property) => `-D${property}`),
           'dependency:build-classpath',
           `-Dmdep.outputFile=${partial}`,
         ]);
@@ -131,12 +149,21 @@ async function resolveClasspath(): Promise<string> {
 /** Flags that start each proof JVM fast and small: 20 of them contend at once on 2 cores. */
 export const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xss512k', '-Xmx128m'];
 
-/** Compiles `sources` (paths relative to `dir`) into `dir/classes` against the pinned libraries; returns the run classpath. */
-export async function javac(dir: string, sources: string[], flags: string[] = []): Promise<string> {
-  const jars = await javaClasspath();
+/**
+ * Compiles `sources` (paths relative to `dir`) into `dir/classes` against the pinned libraries
+ * (java/pom.xml's, or the `jars` given); returns the run classpath.
+ */
+export async function javac(dir: string, sources: string[], flags: string[] = [], jars?: string): Promise<string> {
+  jars ??= await javaClasspath();
   const classes = join(dir, 'classes');
+  mkdirSync(dir, { recursive: true });
   await tool('javac', [...flags, '-d', classes, '-cp', jars, ...sources], { cwd: dir });
   return `${classes}:${jars}`;
+}
+
+/** Valkey GLIDE for Java (glide/pom.xml): its jar carries the native core, one per platform. */
+export function glideJavaClasspath(): Promise<string> {
+  return javaClasspath('glide/pom.xml', [`glide.classifier=linux-${process.arch === 'arm64' ? 'aarch_64' : 'x86_64'}`]);
 }
 
 /** The jar of one of the pinned libraries on the classpath (its version is in the path), or undefined. */
@@ -188,19 +215,22 @@ export async function cargo(dir: string, mode: 'build' | 'check', denyWarnings =
 // Python: the newest redis-py from PyPI (python/requirements.txt) in a virtual environment under
 // the cache, beside Debian's python3-redis that /usr/bin/python3 imports.
 
-let venv: Promise<string> | undefined;
+const venvs = new Map<string, Promise<string>>();
 
-/** The python of a virtual environment with python/requirements.txt installed, made on first use. */
-export function pypiPython(): Promise<string> {
-  venv ??= makeVenv().catch((error: unknown) => {
-    venv = undefined;
-    throw error;
-  });
+/** The python of a virtual environment with a pinned requirements file (relative to test/proofs) installed, made on first use. */
+export function pypiPython(requirements = 'python/requirements.txt'): Promise<string> {
+  let venv = venvs.get(requirements);
+  if (!venv) {
+    venv = makeVenv(join(PINNED, requirements)).catch((error: unknown) => {
+      venvs.delete(requirements);
+      throw error;
+    });
+    venvs.set(requirements, venv);
+  }
   return venv;
 }
 
-async function makeVenv(): Promise<string> {
-  const requirements = join(PINNED, 'python', 'requirements.txt');
+async function makeVenv(requirements: string): Promise<string> {
   const root = join(valkeyCacheRoot(), 'python');
   const dir = join(root, `venv-${digestOf(requirements)}`);
   const python = join(dir, 'bin', 'python');
@@ -222,4 +252,50 @@ async function makeVenv(): Promise<string> {
     release();
   }
   return python;
+}
+
+// ---------------------------------------------------------------------------------------------
+// npm packages the project does not depend on (Valkey GLIDE for Node): a pinned package.json and
+// package-lock.json installed with `npm ci` into a folder of the cache, renamed into place when
+// complete.
+
+const npmInstalls = new Map<string, Promise<string>>();
+
+/** The node_modules folder of a pinned package folder (relative to test/proofs), installed on first use. */
+export function npmPackages(folder: string): Promise<string> {
+  let install = npmInstalls.get(folder);
+  if (!install) {
+    install = installNpm(join(PINNED, folder)).catch((error: unknown) => {
+      npmInstalls.delete(folder);
+      throw error;
+    });
+    npmInstalls.set(folder, install);
+  }
+  return install;
+}
+
+async function installNpm(source: string): Promise<string> {
+  const root = join(valkeyCacheRoot(), 'npm');
+  const files = ['package.json', 'package-lock.json'].map((name) => join(source, name));
+  const dir = join(root, `packages-${digestOf(...files)}`);
+  const modules = join(dir, 'node_modules');
+  if (existsSync(modules)) return modules;
+  const release = await takeCacheLock(root, 'install', () => existsSync(modules), FETCH_STALE_MS);
+  try {
+    if (!existsSync(modules)) {
+      const started = Date.now();
+      progress('npm', `installing ${source} into ${dir} (first run only)`);
+      const partial = `${dir}.partial-${process.pid}`;
+      rmSync(partial, { recursive: true, force: true });
+      mkdirSync(partial, { recursive: true });
+      for (const file of files) copyFileSync(file, join(partial, file.slice(source.length + 1)));
+      await tool('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: partial });
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(partial, dir);
+      progress('npm', `installed in ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+  } finally {
+    release();
+  }
+  return modules;
 }

@@ -6,7 +6,10 @@ import type { PatternId } from '../../snippets/patterns';
 export interface Proof {
   client: string;
   file: string;
-  command: string[];
+  /** What runs the program (its path, the URL and the rounds follow), unless `build` gives the command. */
+  command?: string[];
+  /** Builds the program written at `path` once; returns the command that runs it (URL and rounds follow). */
+  build?(path: string): Promise<string[]>;
   /** Extra environment for the command (for example Go's module cache). */
   env?: Record<string, string>;
   /** Prepares the folder the programs are written to (Go: the proofs' module). */

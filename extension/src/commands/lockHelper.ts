@@ -1,10 +1,18 @@
-// "Add Lock Helper to Project": one lock module per project, written where the ecosystem keeps
-// such a module (asked, with the usual place proposed), remembered per workspace, and the one
-// Insert Lock Snippet and the quick fix call. An outdated copy is updated in place.
+// "Add Lock Helper to Project": one lock module per project and client library, written where the
+// ecosystem keeps such a module (asked, with the usual place proposed), remembered per workspace,
+// and the one Insert Lock Snippet and the quick fix call. It carries the plain lock; the lock kinds
+// beyond it (reentrant, read-write, semaphore) go into the same file when asked for. An existing
+// copy is updated in place, keeping its kinds and its place.
 import * as vscode from 'vscode';
 import type { ClientInfo } from '../../../snippets/clients';
-import { checkHelperFile, renderHelper } from '../../../snippets/helper';
-import { helperImportFor, proposeHelperPlacements, type HelperPlacement } from '../../../snippets/paths';
+import { KINDS, type Kind } from '../../../snippets/compose';
+import { carriedKinds, checkHelperFile, helperKinds, refreshHelper, renderHelper } from '../../../snippets/helper';
+import {
+  helperImportFor,
+  helperSearchPaths,
+  proposeHelperPlacements,
+  type HelperPlacement,
+} from '../../../snippets/paths';
 import type { JsFlavor } from '../../../snippets/template';
 import type { Cmd, Ctx } from '../ctx';
 import { projectOf, readIfExists, type Project } from '../project';
@@ -24,7 +32,7 @@ export interface ProjectHelper {
 }
 
 export type HelperOutcome =
-  | { ok: true; path: string; action: 'created' | 'updated' | 'up-to-date' }
+  | { ok: true; path: string; action: 'created' | 'updated' | 'up-to-date'; kinds: Kind[] }
   | { ok: false; message: string }
   | 'cancelled';
 
@@ -32,12 +40,11 @@ function remembered(ctx: Ctx): Record<string, string> {
   return ctx.extension.workspaceState.get<Record<string, string>>(REMEMBERED) ?? {};
 }
 
-/** The helper `project.file` should call: the one remembered for the client, else one at a usual place. */
+/** The helper `project.file` should call: the one remembered for the client, else one the project has at a usual place. */
 export async function findHelper(ctx: Ctx, client: ClientInfo, project: Project): Promise<ProjectHelper | undefined> {
-  const candidates = [
-    remembered(ctx)[client.id],
-    ...proposeHelperPlacements(client.id, project).map((placement) => placement.path),
-  ].filter((path): path is string => !!path);
+  const candidates = [remembered(ctx)[client.id], ...helperSearchPaths(client.id, project)].filter(
+    (path): path is string => !!path,
+  );
   for (const path of new Set(candidates)) {
     const uri = vscode.Uri.joinPath(project.folder.uri, path);
     const text = await readIfExists(uri);
@@ -47,15 +54,15 @@ export async function findHelper(ctx: Ctx, client: ClientInfo, project: Project)
   return undefined;
 }
 
-/** Writes the helper at `placement` in one undoable edit, and remembers it for the workspace. */
+/** Writes the helper at `placement` (`text`: rendered from its options) in one undoable edit, and remembers it for the workspace. */
 export async function writeHelper(
   ctx: Ctx,
   client: ClientInfo,
   project: Project,
   placement: HelperPlacement,
+  text: string = renderHelper(client.id, ctx.pack, placement.options).text,
 ): Promise<ProjectHelper> {
   const uri = vscode.Uri.joinPath(project.folder.uri, placement.path);
-  const { text } = renderHelper(client.id, ctx.pack, placement.options);
   const edit = new vscode.WorkspaceEdit();
   edit.createFile(uri, { overwrite: true, contents: new TextEncoder().encode(text) });
   if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not write ${placement.path}`);
@@ -87,9 +94,33 @@ async function choosePlacement(
   return picked?.placement;
 }
 
-/** `args` skips the prompts: `{ client: 'redis-py', path: 'app/locksmith.py' }`. */
+/** The lock kinds to add: `named` when given (checked), else the user's pick among the client's, the ones it has ticked. */
+async function chooseKinds(client: ClientInfo, named: string[] | undefined, has: Kind[]): Promise<Kind[] | undefined> {
+  const available = helperKinds(client.id);
+  if (named) {
+    const unknown = named.find((kind) => !(available as string[]).includes(kind));
+    if (unknown !== undefined) {
+      throw new Error(
+        `The ${client.library} helper has no ${unknown} lock; its kinds: ${available.join(', ') || 'none yet'}.`,
+      );
+    }
+    return KINDS.filter((kind) => named.includes(kind));
+  }
+  if (!available.length) return [];
+  const picked = await vscode.window.showQuickPick(
+    available.map((lockKind) => ({ label: lockKind, picked: has.includes(lockKind), lockKind })),
+    {
+      title: `Add Lock Helper (${client.library}): lock kinds beyond the plain lock`,
+      placeHolder: 'The helper carries what the project uses: none for the plain lock alone',
+      canPickMany: true,
+    },
+  );
+  return picked?.map((item) => item.lockKind);
+}
+
+/** `args` skips the prompts: `{ client: 'redis-py', path: 'app/locksmith.py', kinds: ['semaphore'] }`. */
 export function addLockHelper(ctx: Ctx): Cmd {
-  return async (args?: { client?: string; path?: string }): Promise<HelperOutcome> => {
+  return async (args?: { client?: string; path?: string; kinds?: string[] }): Promise<HelperOutcome> => {
     const document = vscode.window.activeTextEditor?.document;
     const project = document && (await projectOf(document));
     if (!document || !project) {
@@ -100,39 +131,45 @@ export function addLockHelper(ctx: Ctx): Cmd {
     const client = await chooseClient(ctx, document, project.manifests, args?.client, 'Add Lock Helper');
     if (!client) return 'cancelled';
     const existing = await findHelper(ctx, client, project);
-    if (existing) {
-      const check = checkHelperFile((await readIfExists(existing.uri))!, ctx.pack)!;
-      if (!check.outdated) {
+    const existingText = existing && (await readIfExists(existing.uri));
+    // With args (a keybinding, a test), no prompt: the kinds named, else none added.
+    const kinds = await chooseKinds(
+      client,
+      args ? (args.kinds ?? []) : undefined,
+      existingText ? carriedKinds(existingText) : [],
+    );
+    if (!kinds) return 'cancelled';
+    if (existing && existingText !== undefined) {
+      const refresh = refreshHelper(existingText, ctx.pack, kinds)!;
+      const kept = { kinds: carriedKinds(refresh.text ?? existingText) };
+      if (refresh.text === undefined) {
         void vscode.window.showInformationMessage(
           `${existing.path} is the project's ${client.library} lock helper, up to date.`,
         );
-        return { ok: true, path: existing.path, action: 'up-to-date' };
+        return { ok: true, path: existing.path, action: 'up-to-date', kinds: kept.kinds };
       }
-      const placement = {
-        ...proposeHelperPlacements(client.id, project)[0],
-        path: existing.path,
-        options: check.header.options,
-      };
-      if (check.edited && !args) {
+      if (refresh.edited && !args) {
         const answer = await vscode.window.showWarningMessage(
-          `${existing.path} is outdated (${check.reasons.join('; ')}) and was edited by hand. Update it?`,
+          `${existing.path} is to be rewritten (${refresh.reasons.join('; ')}) and was edited by hand. Rewrite it?`,
           {
             modal: true,
             detail:
-              'Updating rewrites the file from the installed pack: your edits are replaced (one undo brings them back).',
+              'Rewriting it from the installed pack replaces your edits (one undo brings them back); its lock kinds and place stay.',
           },
-          'Update',
+          'Rewrite',
         );
-        if (answer !== 'Update') return 'cancelled';
+        if (answer !== 'Rewrite') return 'cancelled';
       }
-      await writeHelper(ctx, client, project, placement);
-      return { ok: true, path: existing.path, action: 'updated' };
+      const placement = { ...proposeHelperPlacements(client.id, project)[0], path: existing.path };
+      await writeHelper(ctx, client, project, placement, refresh.text);
+      return { ok: true, path: existing.path, action: 'updated', kinds: kept.kinds };
     }
     const placement = await choosePlacement(client, project, args?.path);
     if (!placement) return 'cancelled';
-    await writeHelper(ctx, client, project, placement);
+    const options = { ...placement.options, kinds: kinds.join(',') || undefined };
+    await writeHelper(ctx, client, project, { ...placement, options });
     if (placement.also) void vscode.window.showInformationMessage(`Added ${placement.path}; also ${placement.also}`);
     else vscode.window.setStatusBarMessage(`Added the lock helper ${placement.path}`, 4000);
-    return { ok: true, path: placement.path, action: 'created' };
+    return { ok: true, path: placement.path, action: 'created', kinds };
   };
 }

@@ -41,6 +41,8 @@ export interface FixRecord {
   codes: RuleCode[];
   /** Files the fixes created for it (its project's lock helper), absolute. */
   created: string[];
+  /** What a fix wrote instead of the usual, and why (the inline lock: a file of the user's where the helper goes). */
+  notes: string[];
 }
 
 export interface FixOutcome {
@@ -83,7 +85,7 @@ export async function planFixes(
     const settings = context.settingsFor(file.path);
     const { root, manifests } = context.projectOf(file.path);
     const eol = eolOf(source.text);
-    const record: FixRecord = { path: file.path, codes: [], created: [] };
+    const record: FixRecord = { path: file.path, codes: [], created: [], notes: [] };
     let text = current(file.path) ?? source.text;
     let remainingBefore = Infinity;
     // The codes found before the last fix: those found less often after it are the ones it cleared.
@@ -110,6 +112,7 @@ export async function planFixes(
       if (!applicable.length || applicable.length >= remainingBefore) break;
       remainingBefore = applicable.length;
       const remedy = chosen(applicable[0], context.types)!;
+      if (remedy.note !== undefined && !record.notes.includes(remedy.note)) record.notes.push(remedy.note);
       let next = text;
       for (const change of remedy.changes()) {
         const path = toSlashes(change.path);

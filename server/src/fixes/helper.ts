@@ -7,7 +7,7 @@ import type { Pack } from '../../../pack/pack';
 import type { ClientInfo } from '../../../snippets/clients';
 import { checkHelperFile, renderHelper } from '../../../snippets/helper';
 import { helperCallImports, type HelperOp } from '../../../snippets/helperApi';
-import { helperImportFor, proposeHelperPlacements, type ProjectFile } from '../../../snippets/paths';
+import { helperImportFor, helperSearchPaths, proposeHelperPlacements, type ProjectFile } from '../../../snippets/paths';
 import type { JsFlavor } from '../../../snippets/template';
 import type { FileChange } from '../lockFix';
 import { noFix, type NoFix } from './remedy';
@@ -21,6 +21,10 @@ export interface ProjectHelper {
   created?: FileChange & { create: string };
   /** The created helper's path relative to the file's folder, for titles ("adding lib/locksmith.ts"). */
   addedPath?: string;
+  /** Why it was created elsewhere than its usual place (a file of the user's own is there), for titles. */
+  elsewhere?: string;
+  /** The same for reports ("wrote the helper at ...: ... is a file of yours"). */
+  note?: string;
 }
 
 export interface HelperContext {
@@ -35,28 +39,53 @@ export interface HelperContext {
   canCreateFiles: boolean;
 }
 
-/** The project's helper for `client`: found, or (when allowed) created at its first free usual place. */
+/** Where a language keeps the helper when the project has no place for one. */
+const NO_PLACE: Record<string, string> = {
+  go: 'the file is in no Go module (go.mod), where the helper package would go',
+  rs: 'the file is in no Cargo package (Cargo.toml), where the helper module would go',
+};
+
+/**
+ * The project's helper for `client`: the one it has (one per client library, which a file of
+ * another folder may have created), else (when allowed) created at the first usual place that no
+ * file of the user's own takes. A NoFix says why there is none (its `why` fits "...: why").
+ */
 export function projectHelper(client: ClientInfo, context: HelperContext): ProjectHelper | NoFix {
   const { file, root, pack } = context;
-  if (!file || !root) return noFix('no-project', 'the file is not saved in a folder: the lock helper has no place');
+  if (!file || !root)
+    return noFix(
+      'no-project',
+      'no helper file can be written here (an unsaved file, or an editor that creates no files)',
+    );
   const project = {
     file: { path: relative(root, file).split('\\').join('/'), text: context.text },
     manifests: context.manifests,
   };
   const proposals = proposeHelperPlacements(client.id, project);
-  for (const placement of proposals) {
-    const existing = context.readFile(resolve(root, placement.path));
+  if (!proposals.length)
+    return noFix('no-helper', NO_PLACE[client.extension] ?? 'the project has no place for a helper');
+  for (const path of helperSearchPaths(client.id, project)) {
+    const existing = context.readFile(resolve(root, path));
     if (existing !== undefined && checkHelperFile(existing, pack)?.header.client === client.id)
-      return { client, ...helperImportFor(client.id, { path: placement.path, text: existing }, project) };
+      return { client, ...helperImportFor(client.id, { path, text: existing }, project) };
   }
   if (!context.canCreateFiles)
-    return noFix('no-helper', 'the project has no lock helper and this editor cannot create one: add it first');
+    return noFix(
+      'no-project',
+      'no helper file can be written here (an unsaved file, or an editor that creates no files)',
+    );
   // A file of the user's own at a usual place is never overwritten: the next free place.
-  const placement = proposals.find((each) => context.readFile(resolve(root, each.path)) === undefined);
+  const taken = proposals.filter((each) => context.readFile(resolve(root, each.path)) !== undefined);
+  const notHelpers = taken.map((each) => each.path).join(' and ');
+  const placement = proposals.find((each) => !taken.includes(each));
   if (!placement)
-    return noFix('no-helper', 'files of your own stand where the lock helper would go: add it with "Add Lock Helper"');
+    return noFix(
+      'no-helper',
+      `${notHelpers} ${taken.length > 1 ? 'are files' : 'is a file'} of yours, not a Locksmith ${client.library} helper`,
+    );
   let rendered: string | undefined;
   const path = resolve(root, placement.path);
+  const placedAt = relative(root, path).split('\\').join('/');
   return {
     client,
     helperImport: placement.helperImport,
@@ -68,7 +97,11 @@ export function projectHelper(client: ClientInfo, context: HelperContext): Proje
         return (rendered ??= renderHelper(client.id, pack, placement.options).text);
       },
     },
-    addedPath: posix.relative(posix.dirname(project.file.path), relative(root, path).split('\\').join('/')),
+    addedPath: posix.relative(posix.dirname(project.file.path), placedAt),
+    ...(taken.length && {
+      elsewhere: `${notHelpers} is not a Locksmith helper`,
+      note: `wrote the helper at ${placedAt}: ${notHelpers} is a file of yours, not a Locksmith helper`,
+    }),
   };
 }
 

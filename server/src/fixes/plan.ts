@@ -234,7 +234,8 @@ function helperRewrite(
       pack: env.pack,
       text,
       languageId,
-      ...(env.canCreateFiles && env.file && env.root && { file: env.file, root: env.root }),
+      ...(env.file && env.root && { file: env.file, root: env.root }),
+      canCreateFiles: env.canCreateFiles,
       manifests: env.manifests,
       readFile: (path) => env.readFile(path),
     }));
@@ -243,6 +244,9 @@ function helperRewrite(
     id,
     get title() {
       return build().title;
+    },
+    get note() {
+      return build().note;
     },
     changes: () =>
       build().changes.map((change) =>

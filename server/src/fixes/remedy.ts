@@ -16,6 +16,8 @@ export interface Remedy {
   id: string;
   /** The file changes; the helper's text is rendered only when they are asked for. */
   changes(): FileChange[];
+  /** What it writes instead of the usual, and why (the inline lock, a helper at another place): for reports. */
+  readonly note?: string;
 }
 
 /** Why a finding gets no fix: a short code (for counting) and what the user can do. */

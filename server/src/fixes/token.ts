@@ -42,12 +42,19 @@ function readersOf(document: FixDocument, acquire: RedisOp, value: Node): Node[]
     gets.some((get) => within(get.call.node, comparison)) ||
     replies.some((name) => identifierPattern(name).test(comparison.text));
   const text = value.text;
+  const key = acquire.key?.text;
+  // Any other call given the same key and the value (StackExchange's LockRelease(key, value), a
+  // release helper of the project's own) reads the value too.
+  const passedWithKey = (node: Node) => {
+    const list = node.parent && /argument/.test(node.parent.type) ? node.parent.parent : node.parent;
+    return !!key && !!list && /argument/.test(list.type) && list.namedChildren.some((arg) => arg?.text === key);
+  };
   const out: Node[] = [];
   const visit = (node: Node) => {
     if (node.id === value.id) return;
     if (node.text === text) {
       const parent = node.parent;
-      const inCall = related.some((op) => within(node, op.call.node));
+      const inCall = related.some((op) => within(node, op.call.node)) || passedWithKey(node);
       const compared = !!parent && /binary|comparison/.test(parent.type) && comparesGet(parent);
       if (inCall || compared) out.push(node);
       return;

@@ -33,6 +33,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+«set:client»redis.Scripter
 // Script.Run runs each script by its SHA1 (EVALSHA); on NOSCRIPT (script cache flushed, restart,
 // failover) it sends the source once with EVAL, which caches it again.
 var (
@@ -40,201 +41,10 @@ var (
 	acquireQueuedScript = redis.NewScript(`«lua:acquire_queued»`)
 	extendScript = redis.NewScript(`«lua:extend»`)
 	releaseScript = redis.NewScript(`«lua:release»`)
+«kinds:scripts»
 )
 
-// ErrBusy matches (errors.Is) a BusyError; ErrLeaseLost a LeaseLostError.
-var (
-	ErrBusy      = errors.New("lock busy")
-	ErrLeaseLost = errors.New("lease lost")
-)
-
-// BusyError: the lock stayed held by another owner for the whole wait.
-type BusyError struct {
-	Key    string
-	Waited time.Duration
-}
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("%s is held by another owner; gave up after waiting %d ms", e.Key, e.Waited.Milliseconds())
-}
-
-func (e *BusyError) Is(target error) bool { return target == ErrBusy }
-
-// LeaseLostError: the lease ended while the holder still relied on it (taken by another owner,
-// expired, or not renewable); Err is the Redis error where there was one.
-type LeaseLostError struct {
-	Key string
-	Why string
-	Err error
-}
-
-func (e *LeaseLostError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("lease on %s lost: %s: %v", e.Key, e.Why, e.Err)
-	}
-	return fmt.Sprintf("lease on %s lost: %s", e.Key, e.Why)
-}
-
-func (e *LeaseLostError) Is(target error) bool { return target == ErrLeaseLost }
-func (e *LeaseLostError) Unwrap() error        { return e.Err }
-
-type options struct {
-	wait     time.Duration
-	retry    time.Duration
-	fenceKey string
-	renew    bool
-}
-
-// Option configures Acquire.
-type Option func(*options)
-
-// WaitFor sets how long Acquire waits for another holder to let go before a BusyError
-// (default 10 s; 0: try once).
-func WaitFor(wait time.Duration) Option { return func(o *options) { o.wait = wait } }
-
-// RetryEvery sets the longest sleep between two tries while waiting, jittered down to half
-// (default 500 ms): how late a waiter that missed its wake-up is, at most.
-func RetryEvery(retry time.Duration) Option { return func(o *options) { o.retry = retry } }
-
-// Fence makes Acquire return a fencing token (Lease.Fence) that grows with every new holder.
-// In Cluster the fence key needs the lock key's {hash tag}.
-func Fence(key string) Option { return func(o *options) { o.fenceKey = key } }
-
-// Renew extends the lease every ttl/3 until Release; Lost() is closed when a renewal fails.
-func Renew() Option { return func(o *options) { o.renew = true } }
-
-// Lease is a held lock.
-type Lease struct {
-	Key string
-	// Token is this holder's owner token: the lock key's value while it is held.
-	Token string
-	// Fence is the fencing token with the Fence option (0 without): the guarded resource refuses older ones.
-	Fence int64
-
-	client   redis.Scripter
-	queue    string
-	ttl      time.Duration
-	lost     chan struct{}
-	lostErr  error
-	mu       sync.Mutex
-	released bool
-	stop     chan struct{}
-	renewing sync.WaitGroup
-}
-
-var jitter = struct {
-	sync.Mutex
-	*mathrand.Rand
-}{Rand: mathrand.New(mathrand.NewSource(time.Now().UnixNano()))}
-
-func run(ctx context.Context, client redis.Scripter, script *redis.Script, keys []string, args ...interface{}) (int64, error) {
-	return script.Run(ctx, client, keys, args...).Int64()
-}
-
-// waitable is what waiting for wake-ups in line needs besides the scripts: *redis.Client,
-// *redis.ClusterClient and *redis.Ring have it.
-type waitable interface {
-	SSubscribe(ctx context.Context, channels ...string) *redis.PubSub
-	ZRem(ctx context.Context, key string, members ...interface{}) *redis.IntCmd
-}
-
-// waitersKey is the waiter queue of a plain lock, in its hash slot: lock:{order:42} ->
-// lock:{order:42}:waiters, lock:order:42 -> {lock:order:42}:waiters; "" for a key with '}' and no
-// hash tag.
-func waitersKey(key string) string {
-	if open := strings.IndexByte(key, '{'); open >= 0 && strings.IndexByte(key[open+1:], '}') > 0 {
-		return key + ":waiters"
-	}
-	if strings.Contains(key, "}") {
-		return ""
-	}
-	return "{" + key + "}:waiters"
-}
-
-// Acquire takes the lock with a lease of ttl (whole milliseconds, at least 1), waiting up to
-// WaitFor in line (first come, first served) for the release to wake it, then a BusyError.
-// Redis errors are returned as they are; ctx cancels the wait. client: a *redis.Client,
-// *redis.ClusterClient or *redis.Ring (any redis.Scripter).
-func Acquire(ctx context.Context, client redis.Scripter, key string, ttl time.Duration, opts ...Option) (*Lease, error) {
-	o := options{wait: 10 * time.Second, retry: 500 * time.Millisecond}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
-		return nil, fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
-	}
-	if o.wait < 0 {
-		return nil, fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
-	}
-	if o.retry < time.Millisecond {
-		return nil, fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
-	}
-	random := make([]byte, 8)
-	if _, err := rand.Read(random); err != nil {
-		return nil, err
-	}
-	host, _ := os.Hostname()
-	token := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(random))
-	fence := []string{}
-	if o.fenceKey != "" {
-		fence = append(fence, o.fenceKey)
-	}
-	waiting, canWait := client.(waitable)
-	queue := ""
-	if canWait && o.wait > 0 {
-		queue = waitersKey(key)
-	}
-	try := func() (int64, time.Duration, error) {
-		reply, err := run(ctx, client, acquireScript, append([]string{key}, fence...), token, ttl.Milliseconds())
-		return reply, -1, err
-	}
-	if queue != "" {
-		// In line: the release takes the first waiter off the queue and wakes exactly that one.
-		keys := append([]string{key, queue}, fence...)
-		queueMs := (o.wait + 2*o.retry).Milliseconds()
-		try = func() (int64, time.Duration, error) {
-			reply, err := acquireQueuedScript.Run(ctx, client, keys, token, ttl.Milliseconds(), queueMs).Int64Slice()
-			if err != nil || len(reply) < 2 {
-				return 0, -1, err
-			}
-			leaseLeft := time.Duration(reply[1]) * time.Millisecond
-			if reply[1] == -2 {
-				leaseLeft = 0
-			}
-			return reply[0], leaseLeft, nil
-		}
-	}
-	reply, err := take(ctx, waiting, canWait, key, token, o, try)
-	if reply == 0 && queue != "" {
-		// Leave the line (with a fresh context: ctx may be why); failing that, the queue ends by itself.
-		waiting.ZRem(context.Background(), queue, token)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if reply == 0 {
-		return nil, &BusyError{Key: key, Waited: o.wait}
-	}
-	lease := &Lease{Key: key, Token: token, client: client, queue: queue, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{})}
-	if o.fenceKey != "" {
-		lease.Fence = reply
-	}
-	if o.renew {
-		lease.renewing.Add(1)
-		go lease.renew()
-	}
-	return lease, nil
-}
-
-// TryAcquire tries once and never waits: the lease and true, or nil and false while another
-// holder has the lock (WaitFor is ignored). Redis errors are returned as they are.
-func TryAcquire(ctx context.Context, client redis.Scripter, key string, ttl time.Duration, opts ...Option) (*Lease, bool, error) {
-	lease, err := Acquire(ctx, client, key, ttl, append(opts, WaitFor(0))...)
-	if errors.Is(err, ErrBusy) {
-		return nil, false, nil
-	}
-	return lease, err == nil, err
-}
+«include:_go/core»
 
 // ReleaseLock deletes key while it holds token (compare-and-delete), waking a waiter: true; false
 // when it held another token or none.
@@ -246,58 +56,59 @@ func ReleaseLock(ctx context.Context, client redis.Scripter, key, token string) 
 // ExtendLock sets key's lease to ttl while it holds token (compare-and-extend): true; false when
 // it held another token or none.
 func ExtendLock(ctx context.Context, client redis.Scripter, key, token string, ttl time.Duration) (bool, error) {
-	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
-		return false, fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
-	}
-	held, err := run(ctx, client, extendScript, []string{key}, token, ttl.Milliseconds())
-	return held == 1, err
+	return extend(ctx, client, extendScript, key, token, ttl)
 }
 
-// take tries; while the lock is held and WaitFor lasts, subscribes to its wake-ups, tries again
-// (a release may have gone out before the subscription), then sleeps until woken, until the
-// holder's lease ends or for the jittered retry bound, and tries again. The last reply.
-func take(ctx context.Context, client waitable, canWait bool, key, token string, o options, try func() (int64, time.Duration, error)) (int64, error) {
-	deadline := time.Now().Add(o.wait)
-	reply, _, err := try()
-	if err != nil || reply != 0 || o.wait == 0 {
-		return reply, err
-	}
-	var wakeups <-chan *redis.Message
-	if canWait {
-		// The scripts that free a lock SPUBLISH on its name: an empty payload (one waiter per
-		// client), '*' (all) or the token of the waiter to wake. Until the subscription is
-		// confirmed (or when it fails: a server before 7.0, no channel rights) the timer covers.
-		pubsub := client.SSubscribe(ctx, key)
-		defer pubsub.Close()
-		confirm, cancel := context.WithTimeout(ctx, o.retry)
-		if _, err := pubsub.Receive(confirm); err == nil {
-			wakeups = pubsub.Channel()
+func run(ctx context.Context, client redis.Scripter, script *redis.Script, keys []string, args ...interface{}) (int64, error) {
+	return script.Run(ctx, client, keys, args...).Int64()
+}
+
+func runQueued(ctx context.Context, client redis.Scripter, keys []string, args ...interface{}) ([]int64, error) {
+	return acquireQueuedScript.Run(ctx, client, keys, args...).Int64Slice()
+}
+
+// waitable is what waiting for wake-ups in line needs besides the scripts: *redis.Client,
+// *redis.ClusterClient and *redis.Ring have it.
+type waitable interface {
+	SSubscribe(ctx context.Context, channels ...string) *redis.PubSub
+	ZRem(ctx context.Context, key string, members ...interface{}) *redis.IntCmd
+}
+
+func canQueue(client redis.Scripter) bool {
+	_, ok := client.(waitable)
+	return ok
+}
+
+// leaveLine takes a waiter that gave up off the queue, with a fresh context: ctx may be why.
+func leaveLine(client redis.Scripter, queue, token string) {
+	client.(waitable).ZRem(context.Background(), queue, token)
+}
+
+// wakeups are a waiter's wake-ups: the scripts that free a lock SPUBLISH on its name, an empty
+// payload (one waiter per client), '*' (all) or the token of the waiter to wake.
+type wakeups struct {
+	pubsub   *redis.PubSub
+	messages <-chan *redis.Message
+	token    string
+}
+
+// listen subscribes to key's wake-ups. Until the subscription is confirmed (or when it fails: a
+// server before 7.0, no channel rights) the timer covers.
+func listen(ctx context.Context, client redis.Scripter, key, token string, patience time.Duration) *wakeups {
+	w := &wakeups{token: token}
+	if waiting, ok := client.(waitable); ok {
+		w.pubsub = waiting.SSubscribe(ctx, key)
+		confirm, cancel := context.WithTimeout(ctx, patience)
+		if _, err := w.pubsub.Receive(confirm); err == nil {
+			w.messages = w.pubsub.Channel()
 		}
 		cancel()
 	}
-	for {
-		reply, leaseLeft, err := try()
-		left := time.Until(deadline)
-		if err != nil || reply != 0 || left <= 0 {
-			return reply, err
-		}
-		jitter.Lock()
-		sleep := o.retry/2 + time.Duration(jitter.Int63n(int64(o.retry/2)+1))
-		jitter.Unlock()
-		if left < sleep {
-			sleep = left
-		}
-		if leaseLeft >= 0 && leaseLeft < sleep {
-			sleep = leaseLeft
-		}
-		if err := wait(ctx, wakeups, token, sleep); err != nil {
-			return 0, err
-		}
-	}
+	return w
 }
 
-// wait returns when a wake-up for token comes, after d, or with ctx's error when it ends.
-func wait(ctx context.Context, wakeups <-chan *redis.Message, token string, d time.Duration) error {
+// wait returns when a wake-up for this waiter comes, after d, or with ctx's error when it ends.
+func (w *wakeups) wait(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
@@ -306,74 +117,17 @@ func wait(ctx context.Context, wakeups <-chan *redis.Message, token string, d ti
 			return ctx.Err()
 		case <-timer.C:
 			return nil
-		case message, open := <-wakeups:
-			if !open || message.Payload == "" || message.Payload == "*" || message.Payload == token {
+		case message, open := <-w.messages:
+			if !open || message.Payload == "" || message.Payload == "*" || message.Payload == w.token {
 				return nil
 			}
 		}
 	}
 }
 
-// Lost is closed when a renewal finds the lease gone or fails: stop writing.
-func (l *Lease) Lost() <-chan struct{} { return l.lost }
-
-// Err is nil while the lease is held as far as renewal knows, else a *LeaseLostError.
-func (l *Lease) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lostErr
-}
-
-// Extend sets the lease to ttl from now; false when it is no longer held.
-func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
-	return ExtendLock(ctx, l.client, l.Key, l.Token, ttl)
-}
-
-// Release stops renewing and deletes the lock if this lease still holds it, waking a waiter;
-// false when it no longer did. If it fails, the lock expires after its TTL.
-func (l *Lease) Release(ctx context.Context) (bool, error) {
-	l.mu.Lock()
-	if l.released {
-		l.mu.Unlock()
-		return false, nil
-	}
-	l.released = true
-	close(l.stop)
-	l.mu.Unlock()
-	l.renewing.Wait() // a renewal in flight ends before the release
-	keys := []string{l.Key}
-	if l.queue != "" {
-		keys = append(keys, l.queue) // taken in line: wake the next in line
-	}
-	held, err := run(ctx, l.client, releaseScript, keys, l.Token)
-	return held == 1, err
-}
-
-func (l *Lease) renew() {
-	defer l.renewing.Done()
-	ticker := time.NewTicker(l.ttl / 3)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-ticker.C:
-			held, err := l.Extend(context.Background(), l.ttl)
-			switch {
-			case err != nil:
-				l.lose(&LeaseLostError{Key: l.Key, Why: "renewal failed, it may expire unseen", Err: err})
-				return
-			case !held:
-				l.lose(&LeaseLostError{Key: l.Key, Why: "taken by another owner or expired"})
-				return
-			}
-		}
+func (w *wakeups) close() {
+	if w.pubsub != nil {
+		w.pubsub.Close()
 	}
 }
-
-func (l *Lease) lose(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lostErr = err
-	close(l.lost)
-}
+«kinds:code»

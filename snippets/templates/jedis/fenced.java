@@ -28,11 +28,9 @@ class LocksmithScript {
     }
 }
 LocksmithScript locksmithAcquire = new LocksmithScript("""
-«lua:acquire»
-""");
+«lua:acquire»""");
 LocksmithScript locksmithRelease = new LocksmithScript("""
-«lua:release»
-""");
+«lua:release»""");
 String lockKey = «key»;
 String fenceKey = «fence»;
 long lockTtlMs = «ttl»;

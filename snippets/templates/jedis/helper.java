@@ -39,18 +39,17 @@ import redis.clients.jedis.util.Pool;
  * a token.
  */
 @SuppressWarnings("deprecation") // JedisPool, deprecated in Jedis 8, is still what many projects hold
+«set:error»JedisException
 public final class Locksmith {
     private Locksmith() {}
 
     static final String ACQUIRE = """
-«lua:acquire»
-""";
+«lua:acquire»""";
     static final String EXTEND = """
-«lua:extend»
-""";
+«lua:extend»""";
     static final String RELEASE = """
-«lua:release»
-""";
+«lua:release»""";
+«kinds:scripts»
 
     /** Runs one script: by its SHA1 (EVALSHA), and on NOSCRIPT (cache flushed, restart, failover) by its source (EVAL). */
     @FunctionalInterface
@@ -143,117 +142,7 @@ public final class Locksmith {
         return new Options(ttlMs, 10_000, null, false, 500);
     }
 
-    /** The lock stayed held by another owner for the whole wait. */
-    public static final class LockBusyException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public final String key;
-        public final long waitedMs;
-
-        LockBusyException(String key, long waitedMs) {
-            super(key + " is held by another owner; gave up after waiting " + waitedMs + " ms");
-            this.key = key;
-            this.waitedMs = waitedMs;
-        }
-    }
-
-    /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
-    public static final class LeaseLostException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public final String key;
-
-        LeaseLostException(String key, String why, Throwable cause) {
-            super("lease on " + key + " lost: " + why, cause);
-            this.key = key;
-        }
-    }
-
-    // One daemon thread renews every lease of the process: a renewal is one short script call.
-    private static final ScheduledExecutorService RENEWER = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "locksmith-renewer");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    /** A held lock. Closing it releases it and throws LeaseLostException if the lease was gone by then. */
-    public static final class Lease implements AutoCloseable {
-        private final Scripts redis;
-        private final String key;
-        private final String token;
-        private final Long fence;
-        private final long ttlMs;
-        private final ScheduledFuture<?> renewal;
-        private volatile LeaseLostException lostReason;
-        private boolean released;
-
-        Lease(Scripts redis, String key, String token, Long fence, long ttlMs, boolean renew) {
-            this.redis = redis;
-            this.key = key;
-            this.token = token;
-            this.fence = fence;
-            this.ttlMs = ttlMs;
-            long every = Math.max(1, ttlMs / 3);
-            this.renewal = renew ? RENEWER.scheduleAtFixedRate(this::renewOnce, every, every, TimeUnit.MILLISECONDS) : null;
-        }
-
-        public String key() {
-            return key;
-        }
-
-        /** This holder's owner token: the lock key's value while it is held. */
-        public String token() {
-            return token;
-        }
-
-        /** The fencing token with a fence key (else null): the guarded resource refuses older ones. */
-        public Long fence() {
-            return fence;
-        }
-
-        /** True once a renewal found the lease gone or failed: stop writing. */
-        public boolean lost() {
-            return lostReason != null;
-        }
-
-        /** Why the lease was lost, or null. */
-        public LeaseLostException lostReason() {
-            return lostReason;
-        }
-
-        /** Sets the lease to ttlMs from now; false when it is no longer held. */
-        public boolean extend(long ttlMs) {
-            return extendLock(redis, key, token, ttlMs);
-        }
-
-        /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
-        public boolean release() {
-            synchronized (this) { // a renewal in flight ends before the release
-                if (released) return false;
-                released = true;
-                if (renewal != null) renewal.cancel(false);
-            }
-            return releaseLock(redis, key, token);
-        }
-
-        /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
-        @Override
-        public void close() {
-            synchronized (this) {
-                if (released) return;
-            }
-            if (!release()) throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
-        }
-
-        private synchronized void renewOnce() {
-            if (released || lostReason != null) return;
-            try {
-                if (extend(ttlMs)) return;
-                lostReason = new LeaseLostException(key, "taken by another owner or expired", null);
-            } catch (JedisException error) {
-                lostReason = new LeaseLostException(key, "renewal failed, it may expire unseen", error);
-            }
-            renewal.cancel(false);
-        }
-    }
+«include:_jvm/lease»
 
     public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
         return acquire(scripts(jedis), subscriber(jedis), key, options);
@@ -338,22 +227,7 @@ public final class Locksmith {
         }
     }
 
-    /** One try, never waits: the lease, or null while another holder has the lock (try-with-resources skips a null). */
-    public static Lease tryAcquire(Scripts redis, String key, Options options) {
-        checkMs("ttlMs", options.ttlMs, true);
-        return attempt(redis, key, newToken(), options);
-    }
-
-    /** Compare-and-delete: deletes key while it holds token (true, and wakes a waiter); false when it held another token or none. */
-    public static boolean releaseLock(Scripts redis, String key, String token) {
-        return (Long) redis.run(RELEASE, List.of(key), List.of(token)) == 1;
-    }
-
-    /** Compare-and-extend: sets key's lease to ttlMs while it holds token (true); false when it held another token or none. */
-    public static boolean extendLock(Scripts redis, String key, String token, long ttlMs) {
-        checkMs("ttlMs", ttlMs, true);
-        return (Long) redis.run(EXTEND, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
-    }
+«include:_jvm/low-level»
 
     public static Lease tryAcquire(UnifiedJedis jedis, String key, Options options) {
         return tryAcquire(scripts(jedis), key, options);
@@ -387,15 +261,7 @@ public final class Locksmith {
         return extendLock(scripts(jedis), key, token, ttlMs);
     }
 
-    private static Lease attempt(Scripts redis, String key, String token, Options options) {
-        List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
-        long reply = (Long) redis.run(ACQUIRE, keys, List.of(token, String.valueOf(options.ttlMs)));
-        return reply == 0 ? null : new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
-    }
-
-    private static String newToken() {
-        return System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID();
-    }
+«include:_jvm/attempt»
 
     /**
      * A waiter's wake-ups: the scripts that free a lock SPUBLISH on its name, with an empty payload
@@ -456,18 +322,6 @@ public final class Locksmith {
         }
     }
 
-    static void checkMs(String name, long value, boolean positive) {
-        if (value < (positive ? 1 : 0)) {
-            throw new IllegalArgumentException(
-                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
-        }
-    }
-
-    static String sha1(String lua) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(lua.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException missing) {
-            throw new IllegalStateException("SHA-1 is part of every Java platform", missing);
-        }
-    }
+«include:_jvm/checks»
+«kinds:code»
 }

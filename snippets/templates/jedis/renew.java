@@ -27,14 +27,11 @@ class LocksmithScript {
     }
 }
 LocksmithScript locksmithAcquire = new LocksmithScript("""
-«lua:acquire»
-""");
+«lua:acquire»""");
 LocksmithScript locksmithExtend = new LocksmithScript("""
-«lua:extend»
-""");
+«lua:extend»""");
 LocksmithScript locksmithRelease = new LocksmithScript("""
-«lua:release»
-""");
+«lua:release»""");
 String lockKey = «key»;
 long lockTtlMs = «ttl»;
 String lockToken = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid()

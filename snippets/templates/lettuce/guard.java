@@ -25,11 +25,9 @@ class LocksmithScript {
     }
 }
 LocksmithScript locksmithAcquire = new LocksmithScript("""
-«lua:acquire»
-""");
+«lua:acquire»""");
 LocksmithScript locksmithRelease = new LocksmithScript("""
-«lua:release»
-""");
+«lua:release»""");
 String lockKey = «key»;
 long lockTtlMs = «ttl»;
 String lockToken = System.getenv().getOrDefault("HOSTNAME", "host") + ":" + ProcessHandle.current().pid()

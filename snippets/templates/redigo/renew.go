@@ -66,7 +66,7 @@ go func() {
 }()
 defer func() {
 	close(lockReleased)
-	<-lockRenewerDone // no renewal may land after the release
+	<-lockRenewerDone                                 // no renewal may land after the release
 	locksmithRelease.Do(lockConn, lockKey, lockToken) // if it fails, the lock expires after lockTtlMs
 }()
 _ = lockLost // the body's calls take lockLost as their context: done means the lease is gone

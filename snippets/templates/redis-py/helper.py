@@ -1,10 +1,9 @@
 «header»
 """Redis locks for redis-py: ``with lock(r, key, ttl_ms=...) as lease`` holds a lock around the
-block (``async with`` on a ``redis.asyncio`` client; ``reentrant=True`` lets a nested ``lock`` on
-the same key re-enter it); ``read_lock``, ``write_lock`` and ``semaphore`` hold the other kinds the
-same way. ``acquire()`` / ``acquire_async()`` and ``lease.release()`` are for code that cannot use
-a block. ``try_lock`` / ``try_acquire()`` try once and never wait (the lease, or None when busy);
-``release_lock()`` and ``extend_lock()`` (``_async`` for redis.asyncio) take a key and a token.
+block (``async with`` on a ``redis.asyncio`` client); ``acquire()`` / ``acquire_async()`` and
+``lease.release()`` are for code that cannot use a block. ``try_lock`` / ``try_acquire()`` try once
+and never wait (the lease, or None when busy); ``release_lock()`` and ``extend_lock()`` (``_async``
+for redis.asyncio) take a key and a token.
 
 A waiter sleeps until the release wakes it (SSUBSCRIBE on the lock key, on a connection of its own
 for the wait), the holder's lease ends, or a jittered retry bound passes: a missed wake-up costs at
@@ -14,14 +13,14 @@ connection pool (RedisCluster) waits by the retry bound alone."""
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
 import random
 import secrets
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+«kinds:imports»
 
 from redis.exceptions import NoScriptError, RedisError
 
@@ -32,21 +31,12 @@ ACQUIRE = """«lua:acquire»"""
 ACQUIRE_QUEUED = """«lua:acquire_queued»"""
 EXTEND = """«lua:extend»"""
 RELEASE = """«lua:release»"""
-REENTRANT_ACQUIRE = """«lua:reentrant_acquire»"""
-REENTRANT_EXTEND = """«lua:reentrant_extend»"""
-REENTRANT_RELEASE = """«lua:reentrant_release»"""
-READ_ACQUIRE = """«lua:read_acquire»"""
-WRITE_ACQUIRE = """«lua:write_acquire»"""
-RW_EXTEND = """«lua:rw_extend»"""
-RW_RELEASE = """«lua:rw_release»"""
-SEMAPHORE_ACQUIRE = """«lua:semaphore_acquire»"""
-SEMAPHORE_EXTEND = """«lua:semaphore_extend»"""
-SEMAPHORE_RELEASE = """«lua:semaphore_release»"""
+«kinds:scripts»
 
 __all__ = [
-    "lock", "try_lock", "read_lock", "write_lock", "semaphore", "acquire", "acquire_async", "try_acquire",
-    "try_acquire_async", "release_lock", "release_lock_async", "extend_lock", "extend_lock_async", "Lease",
-    "AsyncLease", "LockBusyError", "LeaseLostError",
+    "lock", "try_lock", "acquire", "acquire_async", "try_acquire", "try_acquire_async", "release_lock",
+    "release_lock_async", "extend_lock", "extend_lock_async", "Lease", "AsyncLease", "LockBusyError",
+    "LeaseLostError",
 ]
 
 
@@ -58,16 +48,7 @@ class _Kind(NamedTuple):
     holders: str
 
 
-_KINDS = {
-    "lock": _Kind(EXTEND, RELEASE, "another owner"),
-    "reentrant": _Kind(REENTRANT_EXTEND, REENTRANT_RELEASE, "another owner"),
-    "read": _Kind(RW_EXTEND, RW_RELEASE, "a writer"),
-    "write": _Kind(RW_EXTEND, RW_RELEASE, "readers or another writer"),
-    "semaphore": _Kind(SEMAPHORE_EXTEND, SEMAPHORE_RELEASE, "the other holders of its permits"),
-}
-
-#: The owner tokens of the reentrant locks held around the current code, by key (per thread and task).
-_REENTRANT: contextvars.ContextVar[Dict[str, str]] = contextvars.ContextVar("locksmith_reentrant", default={})
+_PLAIN = _Kind(EXTEND, RELEASE, "another owner")
 
 
 class LockBusyError(TimeoutError):
@@ -130,6 +111,15 @@ def _wakes(message: Any, token: str) -> bool:
     return _text(message[2]) in ("", "*", token)
 
 
+def _read_reply(connection: Any) -> Any:
+    """The next reply or pushed message (a coroutine for an asyncio connection): under RESP3, redis-py
+    8's default, read_response skips what the server pushes (the subscription and its messages)
+    unless asked for it."""
+    if str(getattr(connection, "protocol", 2)) == "3":
+        return connection.read_response(push_request=True)
+    return connection.read_response()
+
+
 def _own_connection(client: Any) -> Any:
     """A connection made like the client's pool makes them, outside the pool; None without a pool."""
     pool = getattr(client, "connection_pool", None)
@@ -148,7 +138,7 @@ class _Wakeups:
                 # The confirmation, or no subscription: a server before 7.0, an ACL without channel rights.
                 if not self._connection.can_read(patience_s):
                     raise TimeoutError("no SSUBSCRIBE confirmation")
-                self._connection.read_response()
+                _read_reply(self._connection)
         except (RedisError, OSError):
             self.close()
 
@@ -160,7 +150,7 @@ class _Wakeups:
             try:
                 if left <= 0 or not self._connection.can_read(left):
                     return
-                if _wakes(self._connection.read_response(), self._token):
+                if _wakes(_read_reply(self._connection), self._token):
                     return
             except (RedisError, OSError):
                 self.close()  # the retry bound covers the rest
@@ -186,7 +176,7 @@ class _AsyncWakeups:
         if self._connection is not None:
             try:
                 await self._connection.send_command("SSUBSCRIBE", key, check_health=False)
-                await asyncio.wait_for(self._connection.read_response(), patience_s)
+                await asyncio.wait_for(_read_reply(self._connection), patience_s)
                 self._reader = asyncio.create_task(self._read())
             except (RedisError, OSError, asyncio.TimeoutError):
                 await self.close()
@@ -194,7 +184,7 @@ class _AsyncWakeups:
 
     async def _read(self) -> None:
         while True:
-            if _wakes(await self._connection.read_response(), self._token):
+            if _wakes(await _read_reply(self._connection), self._token):
                 self._woken.set()
 
     async def wait(self, seconds: float) -> None:
@@ -297,7 +287,7 @@ class Lease(_LeaseBase):
     for, runs in a daemon thread."""
 
     def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool,
-                 kind: _Kind = _KINDS["lock"], queue: Optional[str] = None):
+                 kind: _Kind = _PLAIN, queue: Optional[str] = None):
         super().__init__(client, key, token, ttl_ms, fence, kind, queue)
         #: Set when the lease is lost; wait on it to be told.
         self.lost_event = threading.Event()
@@ -344,7 +334,7 @@ class AsyncLease(_LeaseBase):
     asked for, runs in an asyncio task."""
 
     def __init__(self, client: Any, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool,
-                 kind: _Kind = _KINDS["lock"], queue: Optional[str] = None):
+                 kind: _Kind = _PLAIN, queue: Optional[str] = None):
         super().__init__(client, key, token, ttl_ms, fence, kind, queue)
         #: Set when the lease is lost; await its wait() to be told.
         self.lost_event = asyncio.Event()
@@ -411,39 +401,37 @@ class _Plan(NamedTuple):
     fenced: bool
 
 
+#: The other kinds' planners (their sections add them): each takes the options it knows out of
+#: the dict it is given and returns the plan for them, else None.
+_PLANNERS: List[Callable[[str, str, int, int, Optional[str], Dict[str, Any]], Optional[_Plan]]] = []
+#: What a kind does around a lock's block (the reentrant lock sets its context): returns the undo, or None.
+_SCOPES: List[Callable[[Any, Dict[str, Any]], Optional[Callable[[], None]]]] = []
+#: The values kind= takes.
+_KIND_NAMES = ["lock"]
+
+
 def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
-          reentrant: bool, permits: Optional[int]) -> _Plan:
+          options: Dict[str, Any]) -> _Plan:
     _check_ms("ttl_ms", ttl_ms, True)
     _check_ms("wait_ms", wait_ms, False)
     _check_ms("retry_ms", retry_ms, True)
-    if kind not in ("lock", "read", "write", "semaphore"):
-        raise ValueError(f"kind must be 'lock', 'read', 'write' or 'semaphore', got {kind!r}")
-    if (fence_key is not None or reentrant) and kind != "lock":
-        raise ValueError(f"fence_key and reentrant work with kind 'lock', not {kind!r}")
-    if fence_key is not None and reentrant:
-        raise ValueError("fence_key works with a plain lock, not a reentrant one")
-    if (permits is None) != (kind != "semaphore"):
-        raise ValueError("permits is for kind 'semaphore', and it needs one")
-    token = _REENTRANT.get().get(key, _token()) if reentrant else _token()
-    if kind == "semaphore":
-        if not isinstance(permits, int) or isinstance(permits, bool) or not 1 <= permits <= 999_999_999:
-            raise ValueError(f"permits must be an integer from 1 to 999999999, got {permits!r}")
-        return _Plan(_KINDS[kind], SEMAPHORE_ACQUIRE, [key], [token, ttl_ms, permits], token, None, False)
-    if kind == "read":
-        return _Plan(_KINDS[kind], READ_ACQUIRE, [key], [token, ttl_ms], token, None, False)
-    if kind == "write":
-        # While it waits, its intent keeps new readers out, renewed by every try: no starving writer.
-        intent_ms = 2 * retry_ms if wait_ms > 0 else 1
-        return _Plan(_KINDS[kind], WRITE_ACQUIRE, [key], [token, ttl_ms, intent_ms], token, None, False)
-    if reentrant:
-        return _Plan(_KINDS["reentrant"], REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+    if kind not in _KIND_NAMES:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
+    options = dict(options)
+    plans = [planner(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options) for planner in _PLANNERS]
+    if options:
+        raise TypeError(f"this helper has no lock kind that takes {', '.join(options)}")
+    for plan in plans:
+        if plan is not None:
+            return plan
+    token = _token()
     fence = [] if fence_key is None else [fence_key]
     queue = _waiters_key(key) if wait_ms > 0 else None
     if queue is None:
-        return _Plan(_KINDS[kind], ACQUIRE, [key, *fence], [token, ttl_ms], token, None, bool(fence))
+        return _Plan(_PLAIN, ACQUIRE, [key, *fence], [token, ttl_ms], token, None, bool(fence))
     # In line (first come, first served): the release takes the first waiter off and wakes that one.
     queue_ms = wait_ms + 2 * retry_ms
-    return _Plan(_KINDS[kind], ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms], token, queue, bool(fence))
+    return _Plan(_PLAIN, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms], token, queue, bool(fence))
 
 
 def _attempt(plan: _Plan, reply: Any) -> _Attempt:
@@ -455,21 +443,17 @@ def _attempt(plan: _Plan, reply: Any) -> _Attempt:
 
 def acquire(
     client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-    renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
-    retry_ms: int = 500,
+    renew: bool = False, kind: str = "lock", retry_ms: int = 500, **options: Any,
 ) -> Lease:
-    """Takes the lock (or with kind 'read', 'write', 'semaphore' that kind), waiting up to wait_ms
-    for the release to wake it, then LockBusyError.
+    """Takes the lock, waiting up to wait_ms in line for the release to wake it, then LockBusyError.
 
     ttl_ms: the lease, how long the lock outlives a holder that dies without releasing it.
     fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag}).
     renew: extend the lease every ttl_ms/3 from a thread; lease.lost turns true when that fails.
-    reentrant: a take inside the block of a reentrant lock on the same key re-enters it.
-    permits: how many holders a semaphore admits at once (the same for every caller).
     retry_ms: the longest sleep between tries while waiting (jittered down to half).
-    Redis errors are raised as they are.
+    kind and options: the other lock kinds this helper carries. Redis errors are raised as they are.
     """
-    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, reentrant, permits)
+    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
     reply = 0
     try:
         reply = _take(client, key, plan.token, wait_ms, retry_ms,
@@ -487,11 +471,10 @@ def acquire(
 
 async def acquire_async(
     client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-    renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
-    retry_ms: int = 500,
+    renew: bool = False, kind: str = "lock", retry_ms: int = 500, **options: Any,
 ) -> AsyncLease:
     """acquire() for a redis.asyncio client: renewal runs in a task."""
-    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, reentrant, permits)
+    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
 
     async def attempt() -> _Attempt:
         return _attempt(plan, await _call_async(client, plan.lua, plan.keys, plan.args))
@@ -562,25 +545,26 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
 
     def __init__(
         self, client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-        renew: bool = False, reentrant: bool = False, kind: str = "lock", permits: Optional[int] = None,
-        retry_ms: int = 500,
+        renew: bool = False, kind: str = "lock", retry_ms: int = 500, **options: Any,
     ):
         self._args = (client, key)
-        self._options = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, fence_key=fence_key, renew=renew, reentrant=reentrant,
-                             kind=kind, permits=permits, retry_ms=retry_ms)
+        self._options = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, fence_key=fence_key, renew=renew, kind=kind,
+                             retry_ms=retry_ms, **options)
         self._lease: Optional[Union[Lease, AsyncLease]] = None
-        self._holds: Optional[contextvars.Token] = None
+        self._undo: List[Callable[[], None]] = []
         #: try_lock: enter yields None instead of raising LockBusyError.
         self._busy_is_none = False
 
     def _entered(self, lease: Union[Lease, AsyncLease]) -> None:
         self._lease = lease
-        if self._options["reentrant"]:
-            self._holds = _REENTRANT.set({**_REENTRANT.get(), lease.key: lease.token})
+        for scope in _SCOPES:
+            undo = scope(lease, self._options)
+            if undo is not None:
+                self._undo.append(undo)
 
     def _exiting(self) -> None:
-        if self._holds is not None:
-            _REENTRANT.reset(self._holds)
+        while self._undo:
+            self._undo.pop()()
 
     def __enter__(self) -> Optional[Lease]:
         try:
@@ -642,22 +626,4 @@ class try_lock(lock):  # noqa: N801 - used like a function: with try_lock(...) a
         self._busy_is_none = True
 
 
-def read_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
-              retry_ms: int = 500) -> lock:
-    """``with read_lock(r, key, ttl_ms=...)``: held with other readers, never with a writer."""
-    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="read")
-
-
-def write_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
-               retry_ms: int = 500) -> lock:
-    """``with write_lock(r, key, ttl_ms=...)``: held alone, with no reader; while it waits, new
-    readers wait behind it."""
-    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="write")
-
-
-def semaphore(client: Any, key: str, *, permits: int, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
-              retry_ms: int = 500) -> lock:
-    """``with semaphore(r, key, permits=3, ttl_ms=...)``: one of permits holders at once, each with
-    its own lease (a holder that dies gives its permit back when its lease ends)."""
-    return lock(client, key, ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms, kind="semaphore",
-                permits=permits)
+«kinds:code»

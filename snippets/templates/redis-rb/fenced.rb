@@ -18,11 +18,9 @@ locksmith_script = lambda do |lua|
   end
 end
 locksmith_acquire = locksmith_script.call(<<~'LUA')
-«lua:acquire»
-LUA
+«lua:acquire»LUA
 locksmith_release = locksmith_script.call(<<~'LUA')
-«lua:release»
-LUA
+«lua:release»LUA
 lock_key = «key»
 fence_key = «fence»
 lock_ttl_ms = «ttl»

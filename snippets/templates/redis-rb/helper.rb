@@ -7,59 +7,22 @@ require 'securerandom'
 require 'socket'
 
 # Redis locks for redis-rb (4.x, 5.x): Locksmith.with_lock(redis, key, ttl_ms: ...) { |lease| ... }
-# holds the lock around the block (reentrant: true lets a nested with_lock on the same key re-enter
-# it); with_read_lock, with_write_lock and with_semaphore hold the other kinds the same way.
-# Locksmith.acquire, acquire_read, acquire_write, acquire_semaphore and lease.release are for code
-# that cannot use a block.
-# Locksmith.try_lock and try_acquire try once and never wait (nil when busy); release_lock and
+# holds the lock around the block; Locksmith.acquire and lease.release are for code that cannot use
+# one; Locksmith.try_lock and try_acquire try once and never wait (nil when busy); release_lock and
 # extend_lock take a key and a token.
 #
 # A waiter polls with jittered back-off (10 ms doubling to retry_ms, +-50 %): the release's
 # wake-up (SPUBLISH) needs SSUBSCRIBE, which redis-rb 4.x does not have (Debian 12 ships 4.8).
 module Locksmith
   ACQUIRE = <<~'LUA'
-«lua:acquire»
-  LUA
+«lua:acquire»  LUA
   EXTEND = <<~'LUA'
-«lua:extend»
-  LUA
+«lua:extend»  LUA
   RELEASE = <<~'LUA'
-«lua:release»
-  LUA
-  REENTRANT_ACQUIRE = <<~'LUA'
-«lua:reentrant_acquire»
-  LUA
-  REENTRANT_EXTEND = <<~'LUA'
-«lua:reentrant_extend»
-  LUA
-  REENTRANT_RELEASE = <<~'LUA'
-«lua:reentrant_release»
-  LUA
-  READ_ACQUIRE = <<~'LUA'
-«lua:read_acquire»
-  LUA
-  WRITE_ACQUIRE = <<~'LUA'
-«lua:write_acquire»
-  LUA
-  RW_EXTEND = <<~'LUA'
-«lua:rw_extend»
-  LUA
-  RW_RELEASE = <<~'LUA'
-«lua:rw_release»
-  LUA
-  SEMAPHORE_ACQUIRE = <<~'LUA'
-«lua:semaphore_acquire»
-  LUA
-  SEMAPHORE_EXTEND = <<~'LUA'
-«lua:semaphore_extend»
-  LUA
-  SEMAPHORE_RELEASE = <<~'LUA'
-«lua:semaphore_release»
-  LUA
-  SHA1S = [
-    ACQUIRE, EXTEND, RELEASE, REENTRANT_ACQUIRE, REENTRANT_EXTEND, REENTRANT_RELEASE, READ_ACQUIRE, WRITE_ACQUIRE,
-    RW_EXTEND, RW_RELEASE, SEMAPHORE_ACQUIRE, SEMAPHORE_EXTEND, SEMAPHORE_RELEASE
-  ].to_h { |lua| [lua, Digest::SHA1.hexdigest(lua)] }.freeze
+«lua:release»  LUA
+«kinds:scripts»
+  # Each script's SHA1, for EVALSHA.
+  SHA1S = Hash.new { |known, lua| known[lua] = Digest::SHA1.hexdigest(lua) }
 
   # The lock stayed held for the whole wait.
   class BusyError < StandardError
@@ -82,8 +45,7 @@ module Locksmith
     end
   end
 
-  # A held lock, read lock, write lock or semaphore permit. With renew: true a thread extends it
-  # every ttl/3 until release.
+  # A held lock. With renew: true a thread extends it every ttl/3 until release.
   class Lease
     # token: this holder's owner token; fence: the fencing token with fence_key (the guarded
     # resource refuses older ones); lost_reason: a LeaseLostError once a renewal failed.
@@ -168,16 +130,11 @@ module Locksmith
   # Takes the lock, waiting up to wait_ms with jittered back-off (10 ms doubling to retry_ms,
   # +-50 %), then BusyError. ttl_ms: how long the lock outlives a holder that dies without
   # releasing it; fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag});
-  # reentrant: inside with_lock(..., reentrant: true) on the same key, takes it again.
   # Redis errors are raised as they are.
-  def acquire(redis, key, ttl_ms:, wait_ms: 10_000, fence_key: nil, renew: false, reentrant: false, retry_ms: 500) # rubocop:disable Metrics/ParameterLists
-    if reentrant
-      raise ArgumentError, 'fence_key works with a plain lock, not a reentrant one' unless fence_key.nil?
+  def acquire(redis, key, ttl_ms:, wait_ms: 10_000, fence_key: nil, renew: false, retry_ms: 500, **kind) # rubocop:disable Metrics/ParameterLists
+«kinds:acquire»
+    raise ArgumentError, "this helper has no lock kind that takes #{kind.keys.join(', ')}" unless kind.empty?
 
-      token = reentrant_holds[key] || new_token
-      take(redis, key, ttl_ms, wait_ms, retry_ms, REENTRANT_ACQUIRE, [key], [token, ttl_ms])
-      return Lease.new(redis, key, token, ttl_ms, nil, renew, REENTRANT_EXTEND, REENTRANT_RELEASE)
-    end
     token = new_token
     keys = fence_key.nil? ? [key] : [key, fence_key]
     reply = take(redis, key, ttl_ms, wait_ms, retry_ms, ACQUIRE, keys, [token, ttl_ms])
@@ -211,64 +168,13 @@ module Locksmith
     run(redis, EXTEND, [key], [token, ttl_ms]) == 1
   end
 
-  # Takes a read lock: held with other readers, never with a writer. Waits as acquire does.
-  def acquire_read(redis, key, ttl_ms:, wait_ms: 10_000, renew: false, retry_ms: 500)
-    token = new_token
-    take(redis, key, ttl_ms, wait_ms, retry_ms, READ_ACQUIRE, [key], [token, ttl_ms], 'a writer')
-    Lease.new(redis, key, token, ttl_ms, nil, renew, RW_EXTEND, RW_RELEASE)
-  end
-
-  # Takes the write lock: held alone, with no reader. While it waits, its intent keeps new readers
-  # out (renewed by every try), so a stream of readers cannot starve it.
-  def acquire_write(redis, key, ttl_ms:, wait_ms: 10_000, renew: false, retry_ms: 500)
-    token = new_token
-    args = [token, ttl_ms, wait_ms.positive? ? 2 * retry_ms : 1]
-    take(redis, key, ttl_ms, wait_ms, retry_ms, WRITE_ACQUIRE, [key], args, 'readers or another writer')
-    Lease.new(redis, key, token, ttl_ms, nil, renew, RW_EXTEND, RW_RELEASE)
-  end
-
-  # Takes one of permits permits of the semaphore key, each holder with its own lease: a holder
-  # that dies gives its permit back when its lease ends. permits: the same for every caller.
-  def acquire_semaphore(redis, key, permits:, ttl_ms:, wait_ms: 10_000, renew: false, retry_ms: 500) # rubocop:disable Metrics/ParameterLists
-    unless permits.is_a?(Integer) && permits.between?(1, 999_999_999)
-      raise ArgumentError, "permits must be an integer from 1 to 999999999, got #{permits.inspect}"
-    end
-
-    token = new_token
-    args = [token, ttl_ms, permits]
-    take(redis, key, ttl_ms, wait_ms, retry_ms, SEMAPHORE_ACQUIRE, [key], args, 'the other holders of its permits')
-    Lease.new(redis, key, token, ttl_ms, nil, renew, SEMAPHORE_EXTEND, SEMAPHORE_RELEASE)
-  end
-
   # Yields the lease while holding the lock and releases it afterwards, also after an exception.
   # Raises LeaseLostError after a block that ended normally if the lease was gone before the
   # release: another holder may have run at the same time, so the block's effects need checking.
   def with_lock(redis, key, **options, &block)
     lease = acquire(redis, key, **options)
-    return hold(lease, &block) unless options[:reentrant]
-
-    outer = reentrant_holds
-    Thread.current[:locksmith_reentrant] = outer.merge(key => lease.token)
-    begin
-      hold(lease, &block)
-    ensure
-      Thread.current[:locksmith_reentrant] = outer
-    end
-  end
-
-  # Yields a read lease (other readers may hold it at the same time, no writer), as with_lock does.
-  def with_read_lock(redis, key, **options, &block)
-    hold(acquire_read(redis, key, **options), &block)
-  end
-
-  # Yields the write lease (no reader and no other writer at the same time), as with_lock does.
-  def with_write_lock(redis, key, **options, &block)
-    hold(acquire_write(redis, key, **options), &block)
-  end
-
-  # Yields a permit of the semaphore key (permits: holders at once), as with_lock does.
-  def with_semaphore(redis, key, **options, &block)
-    hold(acquire_semaphore(redis, key, **options), &block)
+«kinds:with-lock»
+    hold(lease, &block)
   end
 
   def hold(lease)
@@ -306,11 +212,6 @@ module Locksmith
     end
   end
 
-  # The owner tokens of the reentrant locks held around the current code (this thread or fiber), by key.
-  def reentrant_holds
-    Thread.current[:locksmith_reentrant] || {}
-  end
-
   def new_token
     "#{Socket.gethostname}:#{Process.pid}:#{SecureRandom.hex(8)}"
   end
@@ -318,7 +219,7 @@ module Locksmith
   # Runs a script by its SHA1 (EVALSHA); on NOSCRIPT (script cache flushed, restart, failover)
   # sends the source once with EVAL, which caches it again.
   def run(redis, lua, keys, argv)
-    redis.evalsha(SHA1S.fetch(lua), keys: keys, argv: argv)
+    redis.evalsha(SHA1S[lua], keys: keys, argv: argv)
   rescue Redis::CommandError => e
     raise unless e.message.start_with?('NOSCRIPT')
 
@@ -330,4 +231,5 @@ module Locksmith
 
     raise ArgumentError, "#{name} must be a #{positive ? 'positive' : 'non-negative'} integer of milliseconds, got #{value.inspect}"
   end
+«kinds:code»
 end

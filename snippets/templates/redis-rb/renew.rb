@@ -17,14 +17,11 @@ locksmith_script = lambda do |lua|
   end
 end
 locksmith_acquire = locksmith_script.call(<<~'LUA')
-«lua:acquire»
-LUA
+«lua:acquire»LUA
 locksmith_extend = locksmith_script.call(<<~'LUA')
-«lua:extend»
-LUA
+«lua:extend»LUA
 locksmith_release = locksmith_script.call(<<~'LUA')
-«lua:release»
-LUA
+«lua:release»LUA
 lock_key = «key»
 lock_ttl_ms = «ttl»
 lock_token = "#{Socket.gethostname}:#{Process.pid}:#{SecureRandom.hex(8)}"

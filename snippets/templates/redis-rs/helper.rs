@@ -31,6 +31,16 @@ use std::time::{Duration, Instant};
 const ACQUIRE: &str = r#"«lua:acquire»"#;
 const EXTEND: &str = r#"«lua:extend»"#;
 const RELEASE: &str = r#"«lua:release»"#;
+«kinds:scripts»
+
+/// A kind of lock: the scripts that extend and release it.
+#[derive(Clone, Copy)]
+struct Kind {
+    extend: &'static str,
+    release: &'static str,
+}
+
+const PLAIN: Kind = Kind { extend: EXTEND, release: RELEASE };
 
 #[derive(Debug)]
 pub enum LockError {
@@ -102,6 +112,7 @@ impl LockOptions {
 
 /// A held lock.
 pub struct Lease {
+    kind: Kind,
     key: String,
     token: String,
     fence: Option<i64>,
@@ -109,6 +120,21 @@ pub struct Lease {
     /// Dropping it wakes the renewer, which then stops.
     stop: Option<mpsc::Sender<()>>,
     renewer: Option<JoinHandle<()>>,
+}
+
+/// Runs a script by its SHA1. redis-rs loads it on NOSCRIPT and runs EVALSHA again, which fails
+/// too when a SCRIPT FLUSH or a failover comes between the two: then it tries again, twice at most.
+fn invoke<T: redis::FromRedisValue>(
+    invocation: &redis::ScriptInvocation<'_>,
+    con: &mut dyn redis::ConnectionLike,
+) -> redis::RedisResult<T> {
+    let mut tries = 0;
+    loop {
+        match invocation.invoke(con) {
+            Err(error) if error.code() == Some("NOSCRIPT") && tries < 2 => tries += 1,
+            reply => return reply,
+        }
+    }
 }
 
 fn random_u64() -> u64 {
@@ -130,7 +156,7 @@ fn whole_ms(name: &str, value: Duration, at_least: u128) -> Result<u64, LockErro
 /// Compare-and-delete: deletes `key` while it holds `token` (true, and wakes a waiter); false when
 /// it held another token or none.
 pub fn release_lock(con: &mut dyn redis::ConnectionLike, key: &str, token: &str) -> Result<bool, LockError> {
-    let released: i64 = redis::Script::new(RELEASE).key(key).arg(token).invoke(con)?;
+    let released: i64 = invoke(redis::Script::new(RELEASE).key(key).arg(token), con)?;
     Ok(released == 1)
 }
 
@@ -142,8 +168,19 @@ pub fn extend_lock(
     token: &str,
     ttl: Duration,
 ) -> Result<bool, LockError> {
+    run_extend(EXTEND, con, key, token, ttl)
+}
+
+/// Runs a kind's extend script: true while `token` holds `key`, whose lease is now `ttl`.
+fn run_extend(
+    extend: &str,
+    con: &mut dyn redis::ConnectionLike,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Result<bool, LockError> {
     let ttl_ms = whole_ms("ttl", ttl, 1)?;
-    let held: i64 = redis::Script::new(EXTEND).key(key).arg(token).arg(ttl_ms).invoke(con)?;
+    let held: i64 = invoke(redis::Script::new(extend).key(key).arg(token).arg(ttl_ms), con)?;
     Ok(held == 1)
 }
 
@@ -171,10 +208,10 @@ impl Lease {
             if let Some(fence_key) = &options.fence_key {
                 invocation.key(fence_key);
             }
-            let reply: i64 = invocation.arg(&token).arg(ttl_ms).invoke(con)?;
+            let reply: i64 = invoke(invocation.arg(&token).arg(ttl_ms), con)?;
             if reply != 0 {
                 let fence = options.fence_key.as_ref().map(|_| reply);
-                return Lease::held(key, token, fence, ttl_ms, options.renew_with.as_ref());
+                return Lease::held(PLAIN, key, token, fence, ttl_ms, options.renew_with.as_ref());
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -205,6 +242,7 @@ impl Lease {
     }
 
     fn held(
+        kind: Kind,
         key: &str,
         token: String,
         fence: Option<i64>,
@@ -219,10 +257,10 @@ impl Lease {
                 let (stop, stopped) = mpsc::channel::<()>();
                 let (key, token, lost) = (key.to_owned(), token.clone(), Arc::clone(&lost));
                 let renewer = std::thread::spawn(move || {
-                    let extend = redis::Script::new(EXTEND);
+                    let extend = redis::Script::new(kind.extend);
                     let every = Duration::from_millis((ttl_ms / 3).max(1));
                     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                        let held = extend.key(&key).arg(&token).arg(ttl_ms).invoke::<i64>(&mut renew_con);
+                        let held = invoke::<i64>(extend.key(&key).arg(&token).arg(ttl_ms), &mut renew_con);
                         if !matches!(held, Ok(1)) {
                             // 0: taken by another owner; an error: Redis unreachable, the lease may run out unseen.
                             lost.store(true, Ordering::SeqCst);
@@ -233,7 +271,7 @@ impl Lease {
                 (Some(stop), Some(renewer))
             }
         };
-        Ok(Lease { key: key.to_owned(), token, fence, lost, stop, renewer })
+        Ok(Lease { kind, key: key.to_owned(), token, fence, lost, stop, renewer })
     }
 
     pub fn key(&self) -> &str {
@@ -257,14 +295,15 @@ impl Lease {
 
     /// Sets the lease to `ttl` from now; false when it is no longer held.
     pub fn extend(&self, con: &mut dyn redis::ConnectionLike, ttl: Duration) -> Result<bool, LockError> {
-        extend_lock(con, &self.key, &self.token, ttl)
+        run_extend(self.kind.extend, con, &self.key, &self.token, ttl)
     }
 
     /// Stops renewing and deletes the lock if this lease still holds it; `LockError::LeaseLost`
     /// when it no longer did.
     pub fn release(mut self, con: &mut dyn redis::ConnectionLike) -> Result<(), LockError> {
         self.stop_renewing();
-        if release_lock(con, &self.key, &self.token)? {
+        let released: i64 = invoke(redis::Script::new(self.kind.release).key(&self.key).arg(&self.token), con)?;
+        if released != 0 {
             Ok(())
         } else {
             Err(LockError::LeaseLost { key: self.key.clone() })
@@ -284,3 +323,4 @@ impl Drop for Lease {
         self.stop_renewing();
     }
 }
+«kinds:code»

@@ -56,6 +56,7 @@ public static class RedisLock
     internal const string ReleaseScript = """
 «lua:release»
 """;
+«kinds:scripts»
 
     /// <summary>
     /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
@@ -315,3 +316,4 @@ public sealed class RedisLease : IAsyncDisposable
         }
     }
 }
+«kinds:code»

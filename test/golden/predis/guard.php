@@ -64,6 +64,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 LUA;
 $locksmithRelease = <<<'LUA'
 -- @script release
@@ -102,6 +103,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 LUA;
 $lockKey = 'lock:{order:42}';
 $lockTtlMs = 10000;

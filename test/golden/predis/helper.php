@@ -6,27 +6,22 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 950af4bc672aa6139dff5bac01310f66576d100e
+// @locksmith-digest 71418a156822a601d5a282ca427cd69169d888e6
 
 declare(strict_types=1);
 
-// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, function ($lease) {...})
-// holds the lock around the callback; Locksmith::acquire() and $lease->release() are for code
-// that cannot use one. PHP has no timer thread: with renew: true the callback calls
-// $lease->check() between steps, which extends the lease once a third of the TTL has passed and
-// throws LeaseLostException once it is gone.
-// Locksmith::tryAcquire() tries once and never waits (null when busy); releaseLock() and
-// extendLock() take a key and a token.
-//
-// A waiter polls with jittered back-off: the release's wake-up (SPUBLISH) needs SSUBSCRIBE, which
-// Predis 1.x has no consumer for, and its pub/sub loop holds the process until a message comes.
+// Redis locks for Predis (PHP 8.1+): Locksmith::withLock($client, $key, $ttlMs, fn ($lease) => ...) holds
+// a lock around the callback; acquire() and $lease->release() are for code that cannot use one;
+// tryAcquire() tries once and never waits (null when busy); releaseLock() and extendLock() take a key
+// and a token. With renew: true the callback calls $lease->check() between steps (PHP has no timer
+// thread). Waiters poll with jittered back-off: Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
 
-/** The lock stayed held by another owner for the whole wait. */
+/** The lock stayed held for the whole wait. */
 final class LockBusyException extends \RuntimeException
 {
-    public function __construct(public readonly string $key, public readonly int $waitedMs)
+    public function __construct(public readonly string $key, public readonly int $waitedMs, string $holders = 'another owner')
     {
-        parent::__construct("$key is held by another owner; gave up after waiting $waitedMs ms");
+        parent::__construct("$key is held by $holders; gave up after waiting $waitedMs ms");
     }
 }
 
@@ -46,7 +41,8 @@ final class LocksmithLease
     private int $renewedAt;
 
     /**
-     * @param string $token This holder's owner token: the lock key's value while it is held.
+     * A held lock; $extendLua and $releaseLua are its kind's scripts.
+     * @param string $token This holder's owner token: the lock key's value (or its member's name) while it is held.
      * @param ?int $fence The fencing token with a fence key: the guarded resource refuses older ones.
      */
     public function __construct(
@@ -56,6 +52,8 @@ final class LocksmithLease
         public readonly ?int $fence,
         private readonly int $ttlMs,
         private readonly bool $renew,
+        private readonly string $extendLua = Locksmith::EXTEND,
+        private readonly string $releaseLua = Locksmith::RELEASE,
     ) {
         $this->renewedAt = hrtime(true);
     }
@@ -65,7 +63,7 @@ final class LocksmithLease
     {
         $ttlMs ??= $this->ttlMs;
         Locksmith::checkMs('ttlMs', $ttlMs, true);
-        return Locksmith::run($this->redis, Locksmith::EXTEND, [$this->key], [$this->token, $ttlMs]) === 1;
+        return Locksmith::run($this->redis, $this->extendLua, [$this->key], [$this->token, $ttlMs]) === 1;
     }
 
     /**
@@ -98,14 +96,14 @@ final class LocksmithLease
         return $this->lostReason !== null;
     }
 
-    /** Deletes the lock if this lease still holds it; false when it no longer did. */
+    /** Gives the hold back if this lease still has it, waking waiters; false when it no longer did. */
     public function release(): bool
     {
         if ($this->released) {
             return false;
         }
         $this->released = true;
-        return Locksmith::run($this->redis, Locksmith::RELEASE, [$this->key], [$this->token]) === 1;
+        return Locksmith::run($this->redis, $this->releaseLua, [$this->key], [$this->token]) !== 0;
     }
 }
 
@@ -165,6 +163,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 LUA;
     public const EXTEND = <<<'LUA'
 -- @script extend
@@ -194,6 +193,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 LUA;
     public const RELEASE = <<<'LUA'
 -- @script release
@@ -232,13 +232,14 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 LUA;
 
     /**
-     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to 500 ms, ±50 %),
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, ±50 %),
      * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
      * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
-     * Redis errors are thrown as Predis throws them.
+     * Redis errors are thrown as the client throws them.
      */
     public static function acquire(
         \Predis\ClientInterface $redis,
@@ -247,23 +248,12 @@ LUA;
         int $waitMs = 10_000,
         ?string $fenceKey = null,
         bool $renew = false,
+        int $retryMs = 500,
     ): LocksmithLease {
-        self::checkMs('ttlMs', $ttlMs, true);
-        self::checkMs('waitMs', $waitMs, false);
-        $token = gethostname() . ':' . getmypid() . ':' . bin2hex(random_bytes(8));
+        $token = self::token();
         $keys = $fenceKey === null ? [$key] : [$key, $fenceKey];
-        $deadline = hrtime(true) + $waitMs * 1_000_000;
-        for ($attempt = 0; ; $attempt++) {
-            $reply = self::run($redis, self::ACQUIRE, $keys, [$token, $ttlMs]);
-            if ($reply !== 0) {
-                return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
-            }
-            $leftUs = intdiv($deadline - hrtime(true), 1000);
-            if ($leftUs <= 0) {
-                throw new LockBusyException($key, $waitMs);
-            }
-            usleep(min(min(10 * 2 ** $attempt, 500) * random_int(500, 1500), $leftUs)); // in µs
-        }
+        $reply = self::take($redis, $key, $ttlMs, $waitMs, $retryMs, self::ACQUIRE, $keys, [$token, $ttlMs]);
+        return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
     }
 
     /** One try, never waits: the lease, or null while another holder has the lock. */
@@ -307,8 +297,23 @@ LUA;
         int $waitMs = 10_000,
         ?string $fenceKey = null,
         bool $renew = false,
+        int $retryMs = 500,
     ): mixed {
-        $lease = self::acquire($redis, $key, $ttlMs, $waitMs, $fenceKey, $renew);
+        $lease = self::acquire(
+            $redis,
+            $key,
+            $ttlMs,
+            $waitMs,
+            $fenceKey,
+            $renew,
+            $retryMs,
+        );
+        return self::hold($lease, $fn);
+    }
+
+    /** Runs $fn($lease) and releases the lease, also when $fn throws; LeaseLostException when it was gone by then. */
+    private static function hold(LocksmithLease $lease, callable $fn): mixed
+    {
         try {
             $result = $fn($lease);
         } catch (\Throwable $error) {
@@ -320,9 +325,52 @@ LUA;
             throw $error;
         }
         if (!$lease->release()) {
-            throw new LeaseLostException($key, 'it expired or was taken before release');
+            throw new LeaseLostException($lease->key, 'it expired or was taken before release');
         }
         return $result;
+    }
+
+    /** Runs an acquire script until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
+    private static function take(
+        \Predis\ClientInterface $redis,
+        string $key,
+        int $ttlMs,
+        int $waitMs,
+        int $retryMs,
+        string $lua,
+        array $keys,
+        array $args,
+        string $holders = 'another owner',
+    ): int {
+        self::checkMs('ttlMs', $ttlMs, true);
+        self::checkMs('waitMs', $waitMs, false);
+        self::checkMs('retryMs', $retryMs, true);
+        $deadline = hrtime(true) + $waitMs * 1_000_000;
+        for ($attempt = 0; ; $attempt++) {
+            $reply = self::run($redis, $lua, $keys, $args);
+            if ($reply !== 0) {
+                return $reply;
+            }
+            $leftUs = intdiv($deadline - hrtime(true), 1000);
+            if ($leftUs <= 0) {
+                throw new LockBusyException($key, $waitMs, $holders);
+            }
+            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1500), $leftUs)); // in µs
+        }
+    }
+
+    private static function token(): string
+    {
+        return gethostname() . ':' . getmypid() . ':' . bin2hex(random_bytes(8));
+    }
+
+    /** @internal */
+    public static function checkMs(string $name, int $value, bool $positive): void
+    {
+        if ($value < ($positive ? 1 : 0)) {
+            $kind = $positive ? 'positive' : 'non-negative';
+            throw new \InvalidArgumentException("$name must be a $kind integer of milliseconds, got $value");
+        }
     }
 
     /**
@@ -348,14 +396,5 @@ LUA;
         };
         $script->setArguments([...$keys, ...$args]);
         return (int) $redis->executeCommand($script);
-    }
-
-    /** @internal */
-    public static function checkMs(string $name, int $value, bool $positive): void
-    {
-        if ($value < ($positive ? 1 : 0)) {
-            $kind = $positive ? 'positive' : 'non-negative';
-            throw new \InvalidArgumentException("$name must be a $kind integer of milliseconds, got $value");
-        }
     }
 }

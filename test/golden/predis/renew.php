@@ -67,6 +67,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 LUA;
 $locksmithExtend = <<<'LUA'
 -- @script extend
@@ -96,6 +97,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 LUA;
 $locksmithRelease = <<<'LUA'
 -- @script release
@@ -134,6 +136,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 LUA;
 $lockKey = 'lock:{order:42}';
 $lockTtlMs = 10000;

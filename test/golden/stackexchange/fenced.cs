@@ -73,6 +73,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
 const string locksmithRelease = """
 -- @script release
@@ -111,6 +112,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 var lockKey = "lock:{order:42}";
 var fenceKey = "fence:{order:42}";

@@ -71,6 +71,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
 const string locksmithRelease = """
 -- @script release
@@ -109,6 +110,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 var lockKey = "lock:{order:42}";
 var lockTtlMs = 10000;

@@ -6,7 +6,7 @@
 // @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 157b32701d38f0e1d41f704860a47052d255d13a
+// @locksmith-digest 14c0f061019d3d1fa00ea4b2e995d3574c3da7f8
 
 #nullable enable
 using System;
@@ -107,6 +107,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
     internal const string AcquireQueuedScript = """
 -- @script acquire_queued
@@ -176,6 +177,7 @@ if fence then
 end
 redis.call('ZREM', waiters, token)
 return { result, 0, redis.call('ZCARD', waiters) }
+
 """;
     internal const string ExtendScript = """
 -- @script extend
@@ -205,6 +207,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
     internal const string ReleaseScript = """
 -- @script release
@@ -243,6 +246,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 
     /// <summary>

@@ -73,6 +73,7 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
+
 """;
 const string locksmithExtend = """
 -- @script extend
@@ -102,6 +103,7 @@ if redis.call('GET', KEYS[1]) == token then
   return 1
 end
 return 0
+
 """;
 const string locksmithRelease = """
 -- @script release
@@ -140,6 +142,7 @@ end
 -- without channel rights still releases; waiters then find the lock by their retry timer.
 redis.pcall('SPUBLISH', lock, wake)
 return 1
+
 """;
 var lockKey = "lock:{order:42}";
 var lockTtlMs = 10000;

@@ -1,6 +1,7 @@
 <?php
 // Proof program for the generated Predis helper (Locksmith.php next to it). Usage:
-//   php proof.php <redis-url> <mode> [rounds]; modes: counter, renew, steal, fence, busy.
+//   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   and (kind "lock" only) hold and take, as test/proofs/helpers/kinds.js.
 declare(strict_types=1);
 
 require_once '/usr/share/php/Predis/autoload.php';
@@ -84,6 +85,17 @@ switch ($mode) {
             break;
         }
         throw new RuntimeException('acquired a lock another owner holds');
+    case 'hold':
+        Locksmith::acquire($redis, 'proof:lock', (int) (getenv('PROOF_HOLD_MS') ?: 1000), waitMs: 0);
+        echo "held\n";
+        flush();
+        sleep(60);
+        break;
+    case 'take':
+        $lease = Locksmith::acquire($redis, 'proof:lock', 5000, waitMs: 10_000);
+        echo 'took ' . $nowMs() . "\n";
+        $lease->release();
+        break;
     default:
         throw new InvalidArgumentException("unknown mode $mode");
 }

@@ -1,23 +1,30 @@
 // How each runnable client's helper proof is set up: the helper written where its program
-// imports it from, the program next to it, built where the language needs a build.
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// imports it from (its core alone, or with every lock kind it can carry), the program next to it,
+// built where the language needs a build.
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Pack } from '../../../pack/pack';
-import { renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { onPath } from '../../golden-support';
-import { go, javac, JVM_FLAGS, writeGoModule } from '../../harness/toolchains';
+import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
+import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
-  /** Writes the helper and the program into `dir`; returns the command that runs the program (URL and mode follow). */
-  prepare(dir: string, pack: Pack): Promise<string[]>;
+  /** What the tests call it when the client runs with another library build than Debian's (default: the client). */
+  label?: string;
+  /**
+   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
+   * program into `dir`; returns the command that runs the program (URL and mode follow).
+   */
+  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
   env?: Record<string, string>;
   /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
   wakes: boolean;
-  /** Its helper has the reentrant, read-write and semaphore locks (the program has their modes). */
+  /**
+   * Its waiters queue (acquire_queued): first come, first served, and a waiter sleeps no longer
+   * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
+   */
+  queues: boolean;
+  /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
   cluster?: boolean;
@@ -30,9 +37,11 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
+  kinds?: 'all',
 ): string {
   mkdirSync(dir, { recursive: true });
-  const helper = renderHelper(client, pack, options);
+  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
+  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -41,13 +50,14 @@ export function writeProof(
 
 const node = (client: string, program: string, options: HelperOptions): HelperProof => ({
   client,
-  prepare(dir, pack) {
-    const target = writeProof(dir, client, program, pack, options);
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, options, kinds);
     copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
     return Promise.resolve([process.execPath, target]);
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
   wakes: true,
+  queues: true,
   kinds: true,
 });
 
@@ -56,36 +66,20 @@ const interpreted = (
   client: string,
   program: string,
   interpreter: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'kinds'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
 ): HelperProof => ({
   client,
-  prepare: (dir, pack) => Promise.resolve([interpreter, writeProof(dir, client, program, pack)]),
+  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
   ...capabilities,
 });
 
 /**
- * Builds package `pkg` of GOPATH `gopath` into `output`, offline against Debian's
- * golang-github-gomodule-redigo-dev in GOPATH mode: `gopath` holds the program and the helper
- * package, /usr/share/gocode the library; the build cache is throwaway (GOPATH is read-only; HOME's
- * cache may be too, or missing).
+ * Builds the main package in `dir` (its imports of module path `module` are folders of `dir`) into
+ * `output`, as a module that requires the pinned Go libraries (test/proofs/go).
  */
-export async function buildGoOffline(gopath: string, pkg: string, output: string): Promise<void> {
-  const goCache = mkdtempSync(join(tmpdir(), 'locksmith-gocache-'));
-  try {
-    await promisify(execFile)(onPath('go') ?? 'go', ['build', '-o', output, pkg], {
-      env: {
-        ...process.env,
-        GOPATH: `${gopath}:/usr/share/gocode`,
-        GO111MODULE: 'off',
-        GOPROXY: 'off',
-        GOFLAGS: '',
-        GOCACHE: goCache,
-      },
-      timeout: 300_000,
-    });
-  } finally {
-    rmSync(goCache, { recursive: true, force: true });
-  }
+export async function buildGoProgram(dir: string, module: string, output: string): Promise<void> {
+  writeGoModule(dir, module);
+  await go(['build', '-o', output, '.'], dir);
 }
 
 /**
@@ -93,20 +87,26 @@ export async function buildGoOffline(gopath: string, pkg: string, output: string
  * module (test/proofs/go: go.mod and go.sum pin the libraries), the program as its main package,
  * built once with the module cache under ~/.cache/redis-locksmith/.
  */
-const goModule = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+const goModule = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
   client,
-  async prepare(dir, pack) {
-    writeGoModule(dir);
-    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack);
+  async prepare(dir, pack, kinds) {
+    writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    await go(['build', '-o', join(dir, 'proof'), '.'], dir);
+    if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
+    await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
   ...capabilities,
 });
 
 /** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
-const jvm = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' | 'cluster'>): HelperProof => ({
+const jvm = (
+  client: string,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+): HelperProof => ({
   client,
   async prepare(dir, pack) {
     mkdirSync(dir, { recursive: true });
@@ -119,28 +119,66 @@ const jvm = (client: string, capabilities: Pick<HelperProof, 'wakes' | 'kinds' |
   ...capabilities,
 });
 
+/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+const redisRs: HelperProof = {
+  client: 'redis-rs',
+  async prepare(dir, pack) {
+    const helper = renderHelper('redis-rs', pack);
+    writeCargoPackage(dir, {
+      [helper.fileName]: helper.text,
+      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+    });
+    return [await cargo(dir, 'build')];
+  },
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
+  // helper works on the caller's synchronous connection: its waiters poll.
+  wakes: false,
+  queues: false,
+  kinds: false,
+};
+
+/** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
+const redisPyFromPypi: HelperProof = {
+  client: 'redis-py',
+  label: 'redis-py 8.1.0 (PyPI)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython(),
+    writeProof(dir, 'redis-py', 'redis-py.py', pack, {}, kinds),
+  ],
+  wakes: true,
+  queues: true,
+  kinds: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
-  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, kinds: true }),
+  interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
+  redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, kinds: false }),
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, kinds: true }),
-  goModule('redigo', { wakes: true, kinds: true }),
-  goModule('go-redis', { wakes: true, kinds: false, cluster: true }),
-  jvm('jedis', { wakes: true, kinds: false, cluster: true }),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+  goModule('redigo', { wakes: true, queues: true, kinds: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
+  redisRs,
 ];
 
 const prepared = new Map<string, Promise<string[]>>();
 
 /** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
-export function prepareOnce(proof: HelperProof, work: string, pack: Pack): Promise<string[]> {
-  let command = prepared.get(proof.client);
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: 'all'): Promise<string[]> {
+  const name = proofName(proof);
+  let command = prepared.get(name);
   if (!command) {
-    command = proof.prepare(join(work, proof.client), pack);
-    prepared.set(proof.client, command);
+    command = proof.prepare(join(work, name.replace(/\W+/g, '-')), pack, kinds);
+    prepared.set(name, command);
   }
   return command;
 }
+
+/** The proof's name in test titles: its label, or its client. */
+export const proofName = (proof: HelperProof) => proof.label ?? proof.client;

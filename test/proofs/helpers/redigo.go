@@ -126,19 +126,20 @@ func busy(ctx context.Context, pool *redis.Pool) error {
 	return nil
 }
 
-// acquireKind takes kind on proof:lock.
-func acquireKind(ctx context.Context, pool *redis.Pool, kind string, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
-	switch kind {
-	case "lock":
+// takers take a kind on proof:lock: the plain lock here, the other kinds from kinds.go (copied
+// next to this file when the helper carries them).
+var takers = map[string]func(context.Context, *redis.Pool, time.Duration, ...locksmith.Option) (*locksmith.Lease, error){
+	"lock": func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
 		return locksmith.Acquire(ctx, pool, "proof:lock", ttl, opts...)
-	case "reentrant":
-		return locksmith.Acquire(ctx, pool, "proof:lock", ttl, append(opts, locksmith.Reentrant("proof"))...)
-	case "read":
-		return locksmith.AcquireRead(ctx, pool, "proof:lock", ttl, opts...)
-	case "write":
-		return locksmith.AcquireWrite(ctx, pool, "proof:lock", ttl, opts...)
-	case "semaphore":
-		return locksmith.AcquireSemaphore(ctx, pool, "proof:lock", 1, ttl, opts...)
+	},
+}
+
+// rounds are the modes that run a number of rounds; kinds.go adds the lock kinds' modes.
+var rounds = map[string]func(context.Context, *redis.Pool) error{"counter": counterRound, "fence": fenceRound}
+
+func acquireKind(ctx context.Context, pool *redis.Pool, kind string, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+	if take, ok := takers[kind]; ok {
+		return take(ctx, pool, ttl, opts...)
 	}
 	return nil, fmt.Errorf("no kind %s", kind)
 }
@@ -166,95 +167,6 @@ func count(pool *redis.Pool, key string) (int, error) {
 func increment(pool *redis.Pool, key string, delta int) int {
 	value, _ := redis.Int(do(pool, "INCRBY", key, delta))
 	return value
-}
-
-func reentrantRound(ctx context.Context, pool *redis.Pool) error {
-	// An owner per process: the nested Acquire re-enters, another process's waits.
-	owner := locksmith.Reentrant(fmt.Sprint("proof-", os.Getpid()))
-	outer, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, owner, locksmith.WaitFor(time.Minute))
-	if err != nil {
-		return err
-	}
-	if increment(pool, "proof:occupancy", 1) != 1 {
-		return errors.New("two holders at once")
-	}
-	inner, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, owner)
-	if err != nil {
-		return err
-	}
-	if holds, _ := redis.Int(do(pool, "HGET", "proof:lock", outer.Token)); inner.Token != outer.Token || holds != 2 {
-		return errors.New("the nested take did not re-enter")
-	}
-	value, err := count(pool, "proof:counter")
-	if err != nil {
-		return err
-	}
-	do(pool, "SET", "proof:counter", value+1)
-	if held, err := inner.Release(ctx); err != nil || !held {
-		return fmt.Errorf("inner release: %v, %v", held, err)
-	}
-	if holds, _ := redis.Int(do(pool, "HGET", "proof:lock", outer.Token)); holds != 1 {
-		return errors.New("hold count is not back to 1")
-	}
-	increment(pool, "proof:occupancy", -1)
-	_, err = outer.Release(ctx)
-	return err
-}
-
-func readerRound(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.AcquireRead(ctx, pool, "proof:rw", 5*time.Second, locksmith.WaitFor(time.Minute))
-	if err != nil {
-		return err
-	}
-	defer lease.Release(ctx)
-	if increment(pool, "proof:readers", 1) > 1 {
-		do(pool, "SET", "proof:overlap", 1)
-	}
-	if writers, err := count(pool, "proof:writers"); err != nil || writers != 0 {
-		return fmt.Errorf("read while a writer held the lock (%d, %v)", writers, err)
-	}
-	time.Sleep(10 * time.Millisecond)
-	increment(pool, "proof:readers", -1)
-	return nil
-}
-
-func writerRound(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.AcquireWrite(ctx, pool, "proof:rw", 5*time.Second, locksmith.WaitFor(time.Minute))
-	if err != nil {
-		return err
-	}
-	defer lease.Release(ctx)
-	if increment(pool, "proof:writers", 1) != 1 {
-		return errors.New("two writers at once")
-	}
-	if readers, err := count(pool, "proof:readers"); err != nil || readers != 0 {
-		return fmt.Errorf("wrote while a reader held the lock (%d, %v)", readers, err)
-	}
-	value, err := count(pool, "proof:counter")
-	if err != nil {
-		return err
-	}
-	do(pool, "SET", "proof:counter", value+1)
-	increment(pool, "proof:writers", -1)
-	return nil
-}
-
-func semaphoreRound(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.AcquireSemaphore(ctx, pool, "proof:sem", 2, 5*time.Second, locksmith.WaitFor(time.Minute))
-	if err != nil {
-		return err
-	}
-	defer lease.Release(ctx)
-	holders := increment(pool, "proof:holders", 1)
-	if holders > 2 {
-		return fmt.Errorf("%d holders of 2 permits", holders)
-	}
-	if holders == 2 {
-		do(pool, "SET", "proof:full", 1)
-	}
-	time.Sleep(5 * time.Millisecond)
-	increment(pool, "proof:holders", -1)
-	return nil
 }
 
 func hold(ctx context.Context, pool *redis.Pool, kind string) error {
@@ -286,10 +198,10 @@ func takeKind(ctx context.Context, pool *redis.Pool, kind string) error {
 
 func main() {
 	url, mode := os.Args[1], os.Args[2]
-	rounds, arg := 1, ""
+	count, arg := 1, ""
 	if len(os.Args) > 3 {
 		arg = os.Args[3]
-		rounds, _ = strconv.Atoi(arg)
+		count, _ = strconv.Atoi(arg)
 	}
 	pool := &redis.Pool{MaxIdle: 4, Dial: func() (redis.Conn, error) { return redis.DialURL(url) }}
 	defer pool.Close()
@@ -297,11 +209,11 @@ func main() {
 	var err error
 	switch mode {
 	case "counter", "fence", "reentrant", "rw-reader", "rw-writer", "semaphore":
-		round := map[string]func(context.Context, *redis.Pool) error{
-			"counter": counterRound, "fence": fenceRound, "reentrant": reentrantRound,
-			"rw-reader": readerRound, "rw-writer": writerRound, "semaphore": semaphoreRound,
-		}[mode]
-		for i := 0; i < rounds && err == nil; i++ {
+		round, ok := rounds[mode]
+		if !ok {
+			err = fmt.Errorf("mode %s needs the helper's lock kinds", mode)
+		}
+		for i := 0; i < count && err == nil; i++ {
 			err = round(ctx, pool)
 		}
 	case "woken":

@@ -12,9 +12,8 @@ import time
 import redis
 import redis.asyncio
 
-from locksmith import (
-    LeaseLostError, LockBusyError, acquire, acquire_async, lock, read_lock, semaphore, write_lock
-)
+import locksmith  # the lock kinds' functions, where the helper carries them
+from locksmith import LeaseLostError, LockBusyError, acquire, acquire_async, lock
 
 url, mode = sys.argv[1], sys.argv[2]
 arg = sys.argv[3] if len(sys.argv) > 3 else "1"
@@ -177,7 +176,7 @@ def reentrant():
 async def rw_reader_async():
     client = redis.asyncio.Redis.from_url(url)
     for _ in range(rounds):
-        async with read_lock(client, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+        async with locksmith.read_lock(client, "proof:rw", ttl_ms=5000, wait_ms=60_000):
             if await client.incr("proof:readers") > 1:
                 await client.set("proof:overlap", 1)
             if int(await client.get("proof:writers") or 0) != 0:
@@ -189,7 +188,7 @@ async def rw_reader_async():
 
 def rw_writer():
     for _ in range(rounds):
-        with write_lock(r, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+        with locksmith.write_lock(r, "proof:rw", ttl_ms=5000, wait_ms=60_000):
             if r.incr("proof:writers") != 1:
                 raise RuntimeError("two writers at once")
             if int(r.get("proof:readers") or 0) != 0:
@@ -200,7 +199,7 @@ def rw_writer():
 
 def semaphore_rounds():
     for _ in range(rounds):
-        with semaphore(r, "proof:sem", permits=2, ttl_ms=5000, wait_ms=60_000):
+        with locksmith.semaphore(r, "proof:sem", permits=2, ttl_ms=5000, wait_ms=60_000):
             holders = r.incr("proof:holders")
             if holders > 2:
                 raise RuntimeError(f"{holders} holders of 2 permits")

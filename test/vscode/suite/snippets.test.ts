@@ -108,7 +108,18 @@ suite('snippets', () => {
       ok: true,
       path: 'jobs/locksmith.py',
       action: 'up-to-date',
+      kinds: [],
     });
+    // A kind goes into the same file, at its place; asking again keeps it.
+    assert.deepEqual(
+      await vscode.commands.executeCommand('locksmith.addLockHelper', { client: 'redis-py', kinds: ['semaphore'] }),
+      { ok: true, path: 'jobs/locksmith.py', action: 'updated', kinds: ['semaphore'] },
+    );
+    assert.deepEqual(
+      await vscode.commands.executeCommand('locksmith.addLockHelper', { client: 'redis-py', kinds: ['reentrant'] }),
+      { ok: true, path: 'jobs/locksmith.py', action: 'updated', kinds: ['reentrant', 'semaphore'] },
+    );
+    assert.equal((await vscode.workspace.findFiles('**/locksmith.py')).length, 1, 'still one helper');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder, 'jobs'), { recursive: true });
   });

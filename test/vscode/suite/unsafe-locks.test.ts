@@ -56,7 +56,7 @@ suite('unsafe locks', () => {
     );
     const titles = actions.map((action) => action.title);
     assert.ok(titles.includes('Explain LOCK001'), titles.join(', '));
-    const replace = actions.find((action) => action.title === "Replace with Locksmith's vetted lock (redis-py)");
+    const replace = actions.find((action) => action.title.startsWith("Replace with Locksmith's vetted lock, inline"));
     assert.ok(replace?.edit, titles.join(', '));
     assert.ok(await vscode.workspace.applyEdit(replace.edit));
     const text = document.getText();

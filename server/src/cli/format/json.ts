@@ -40,6 +40,7 @@ export function json(report: Report): string {
       path: shown(report, record.path),
       rules: record.codes,
       created: record.created.map((path) => shown(report, path)),
+      notes: record.notes,
       applied: !report.dryRun,
     })),
     summary: {

@@ -40,7 +40,8 @@ const LABEL: Record<ReportedSeverity, string> = {
 /** One line of what --fix changed (or would change). */
 export function fixLine(report: Report, record: FixRecord): string {
   const created = record.created.map((path) => `, created ${shown(report, path)}`).join('');
-  return `${report.dryRun ? 'Would fix' : 'Fixed'} ${shown(report, record.path)}: ${record.codes.join(', ')}${created}`;
+  const notes = record.notes.map((note) => `; ${note}`).join('');
+  return `${report.dryRun ? 'Would fix' : 'Fixed'} ${shown(report, record.path)}: ${record.codes.join(', ')}${created}${notes}`;
 }
 
 function problemRows(problems: readonly Problem[], style: Style): string[] {

@@ -1,0 +1,11 @@
+«cjs:module.exports = {
+  acquire,
+  tryAcquire,
+  releaseLock,
+  extendLock,
+  withLock,
+«kinds:exports»
+  Lease,
+  LockBusyError,
+  LeaseLostError,
+};»

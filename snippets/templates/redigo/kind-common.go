@@ -1,0 +1,28 @@
+
+// prepare checks the options of a read lock, write lock or semaphore, and makes the token.
+func prepare(ttl time.Duration, opts []Option) (options, string, error) {
+	o, err := configure(ttl, opts)
+	if err != nil {
+		return o, "", err
+	}
+	if o.fenceKey != "" {
+		return o, "", errors.New("locksmith: Fence works with Acquire only")
+	}
+	token, err := newToken()
+	return o, token, err
+}
+
+func acquireKind(ctx context.Context, pool Pool, key, token string, ttl time.Duration, o options, k kind, script *redis.Script, args ...interface{}) (*Lease, error) {
+	try := func() (int64, time.Duration, error) {
+		reply, err := run(ctx, pool, script, []string{key}, append([]interface{}{token}, args...)...)
+		return reply, -1, err
+	}
+	reply, err := take(ctx, pool, key, token, o, try)
+	if err != nil {
+		return nil, err
+	}
+	if reply == 0 {
+		return nil, &BusyError{Key: key, Waited: o.wait, Holders: k.holders}
+	}
+	return newLease(pool, k, key, token, ttl, o.renew, ""), nil
+}

@@ -1,0 +1,68 @@
+// Valkey GLIDE for Go, smoke test (test/glide-smoke.test.ts). Usage:
+//
+//	smoke standalone <port>          SET, then GET through a Lua script: prints `ok <value>`
+//	smoke sharded <port> <channel>   a cluster client subscribes to the sharded channel (SSubscribe),
+//	                                 prints `subscribed`, then `message <payload>`
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+	"github.com/valkey-io/valkey-glide/go/v2/options"
+)
+
+func run(ctx context.Context, mode string, address *config.NodeAddress, channel string) error {
+	if mode == "standalone" {
+		client, err := glide.NewClient(config.NewClientConfiguration().WithAddress(address))
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		if _, err := client.Set(ctx, "glide:smoke", "ok"); err != nil {
+			return err
+		}
+		script := options.NewScript("return redis.call('GET', KEYS[1])")
+		value, err := client.InvokeScriptWithOptions(ctx, *script, *options.NewScriptOptions().WithKeys([]string{"glide:smoke"}))
+		if err != nil {
+			return err
+		}
+		fmt.Println("ok", value)
+		return nil
+	}
+	client, err := glide.NewClusterClient(config.NewClusterClientConfiguration().WithAddress(address))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	queue, err := client.GetQueue()
+	if err != nil {
+		return err
+	}
+	if err := client.SSubscribe(ctx, []string{channel}, 5000); err != nil {
+		return err
+	}
+	fmt.Println("subscribed")
+	message := <-queue.WaitForMessage()
+	fmt.Println("message", message.Message)
+	return nil
+}
+
+func main() {
+	port, err := strconv.Atoi(os.Args[2])
+	if err == nil {
+		channel := ""
+		if len(os.Args) > 3 {
+			channel = os.Args[3]
+		}
+		err = run(context.Background(), os.Args[1], &config.NodeAddress{Host: "127.0.0.1", Port: port}, channel)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

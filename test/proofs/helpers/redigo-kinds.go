@@ -1,0 +1,122 @@
+// The lock kinds' modes of the redigo helper proof (see redigo.go), built when the helper carries them.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"locksmithproof/locksmith"
+)
+
+func init() {
+	takers["reentrant"] = func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+		return locksmith.Acquire(ctx, pool, "proof:lock", ttl, append(opts, locksmith.Reentrant("proof"))...)
+	}
+	takers["read"] = func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+		return locksmith.AcquireRead(ctx, pool, "proof:lock", ttl, opts...)
+	}
+	takers["write"] = func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+		return locksmith.AcquireWrite(ctx, pool, "proof:lock", ttl, opts...)
+	}
+	takers["semaphore"] = func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+		return locksmith.AcquireSemaphore(ctx, pool, "proof:lock", 1, ttl, opts...)
+	}
+	rounds["reentrant"] = reentrantRound
+	rounds["rw-reader"] = readerRound
+	rounds["rw-writer"] = writerRound
+	rounds["semaphore"] = semaphoreRound
+}
+
+func reentrantRound(ctx context.Context, pool *redis.Pool) error {
+	// An owner per process: the nested Acquire re-enters, another process's waits.
+	owner := locksmith.Reentrant(fmt.Sprint("proof-", os.Getpid()))
+	outer, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, owner, locksmith.WaitFor(time.Minute))
+	if err != nil {
+		return err
+	}
+	if increment(pool, "proof:occupancy", 1) != 1 {
+		return errors.New("two holders at once")
+	}
+	inner, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, owner)
+	if err != nil {
+		return err
+	}
+	if holds, _ := redis.Int(do(pool, "HGET", "proof:lock", outer.Token)); inner.Token != outer.Token || holds != 2 {
+		return errors.New("the nested take did not re-enter")
+	}
+	value, err := count(pool, "proof:counter")
+	if err != nil {
+		return err
+	}
+	do(pool, "SET", "proof:counter", value+1)
+	if held, err := inner.Release(ctx); err != nil || !held {
+		return fmt.Errorf("inner release: %v, %v", held, err)
+	}
+	if holds, _ := redis.Int(do(pool, "HGET", "proof:lock", outer.Token)); holds != 1 {
+		return errors.New("hold count is not back to 1")
+	}
+	increment(pool, "proof:occupancy", -1)
+	_, err = outer.Release(ctx)
+	return err
+}
+
+func readerRound(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.AcquireRead(ctx, pool, "proof:rw", 5*time.Second, locksmith.WaitFor(time.Minute))
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	if increment(pool, "proof:readers", 1) > 1 {
+		do(pool, "SET", "proof:overlap", 1)
+	}
+	if writers, err := count(pool, "proof:writers"); err != nil || writers != 0 {
+		return fmt.Errorf("read while a writer held the lock (%d, %v)", writers, err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	increment(pool, "proof:readers", -1)
+	return nil
+}
+
+func writerRound(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.AcquireWrite(ctx, pool, "proof:rw", 5*time.Second, locksmith.WaitFor(time.Minute))
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	if increment(pool, "proof:writers", 1) != 1 {
+		return errors.New("two writers at once")
+	}
+	if readers, err := count(pool, "proof:readers"); err != nil || readers != 0 {
+		return fmt.Errorf("wrote while a reader held the lock (%d, %v)", readers, err)
+	}
+	value, err := count(pool, "proof:counter")
+	if err != nil {
+		return err
+	}
+	do(pool, "SET", "proof:counter", value+1)
+	increment(pool, "proof:writers", -1)
+	return nil
+}
+
+func semaphoreRound(ctx context.Context, pool *redis.Pool) error {
+	lease, err := locksmith.AcquireSemaphore(ctx, pool, "proof:sem", 2, 5*time.Second, locksmith.WaitFor(time.Minute))
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	holders := increment(pool, "proof:holders", 1)
+	if holders > 2 {
+		return fmt.Errorf("%d holders of 2 permits", holders)
+	}
+	if holders == 2 {
+		do(pool, "SET", "proof:full", 1)
+	}
+	time.Sleep(5 * time.Millisecond)
+	increment(pool, "proof:holders", -1)
+	return nil
+}

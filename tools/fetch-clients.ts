@@ -1,0 +1,57 @@
+// Fetches and builds, once per machine, the client libraries the proofs run against (pinned in
+// test/proofs/: go.mod, pom.xml, Cargo.lock, requirements files, GLIDE's package.json), into
+// ~/.cache/redis-locksmith/. The tests do the same on first use; .ci/run calls this first so a
+// registry failure stops CI at once with its cause, and prints what each step cost:
+//   node --import tsx tools/fetch-clients.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  cargo,
+  glideJavaClasspath,
+  go,
+  javaClasspath,
+  npmPackages,
+  PINNED,
+  pypiPython,
+  writeCargoPackage,
+} from '../test/harness/toolchains';
+
+const scratch = mkdtempSync(join(tmpdir(), 'locksmith-fetch-clients-'));
+
+const STEPS: Array<[string, () => Promise<unknown>]> = [
+  // Downloads the modules and compiles them (GLIDE's cgo core included) into the build cache.
+  ['Go modules (go-redis, redigo, valkey-glide), built', () => go(['build', './...'], join(PINNED, 'go'))],
+  ['Maven (Jedis, Lettuce, Spring Data Redis)', () => javaClasspath()],
+  ['Maven (Valkey GLIDE for Java)', () => glideJavaClasspath()],
+  [
+    'Cargo (redis-rs, rand), built and checked',
+    async () => {
+      writeCargoPackage(scratch, { 'main.rs': 'fn main() {}\n' });
+      await cargo(scratch, 'build');
+      await cargo(scratch, 'check');
+    },
+  ],
+  ['PyPI (redis-py) into a virtual environment', () => pypiPython()],
+  ['PyPI (valkey-glide) into a virtual environment', () => pypiPython('glide/requirements.txt')],
+  ['npm (@valkey/valkey-glide)', () => npmPackages('glide')],
+];
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  try {
+    for (const [name, step] of STEPS) {
+      const stepStarted = Date.now();
+      await step();
+      process.stdout.write(`${name}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  process.stdout.write(`client libraries ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
