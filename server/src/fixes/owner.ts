@@ -90,6 +90,47 @@ function reassigned(document: FixDocument, name: string, from: number, to: numbe
 
 /** Where the token of the lock `op` (a release or a renewal) works on comes from, at `op`. */
 export function ownerAt(document: FixDocument, op: RedisOp): Owner | NoFix {
+  const owner = ownerOf(document, op);
+  if (isNoFix(owner)) return owner;
+  // A value kept in a new local is as typed as what made it.
+  const typed = owner.edits.length
+    ? !TYPED.has(document.grammar) || MADE_STRING.test(unwrap(owner.acquire.value!).text)
+    : isString(document, owner.token);
+  return typed ? owner : noFix('token-type', `the token is not a string here, and the helper compares string tokens`);
+}
+
+/** Languages whose helper calls take the token typed as a string. */
+const TYPED = new Set(['go', 'java', 'c-sharp']);
+/** Expressions that make a string. */
+const MADE_STRING =
+  /^(?:"|`|\$"|uuid\.NewString\(\)|fmt\.Sprintf\(|rand\.Text\(\)|strconv\.|String\.valueOf\(|.*\.String\(\)|.*\.toString\(\)|.*\.ToString\()/;
+
+/** Go, Java, C#: whether `token` is declared a string (the helper's release and extend take one); elsewhere any value is. */
+function isString(document: FixDocument, token: string): boolean {
+  const name = token.replace(/^(?:this\.|\w+\.)/, '');
+  const text = document.text;
+  const assigned = (pattern: string) =>
+    [...text.matchAll(new RegExp(pattern, 'g'))].some((match) => MADE_STRING.test(match[1].trim()));
+  switch (document.grammar) {
+    case 'go':
+      return (
+        new RegExp(`\\b${name}\\b(?:\\s*,\\s*\\w+)*\\s+string\\b`).test(text) ||
+        assigned(`\\b${name}\\s*:?=\\s*([^\\n]+)`)
+      );
+    case 'java':
+      return new RegExp(`\\bString\\s+${name}\\b`).test(text);
+    case 'c-sharp':
+      return (
+        new RegExp(`\\bstring\\s+${name}\\b`).test(text) ||
+        assigned(`\\bvar\\s+${name}\\s*=\\s*([^;\\n]+)`) ||
+        assigned(`\\b${name}\\s*=\\s*([^;\\n]+)`)
+      );
+    default:
+      return true;
+  }
+}
+
+function ownerOf(document: FixDocument, op: RedisOp): Owner | NoFix {
   const acquire = acquireOf(document, op);
   if (!acquire?.value)
     return noFix('no-acquire', 'no acquire of this key in the file: the release cannot know which token is its own');

@@ -173,10 +173,15 @@ function helperTakes(document: FixDocument | undefined, clientId: string, plan: 
       return !new RegExp(`\\bJedis\\s+${name}\\b`).test(text);
     case 'lettuce':
       return /\bthrows\b[^{]*\b(InterruptedException|Exception|Throwable)\b/.test(header);
+    // The call site returns the acquire's error: the function must return an error alone.
     case 'go-redis':
-      return /\bctx\b/.test(header);
+      return /\bctx\b/.test(header) && /\)\s*error\s*$/.test(header.trim());
     case 'redigo':
-      return /\bctx\b/.test(header) && new RegExp(`\\b${name}\\s+\\*?\\w+\\.Pool\\b`).test(text);
+      return (
+        /\bctx\b/.test(header) &&
+        /\)\s*error\s*$/.test(header.trim()) &&
+        new RegExp(`\\b${name}\\s+\\*?\\w+\\.Pool\\b`).test(text)
+      );
     default:
       return true;
   }

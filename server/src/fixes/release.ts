@@ -99,6 +99,8 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
   if (isNoFix(helper)) return helper;
   const key = op.call.args.find((arg) => !!op.key && within(op.key, arg.node));
   if (!key) return noFix('unread', 'the key argument could not be read');
+  if (/array|list|spread|splat|creation|initializer/.test(key.value.type))
+    return noFix('many-keys', 'the call is given a list of keys, not the lock key');
   const first = op.call.args[0];
   const goContext = document.grammar === 'go' && first && first.node.id !== key.node.id && !/^"/.test(first.node.text);
   // go-redis's calls take a context first: one without it is a wrapper of the project's own.
