@@ -5,7 +5,8 @@
 // server/out/). No repository is part of this project: bring your own (a job queue whose Lua
 // builds keys from a {prefix} in ARGV, a Redis client library, a project with a pause flag) and
 // point this at their folders. Lines are the non-blank lines of the files the CLI checks (its own
-// walk: linted languages, .gitignore, no node_modules). Prints tables; not a test.
+// walk: linted languages, .gitignore, no node_modules); warnings/kLOC leaves out the minor findings
+// (information, hints). Prints tables; not a test.
 //   npm run bench:lint-repos -- [--baseline DIR] DIR...
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,23 +21,26 @@ interface Run {
   /** Findings by rule code. */
   byRule: Map<string, number>;
   total: number;
+  /** Of them, warnings and errors (the rest are information and hints: minor findings). */
+  warnings: number;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-/** The rule of every problem in the CLI's JSON report. */
-function rulesOf(report: unknown): string[] {
-  const malformed = () => new Error('the JSON report has no files[].problems[].rule');
+/** The rule and severity of every problem in the CLI's JSON report. */
+function problemsOf(report: unknown): { rule: string; severity: string }[] {
+  const malformed = () => new Error('the JSON report has no files[].problems[] with a rule and a severity');
   if (!isRecord(report) || !Array.isArray(report.files)) throw malformed();
-  const rules: string[] = [];
+  const problems: { rule: string; severity: string }[] = [];
   for (const file of report.files as unknown[]) {
     if (!isRecord(file) || !Array.isArray(file.problems)) throw malformed();
     for (const problem of file.problems as unknown[]) {
-      if (!isRecord(problem) || typeof problem.rule !== 'string') throw malformed();
-      rules.push(problem.rule);
+      if (!isRecord(problem) || typeof problem.rule !== 'string' || typeof problem.severity !== 'string')
+        throw malformed();
+      problems.push({ rule: problem.rule, severity: problem.severity });
     }
   }
-  return rules;
+  return problems;
 }
 
 /** Runs `cli` on `dir` and counts its findings per rule. */
@@ -48,10 +52,11 @@ function lint(cli: string, dir: string): Run {
   // Exit 1 means problems were found; anything else but 0 is a failed run.
   if (result.status !== 0 && result.status !== 1)
     throw new Error(`${cli} lint ${dir} exited ${result.status}: ${result.stderr.slice(0, 500)}`);
-  const rules = rulesOf(JSON.parse(result.stdout));
+  const problems = problemsOf(JSON.parse(result.stdout));
   const byRule = new Map<string, number>();
-  for (const rule of rules) byRule.set(rule, (byRule.get(rule) ?? 0) + 1);
-  return { byRule, total: rules.length };
+  for (const { rule } of problems) byRule.set(rule, (byRule.get(rule) ?? 0) + 1);
+  const warnings = problems.filter(({ severity }) => severity === 'warning' || severity === 'error').length;
+  return { byRule, total: problems.length, warnings };
 }
 
 async function linesOf(dir: string): Promise<number> {
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
   let allLines = 0;
   let allNow = 0;
   let allBefore = 0;
+  let allWarnings = 0;
   for (const dir of positionals) {
     const lines = await linesOf(dir);
     const now = lint(current, dir);
@@ -90,12 +96,14 @@ async function main(): Promise<void> {
     allLines += lines;
     allNow += now.total;
     allBefore += before?.total ?? 0;
+    allWarnings += now.warnings;
     rows.push([
       name,
       lines.toLocaleString('en'),
       ...(before ? [String(before.total), perKloc(before.total, lines)] : []),
       String(now.total),
       perKloc(now.total, lines),
+      perKloc(now.warnings, lines),
       ...(before ? [before.total ? (now.total / before.total).toFixed(2) : '-'] : []),
     ]);
   }
@@ -105,11 +113,12 @@ async function main(): Promise<void> {
     ...(baseline ? [String(allBefore), perKloc(allBefore, allLines)] : []),
     String(allNow),
     perKloc(allNow, allLines),
+    perKloc(allWarnings, allLines),
     ...(baseline ? [allBefore ? (allNow / allBefore).toFixed(2) : '-'] : []),
   ]);
   const header = baseline
-    ? ['repository', 'lines', 'baseline', 'baseline/kLOC', 'findings', 'findings/kLOC', 'ratio']
-    : ['repository', 'lines', 'findings', 'findings/kLOC'];
+    ? ['repository', 'lines', 'baseline', 'baseline/kLOC', 'findings', 'findings/kLOC', 'warnings/kLOC', 'ratio']
+    : ['repository', 'lines', 'findings', 'findings/kLOC', 'warnings/kLOC'];
   console.log(table(header, rows));
   console.log();
   const sorted = [...rules].sort();

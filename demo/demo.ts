@@ -1,7 +1,8 @@
 // `npm run demo`: a throwaway redis-server with the pack loaded, workers contending for locks
 // through it, one key of every kind the Locks view tells apart, and the extension (development
 // mode) connected to it: in code-server on 127.0.0.1, printing the URL to open, or with
-// --desktop in desktop VS Code. Ctrl-C or SIGTERM stops all of it and removes its temp folders.
+// --desktop in desktop VS Code. Ctrl-C, SIGTERM, or the npm that started it going away stops all
+// of it and removes its temp folders.
 //   node --import tsx demo/demo.ts [--desktop]     (after npm run build)
 // The Redis has no password: SecretStorage, where the extension keeps passwords, cannot be
 // filled from outside the editor.
@@ -11,14 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { atExit } from '../test/vscode/atExit';
-import { DOOMED_WORKER, KILL_AFTER_MS } from './scenario';
+import { findOnPath } from '../test/harness/onPath';
+import { watchLaunchers } from './launchers';
+import { DOOMED_WORKER, KILL_AFTER_MS, WORKER_PLANS } from './scenario';
 import {
   checkBuilt,
   createWorkspace,
   DEMO_CONNECTION_NAME,
   editorSettings,
   ROOT,
-  scheduleCrash,
+  scheduleCrashAfterListing,
   startEditor,
   startScenario,
   type Crash,
@@ -69,14 +72,6 @@ function stopStarted(): void {
   if (started.scratch) rmSync(started.scratch, { recursive: true, force: true });
 }
 
-function findOnPath(command: string): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v "$1"', 'sh', command], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined;
-  }
-}
-
 /** Runs desktop VS Code on a throwaway user-data-dir; resolves when its window is closed. */
 async function runDesktop(
   code: string,
@@ -101,10 +96,13 @@ async function runDesktop(
 }
 
 function whatToLookAt({ held }: Crash): string {
+  const [queued] = WORKER_PLANS['api-1'].locks;
   return `Click the Redis Locksmith icon (a padlock) in the activity bar. The Locks view lists, under
 "${DEMO_CONNECTION_NAME}", every lock with its owner (host#pid) and TTL: TTLs count down and go back
-up when a worker extends its lease. Lock Scripts, below, shows the pack loaded.
-In ${KILL_AFTER_MS / 1000} s ${DOOMED_WORKER} is SIGKILLed while it holds ${held}.`;
+up when a worker extends its lease. api-1 and api-2 queue for ${queued.key}: one holds it, the other
+waits ("1 waiting"), and each release wakes the waiter, which takes it at once. Lock Scripts, below,
+shows the pack loaded. ${KILL_AFTER_MS / 1000} s after the view first lists the locks, ${DOOMED_WORKER}
+is SIGKILLed while it holds ${held}: watch its lease run out in the Lock Timeline.`;
 }
 
 async function main(): Promise<void> {
@@ -119,9 +117,15 @@ async function main(): Promise<void> {
   checkBuilt('npm run demo');
 
   atExit(stopStarted);
+  // `npm run demo` killed (even with SIGKILL, which npm cannot pass on): everything stops with it.
+  watchLaunchers(() => {
+    console.log('demo: npm run demo was stopped; stopping everything it started');
+    process.exit(143);
+  });
   const scratch = (started.scratch = mkdtempSync(join(tmpdir(), 'locksmith-demo-')));
   const workspace = createWorkspace(scratch);
-  const { connectionUrl, crash, summary } = await startScenario();
+  const scenario = await startScenario();
+  const { connectionUrl, crash, summary } = scenario;
   console.log(summary);
   const settings = editorSettings(connectionUrl);
 
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
     console.log(
       `Starting VS Code with the extension in development mode and throwaway user data.\n${whatToLookAt(crash)}\nClose the window or press Ctrl-C to stop.\n`,
     );
-    scheduleCrash(crash);
+    scheduleCrashAfterListing(scenario);
     await runDesktop(code, scratch, workspace, settings);
     console.log('VS Code closed: the demo stops.');
     return;
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
 ${whatToLookAt(crash)}
 Ctrl-C stops everything.
 `);
-  scheduleCrash(crash);
+  scheduleCrashAfterListing(scenario);
   // Runs until Ctrl-C or SIGTERM: the exit hooks stop everything.
   await new Promise(() => {});
 }

@@ -17,6 +17,8 @@ export interface WorkerPlan {
   holdMs: [number, number] | 'until killed';
   /** How long it waits after a release or a refusal: a random time in [min, max] ms. */
   pauseMs: [number, number];
+  /** Queue for the lock up to this long (the pack's acquire_queued: woken by the holder's release), rather than give up at once. */
+  waitMs?: number;
 }
 
 const ORDER_42: DemoLock = { key: 'lock:{orders:42}', fence: 'fence:{orders:42}' };
@@ -26,16 +28,17 @@ const DAILY_REPORT: DemoLock = { key: 'lock:{reports:daily}' };
 
 /** The worker the demo SIGKILLs while it holds its one lock. */
 export const DOOMED_WORKER = 'report-runner';
-/** When the demo kills it, in ms after the editor is up: late enough to be seen. */
+/** When the demo kills it, in ms after the Locks view first listed the locks: late enough to be seen. */
 export const KILL_AFTER_MS = 20_000;
 
 export const WORKER_PLANS = {
-  // Short jobs under a long lease: they rarely need an extension.
-  'api-1': { locks: [ORDER_42, ORDER_43, PAYMENT_7], ttlMs: 10_000, holdMs: [2_000, 8_000], pauseMs: [300, 1_500] },
-  'api-2': { locks: [ORDER_42, ORDER_43, PAYMENT_7], ttlMs: 10_000, holdMs: [2_000, 8_000], pauseMs: [300, 1_500] },
+  // Two workers queue for the same order: while one holds it the other waits (the view's waiters
+  // column), and each release wakes the waiter, which takes it at once (the handoff).
+  'api-1': { locks: [ORDER_42], ttlMs: 10_000, holdMs: [2_000, 6_000], pauseMs: [300, 1_000], waitMs: 30_000 },
+  'api-2': { locks: [ORDER_42], ttlMs: 10_000, holdMs: [2_000, 6_000], pauseMs: [300, 1_000], waitMs: 30_000 },
   // Long jobs under a short lease: the TTL visibly goes back up at each extension. It also
   // takes over the daily report once the killed worker's lease has run out.
-  batch: { locks: [PAYMENT_7, ORDER_42, DAILY_REPORT], ttlMs: 6_000, holdMs: [8_000, 20_000], pauseMs: [1_000, 4_000] },
+  batch: { locks: [PAYMENT_7, ORDER_43, DAILY_REPORT], ttlMs: 6_000, holdMs: [8_000, 20_000], pauseMs: [1_000, 4_000] },
   // Holds its lock until the demo kills it: no release, no more extensions.
   [DOOMED_WORKER]: { locks: [DAILY_REPORT], ttlMs: 15_000, holdMs: 'until killed', pauseMs: [1_000, 1_000] },
 } satisfies Record<string, WorkerPlan>;

@@ -65,19 +65,51 @@ export interface Scenario {
   crash: Crash;
   /** What runs, for the console. */
   summary: string;
+  /**
+   * Resolves when the Locks view has first listed the locks: its first SCAN (nothing else the
+   * demo runs scans), seen in INFO commandstats every 250 ms.
+   */
+  firstListing(): Promise<void>;
   /** Kills the workers, stops the watchdog and redis-server. */
   stop(): Promise<void>;
 }
 
-/** Kills the doomed worker in its critical section, KILL_AFTER_MS from now: no release, no more extensions. */
-export function scheduleCrash({ doomed, held }: Crash): NodeJS.Timeout {
+/** Kills the doomed worker in its critical section, `afterMs` from now: no release, no more extensions. */
+export function scheduleCrash({ doomed, held }: Crash, afterMs = KILL_AFTER_MS): NodeJS.Timeout {
   return setTimeout(() => {
     doomed.kill('SIGKILL');
     console.log(
       `${new Date().toLocaleTimeString()}  SIGKILLed ${DOOMED_WORKER} (pid ${doomed.pid}) while it held ${held}: watch its TTL run out, then another worker take it`,
     );
-  }, KILL_AFTER_MS);
+  }, afterMs);
 }
+
+/**
+ * The crash, `afterMs` after the Locks view first listed the locks, however long the user took
+ * to open it: the expiry happens while someone watches. Returns what cancels it.
+ */
+export function scheduleCrashAfterListing(scenario: Scenario, afterMs = KILL_AFTER_MS): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let cancelled = false;
+  scenario.firstListing().then(
+    () => {
+      if (cancelled) return;
+      console.log(
+        `${new Date().toLocaleTimeString()}  The Locks view listed the locks: ${DOOMED_WORKER} is SIGKILLed in ${afterMs / 1000} s.`,
+      );
+      timer = scheduleCrash(scenario.crash, afterMs);
+    },
+    // The scenario stopped before anyone looked.
+    () => undefined,
+  );
+  return () => {
+    cancelled = true;
+    clearTimeout(timer);
+  };
+}
+
+const SCANS = /cmdstat_scan:calls=(\d+)/;
+const LISTING_POLL_MS = 250;
 
 /** The workers alive; killed at exit however the process ends (they also exit when their IPC channel closes). */
 const workers = new Set<ChildProcess>();
@@ -120,7 +152,14 @@ export async function startScenario(): Promise<Scenario> {
   const server = await startRedis({ args: ['--notify-keyspace-events', 'K$gxh'] });
   const redis = server.client();
   let watchdog: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const firstListing = async () => {
+    while (!stopped && !Number(SCANS.exec(await redis.info('commandstats'))?.[1] ?? 0)) {
+      await new Promise((resolve) => setTimeout(resolve, LISTING_POLL_MS));
+    }
+  };
   const stop = async () => {
+    stopped = true;
     clearInterval(watchdog);
     killWorkers();
     redis.disconnect();
@@ -132,14 +171,17 @@ export async function startScenario(): Promise<Scenario> {
     watchdog = startRedissonWatchdog(redis);
     const crash = await startWorkers(server.url);
     const contended = new Set(Object.values(WORKER_PLANS).flatMap((plan) => plan.locks.map((lock) => lock.key)));
+    const queued = Object.entries(WORKER_PLANS)
+      .filter(([, plan]) => 'waitMs' in plan)
+      .map(([name]) => name);
     const summary = `Redis Locksmith demo
   redis-server  127.0.0.1:${server.port}, throwaway, no password, keyspace notifications on; the lock scripts are loaded
-  workers       ${Object.keys(WORKER_PLANS).join(', ')}, contending for ${[...contended].join(', ')}
+  workers       ${Object.keys(WORKER_PLANS).join(', ')}, contending for ${[...contended].join(', ')}; ${queued.join(' and ')} queue for theirs
 ${Object.entries(SEEDED_KEYS)
   .map(([key, what]) => `  seeded        ${key}: ${what}`)
   .join('\n')}
 `;
-    return { connectionUrl: `redis://127.0.0.1:${server.port}/0`, crash, summary, stop };
+    return { connectionUrl: `redis://127.0.0.1:${server.port}/0`, crash, summary, firstListing, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -33,7 +33,7 @@ async function work(url: string, name: WorkerName): Promise<never> {
   const token = `${hostname()}:${process.pid}:${randomBytes(8).toString('hex')}`;
   for (;;) {
     const lock = plan.locks[Math.floor(Math.random() * plan.locks.length)];
-    if ((await locks.acquire(lock.key, token, plan.ttlMs, { fence: lock.fence })) !== 0) {
+    if ((await locks.acquire(lock.key, token, plan.ttlMs, { fence: lock.fence, waitMs: plan.waitMs })) !== 0) {
       process.send?.({ holding: lock.key } satisfies HoldingMessage);
       const holdMs = plan.holdMs === 'until killed' ? Infinity : between(plan.holdMs);
       if (await hold(locks, lock, token, plan, holdMs)) await locks.release(lock.key, token);

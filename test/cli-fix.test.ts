@@ -137,7 +137,7 @@ describe('--fix --fix-type fix,suggestion on the shop project', () => {
     ]);
     assert.match(read(run.shop, 'src/api/orders.ts'), /await redis\.set\(key, token, 'EX', 30, 'NX'\)\) !== 'OK'/);
     const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
-    assert.deepEqual(remaining, ['LOCK007', 'LOCK007', 'LOCK009'], 'Lua and the renewal have no fix');
+    assert.deepEqual(remaining, ['LOCK007', 'LOCK009'], 'Lua and the renewal have no fix');
     assert.equal(run.fixed.code, 1);
   });
 });
@@ -214,7 +214,7 @@ test('with sarif, what --fix changed goes to stderr and the log holds what remai
   const results = (JSON.parse(stdout) as { runs: { results: { ruleId: string }[] }[] }).runs[0].results;
   assert.deepEqual(
     results.map((result) => result.ruleId),
-    ['LOCK007', 'LOCK007', 'LOCK009'],
+    ['LOCK007', 'LOCK009'],
   );
 });
 

@@ -56,7 +56,7 @@ export interface Outcome {
   reason?: string;
 }
 
-const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)((?:\s+(?:fix|suggest|none(?::[\w-]+)?)\b)*)/;
+const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)((?:\s+(?:minor|fix|suggest|none(?::[\w-]+)?)\b)*)/;
 
 /** `line:code` -> the outcome its marker names (1-based lines); codes without an outcome word are left out. */
 export function outcomesOf(text: string): Map<string, Outcome> {
@@ -65,7 +65,11 @@ export function outcomesOf(text: string): Map<string, Outcome> {
     const marker = MARKER.exec(line);
     if (!marker) return;
     const codes = marker[1].split(/\s*,\s*/);
-    const words = marker[2].trim().split(/\s+/).filter(Boolean);
+    // `minor` is a severity (lint-fixtures.test.ts), not an outcome.
+    const words = marker[2]
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word && word !== 'minor');
     codes.forEach((code, j) => {
       const word = words.length === 1 ? words[0] : words[j];
       if (!word) return;

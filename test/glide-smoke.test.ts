@@ -1,7 +1,7 @@
 // Valkey GLIDE (the Valkey project's client: a Rust core with Node, Python, Java and Go bindings),
 // ahead of its helpers: each binding installs here from its registry (pinned in test/proofs/glide
 // and test/proofs/go; cached under ~/.cache/redis-locksmith/), talks to a real Redis 7.0 and
-// Valkey 9 (SET, then a Lua script's GET, the way a helper runs the pack's scripts), and receives
+// Valkey 9 (the pack's acquire script, the way a helper runs it, then a GET), and receives
 // a message on a sharded channel (SSUBSCRIBE) from a real 3-master Cluster of each: GLIDE has
 // sharded pub/sub in cluster mode only.
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type Redis from 'ioredis';
-import { waitFor } from './helpers';
+import { pack, waitFor } from './helpers';
 import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from './harness/redis';
 import {
   glideJavaClasspath,
@@ -117,10 +117,12 @@ for (const server of SERVER_KINDS) {
 
     BINDINGS.forEach((binding, index) => {
       describe(binding.name, () => {
-        test(`installs, and runs SET and a Lua script on ${server}`, async () => {
+        test(`installs, and runs the pack's acquire script on ${server}`, async () => {
           const { command, env } = await prepare(binding, index);
-          const output = await start(command, 'standalone', env ?? {}, [String(standalone.port)]).done;
-          assert.match(output, /^ok ok$/m);
+          // The Lua text lives only in scripts-lua/: the programs take it from the pack.
+          const script = { GLIDE_SCRIPT: pack.acquire.source };
+          const output = await start(command, 'standalone', { ...env, ...script }, [String(standalone.port)]).done;
+          assert.match(output, /^ok 1 smoke$/m, 'acquired with token "smoke"');
         });
 
         test(`receives a sharded message (SSUBSCRIBE) on a ${server} Cluster`, async () => {

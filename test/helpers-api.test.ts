@@ -16,7 +16,14 @@ import { waitersKey } from '../pack/layout';
 import type { Pack } from '../pack/pack';
 import { CLIENTS } from '../snippets/clients';
 import { renderHelper } from '../snippets/helper';
-import { HELPER_OPS, helperCall, helperCallImports, type HelperCallArgs, type HelperOp } from '../snippets/helperApi';
+import {
+  HELPER_OPS,
+  helperCall,
+  helperCallImports,
+  TRY_ACQUIRE_BUSY,
+  type HelperCallArgs,
+  type HelperOp,
+} from '../snippets/helperApi';
 import { check, strictTsconfig, writeFiles } from './golden-support';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { pack, useRedis } from './helpers';
@@ -688,6 +695,7 @@ pub fn api(mut con: redis::Connection, key: &str, token: &str, ttl_ms: u64) -> R
 
 describe('helperCall', () => {
   test('every client has every op; what an op needs is asked for by name; async is redis-py only', () => {
+    assert.deepEqual(Object.keys(TRY_ACQUIRE_BUSY).sort(), CLIENTS.map((client) => client.id).sort());
     for (const client of CLIENTS) {
       for (const op of HELPER_OPS) {
         const call = helperCall(client.id, op, { client: 'c', key: 'k', token: 't', ttlMs: '1000' });

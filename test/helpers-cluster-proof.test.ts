@@ -41,7 +41,11 @@ function proofs(server: ServerKind): void {
     await cluster?.stop();
   });
   beforeEach(async () => {
-    await Promise.all(cluster.masters.map((node) => node.client().flushall()));
+    for (const node of cluster.masters) {
+      const client = node.client();
+      await client.flushall();
+      client.disconnect();
+    }
   });
 
   /** Clients subscribed to the lock key's wake-ups, on the node of its shard. */

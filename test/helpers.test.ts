@@ -4,6 +4,9 @@
 // embed no Lua; the placements per ecosystem; the CLI.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { loadPack, parseScript, SCRIPT_NAMES, type Pack } from '../pack/pack';
 import { callSiteLines, DEFAULT_HELPER_IMPORT, renderCallSite, renderCallSiteSnippet } from '../snippets/callsite';
@@ -226,6 +229,20 @@ describe('lock kinds', () => {
     assert.throws(() => renderHelper('ioredis', pack, { kinds: 'Semaphore' }), {
       message: /^kinds 'Semaphore' is not lock kinds beyond the plain lock/,
     });
+  });
+
+  test('a JavaScript helper without the reentrant kind refuses reentrant: true (it would take a plain lock)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locksmith-kinds-'));
+    try {
+      const path = join(dir, 'locksmith.cjs');
+      writeFileSync(path, renderHelper('node-redis', pack, { flavor: 'cjs' }).text);
+      const script = `require(${JSON.stringify(path)}).acquire({}, 'lock:x', { ttlMs: 1000, reentrant: true })
+        .then(() => console.log('taken'), (error) => console.log(error.name + ': ' + error.message));`;
+      const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      assert.equal(result.stdout, 'TypeError: this helper has no reentrant lock: add the kind to it\n', result.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('kinds are recorded in one order whatever order they are asked in', () => {

@@ -1,6 +1,8 @@
 // The layers of the product's sources and which may import which: the table below is the rule,
 // docs/dev/architecture.md shows the same table (a test keeps the two in step), and every import
-// of every source file is checked against it.
+// of every source file is checked against it. Then rules finer than layers: the lock history never
+// depends on the timeline, the Locks view sends no command of its own, and the tree's nodes, which
+// commands take as arguments, have one constructor.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -40,10 +42,11 @@ export const LAYERS: Layer[] = [
     files: /^server\/src\//,
     may: ['server core', 'analysis', 'server tables', 'snippets', 'pack'],
   },
+  { name: 'history model', files: /^extension\/src\/locks\/historyModel\.ts$/, may: [] },
   {
     name: 'timeline protocol',
     files: /^extension\/src\/timeline\/(protocol|snapshot)\.ts$/,
-    may: ['timeline protocol'],
+    may: ['timeline protocol', 'history model'],
   },
   {
     name: 'timeline webview',
@@ -54,12 +57,12 @@ export const LAYERS: Layer[] = [
     name: 'extension core',
     files:
       /^extension\/src\/(locks\/|connections\/(?!connections\.ts|tlsMigration\.ts)|settings\.ts|timeline\/(?!panel\.ts))/,
-    may: ['extension core', 'timeline protocol', 'pack'],
+    may: ['extension core', 'history model', 'timeline protocol', 'pack'],
   },
   {
     name: 'extension UI',
     files: /^extension\/src\//,
-    may: ['extension UI', 'extension core', 'timeline protocol', 'server tables', 'snippets', 'pack'],
+    may: ['extension UI', 'extension core', 'history model', 'timeline protocol', 'server tables', 'snippets', 'pack'],
     ownsPackages: ['vscode', 'vscode-languageclient'],
   },
 ];
@@ -153,4 +156,33 @@ test('docs/dev/architecture.md shows this table of layers', () => {
     rows,
     LAYERS.map((layer) => ({ name: layer.name, may: layer.may.filter((each) => each !== layer.name) })),
   );
+});
+
+/** The repository paths a file imports from the product (packages left out). */
+const importedBy = (path: string) =>
+  importsOf(readFileSync(join(ROOT, path), 'utf8')).flatMap((specifier) => resolve(path, specifier) ?? []);
+
+test('the lock history does not depend on the timeline or the views: the webview protocol builds on it', () => {
+  const offenders = sources()
+    .filter((path) => path.startsWith('extension/src/locks/'))
+    .flatMap((path) =>
+      importedBy(path)
+        .filter((target) => /^extension\/src\/(timeline|views)\//.test(target))
+        .map((target) => `${path} imports ${target}`),
+    );
+  assert.deepEqual(offenders, []);
+});
+
+test("the Locks view's rows and hovers show what the controller read: no command of their own through the pack's runtime", () => {
+  const tree = 'extension/src/views/locksTree.ts';
+  const runtime = importedBy(tree).filter((target) => target.startsWith('pack/'));
+  const scripts = /\.scripts\(/.test(readFileSync(join(ROOT, tree), 'utf8')) ? ['calls connections.scripts()'] : [];
+  assert.deepEqual([...runtime, ...scripts], []);
+});
+
+test("a connection's tree node (a command argument) is built by connectionNode() alone", () => {
+  const offenders = sources()
+    .filter((path) => path.startsWith('extension/src/') && path !== 'extension/src/views/nodes.ts')
+    .filter((path) => /kind:\s*'connection'/.test(readFileSync(join(ROOT, path), 'utf8')));
+  assert.deepEqual(offenders, []);
 });

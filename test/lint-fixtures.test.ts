@@ -32,9 +32,11 @@ interface Fixture {
   languageId: string;
   text: string;
   expected: string[];
+  /** 0-based lines whose diagnostics are minor, one severity step lower (`expect: LOCK007 minor`). */
+  minorLines: number[];
 }
 
-const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)/;
+const MARKER = /expect:\s*(LOCK\d{3}(?:\s*,\s*LOCK\d{3})*)(.*)/;
 
 function fixtures(): Fixture[] {
   return [ROOT, FIX_ROOT].flatMap((root) =>
@@ -43,16 +45,17 @@ function fixtures(): Fixture[] {
       .flatMap((dir) =>
         readdirSync(join(root, dir.name)).map((file) => {
           const text = readFileSync(join(root, dir.name, file), 'utf8');
-          const expected = text.split('\n').flatMap((line, i) => {
-            const marker = MARKER.exec(line);
-            return marker ? marker[1].split(/\s*,\s*/).map((code) => `${i + 1}:${code}`) : [];
-          });
+          const markers = text.split('\n').map((line) => MARKER.exec(line));
+          const expected = markers.flatMap((marker, i) =>
+            marker ? marker[1].split(/\s*,\s*/).map((code) => `${i + 1}:${code}`) : [],
+          );
           return {
             name: `${root === FIX_ROOT ? 'fix/' : ''}${dir.name}/${file}`,
             path: join(root, dir.name, file),
             languageId: LANGUAGE[file.slice(file.lastIndexOf('.') + 1)],
             text,
             expected: expected.sort(),
+            minorLines: markers.flatMap((marker, i) => (marker && /^\s+minor\b/.test(marker[2]) ? [i] : [])),
           };
         }),
       ),
@@ -103,7 +106,8 @@ describe('each fixture gets exactly its marked diagnostics', () => {
         // Starts at the method name (or `redis.call` in Lua), ends after the call.
         assert.match(flagged, /^[A-Za-z_]/, `${diagnostic.code} starts at "${flagged.slice(0, 20)}"`);
         assert.ok(end.line > start.line || end.character > start.character);
-        assert.equal(diagnostic.severity, 2);
+        // Warnings (2); a minor finding one step lower, information (3).
+        assert.equal(diagnostic.severity, fixture.minorLines.includes(start.line) ? 3 : 2);
         assert.equal(diagnostic.source, 'Redis Locksmith');
         const href = diagnostic.codeDescription?.href ?? '';
         const line = Number(/#L(\d+)$/.exec(href)?.[1]);

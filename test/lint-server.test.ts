@@ -64,7 +64,8 @@ describe('one server, edited like an editor does', () => {
 
   test('a burst of keystrokes is checked once, for the last version', async () => {
     const uri = 'file:///work/burst.py';
-    const text = 'import redis\nr = redis.Redis()\n\ndef f(key, token):\n    r.set(key, token, nx=True, px=1000)\n';
+    const text =
+      'import redis\nr = redis.Redis()\n\ndef f(lock_key, token):\n    r.set(lock_key, token, nx=True, px=1000)\n';
     assert.deepEqual(await server.open(uri, 'python', text), []);
     const published: number[] = [];
     const watch = async () => {

@@ -16,6 +16,7 @@ import {
 } from '../extension/src/locks/classify';
 import {
   CONTEXT_VALUES,
+  countdown,
   filterLocks,
   formatDuration,
   presentHolder,
@@ -259,10 +260,11 @@ test('fenceKeyFor: the first lock segment becomes fence; Redisson hashes get the
 describe('presentLock', () => {
   const token = stringKey('lock:{order:42}', 'api-1:4711:9f86d081884c7d65', 5_000) as TokenLock;
 
-  test('token lock: owner and a local countdown', () => {
+  test('token lock: owner and a local countdown in whole seconds (the row changes once a second at most)', () => {
     const view = presentLock(token, READ_AT + 800);
     assert.equal(view.label, 'lock:{order:42}');
-    assert.equal(view.description, 'api-1#4711 · 4.2 s');
+    assert.equal(view.description, 'api-1#4711 · 4 s');
+    assert.equal(presentLock(token, READ_AT + 4_200).description, 'api-1#4711 · <1 s');
     assert.deepEqual([view.icon, view.warning, view.contextValue], ['lock', false, CONTEXT_VALUES.token]);
     assert.equal(presentLock(token, READ_AT + 5_000).description, 'api-1#4711 · expired');
   });
@@ -320,7 +322,7 @@ describe('presentLock', () => {
       readAt: READ_AT,
       value: { type: 'collection', length: 1 },
     });
-    assert.equal(presentLock(list, READ_AT).description, 'list · 1 entry · 2.0 s');
+    assert.equal(presentLock(list, READ_AT).description, 'list · 1 entry · 2 s');
     assert.equal(presentLock(stringKey('lock:b', Buffer.from([0xff])), READ_AT).icon, 'file-binary');
   });
 
@@ -329,6 +331,20 @@ describe('presentLock', () => {
     assert.ok(tooltip.includes('```lock:`a``b```'), tooltip);
     assert.ok(presentLock(stringKey('`lock`', 'h:1:x'), READ_AT).tooltip.includes('`` `lock` ``'));
   });
+});
+
+test('countdown: whole seconds, rounded down, so a row never shows more than is left and changes once a second at most', () => {
+  const cases: [number, string][] = [
+    [1, '<1 s'],
+    [999, '<1 s'],
+    [1_000, '1 s'],
+    [4_999, '4 s'],
+    [9_999, '9 s'],
+    [10_000, '10 s'],
+    [99_999, '99 s'],
+    [100_000, '1 min'],
+  ];
+  for (const [ms, text] of cases) assert.equal(countdown(ms), text, String(ms));
 });
 
 test('formatDuration rounds down: a countdown never shows more than is left', () => {

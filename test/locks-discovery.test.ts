@@ -85,7 +85,7 @@ describe('what discovery finds', () => {
     assert.ok(token.pttl > 9_000 && token.pttl <= 10_000, `pttl ${token.pttl}`);
     assert.ok(Math.abs(token.readAt - Date.now()) < 5_000);
     assert.deepEqual(token.fence, { key: Buffer.from('fence:{order:42}'), value: 17n });
-    assert.match(presentLock(token, token.readAt + 1_000).description, /^api-1#4711 · [89]\.\d s$/);
+    assert.match(presentLock(token, token.readAt + 1_000).description, /^api-1#4711 · [89] s$/);
 
     assert.equal(byKey<TokenLock>(entries, 'redlock:payments').owner, '0f1e2d3c');
     const forever = byKey<TokenLock>(entries, 'jobs:nightly:lock');

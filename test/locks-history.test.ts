@@ -25,6 +25,18 @@ const source = (redis: Redis): MonitorSource => ({
   onEveryNode: (action) => Promise.all([action(redis)]),
 });
 
+/** A token lock as a read saw it at `at`, with `pttl` left. */
+const entry = (key: string, token: string, at: number, pttl = 1000): LockEntry => ({
+  kind: 'token',
+  key: Buffer.from(key),
+  token: Buffer.from(token),
+  owner: token.split(':').slice(0, 2).join('#'),
+  type: 'string',
+  pttl,
+  readAt: at,
+  value: { type: 'string', head: Buffer.from(token), length: token.length },
+});
+
 let history: LockHistory;
 let monitor: LockMonitor;
 
@@ -35,6 +47,7 @@ function watch(intervalMs = 1000): void {
     () => ({ patterns: ['lock:*'], limit: 500, intervalMs }),
     () => {},
     {
+      observing: (how, at) => history.observe(how, at),
       events: (events, read) => history.observeEvents(events, read),
       reads: (locks, gone, at) => history.observeReads(locks, gone, at),
     },
@@ -115,6 +128,7 @@ describe('from successive reads (no notifications)', () => {
   beforeEach(async () => {
     await fx.redis.config('SET', 'notify-keyspace-events', '');
     watch();
+    assert.equal((await monitor.startLive()).kind, 'polling');
   });
 
   test('holds begin and end between reads, marked approximate; a lease that ran out reads as expired', async () => {
@@ -157,20 +171,136 @@ describe('from successive reads (no notifications)', () => {
   });
 });
 
-describe('bounds, groups and export', () => {
-  const entry = (key: string, token: string, at: number): LockEntry => ({
-    kind: 'token',
-    key: Buffer.from(key),
-    token: Buffer.from(token),
-    owner: token.split(':').slice(0, 2).join('#'),
-    type: 'string',
-    pttl: 1000,
-    readAt: at,
-    value: { type: 'string', head: Buffer.from(token), length: token.length },
+describe('what nobody observed', () => {
+  const key = Buffer.from(KEY);
+  const read = (history: LockHistory, at: number, ...locks: LockEntry[]) =>
+    history.observeReads(locks, locks.length ? [] : [key], at);
+  const summary = (history: LockHistory) =>
+    history
+      .holds()
+      .map((hold) => [hold.token, hold.from, hold.to ?? null, hold.end ?? 'holding', hold.startUnseen ?? null]);
+
+  test('while nothing observes, nothing is recorded', () => {
+    const local = new LockHistory(1000);
+    read(local, 1000, entry(KEY, 'a:1:x', 1000));
+    local.observeEvents([{ key, event: 'set', at: 1100 }], new Map([[KEY, entry(KEY, 'a:1:x', 1100)]]));
+    assert.deepEqual(local.holds(), []);
+    assert.deepEqual(local.gaps(), []);
   });
 
+  test('a gap is a gap: the hold open when observation stopped ends unobserved, the holder found after it began unseen, nothing expired', () => {
+    const local = new LockHistory(1000);
+    local.observe({ kind: 'events' }, 0);
+    read(local, 10, entry(KEY, 'a:1:x', 10, 3_000));
+    local.observe({ kind: 'none', reason: 'the Locks view was hidden' }, 2_000);
+    // Three minutes later, a lease of 3 s long run out: another holder, or the same token again.
+    local.observe({ kind: 'events' }, 180_000);
+    read(local, 180_010, entry(KEY, 'b:2:y', 180_010, 3_000));
+    assert.deepEqual(summary(local), [
+      ['a:1:x', 10, 2_000, 'unobserved', { gapFrom: undefined }],
+      ['b:2:y', 180_010, null, 'holding', { gapFrom: 2_000 }],
+    ]);
+    assert.deepEqual(local.gaps(), [{ from: 2_000, to: 180_000, reason: 'the Locks view was hidden' }]);
+  });
+
+  test('reads that stop for longer than the lease leave a gap, not an expiry; a change of holder between contiguous reads is still placed at the read', () => {
+    const local = new LockHistory(1000);
+    local.observe({ kind: 'reads', everyMs: 2_000 }, 0);
+    read(local, 0, entry(KEY, 'a:1:x', 0, 3_000));
+    read(local, 2_000, entry(KEY, 'a:1:x', 2_000, 3_000));
+    // No read for a minute (the machine slept): the holder changed in between.
+    read(local, 62_000, entry(KEY, 'b:2:y', 62_000, 3_000));
+    read(local, 64_000, entry(KEY, 'c:3:z', 64_000, 3_000));
+    assert.deepEqual(summary(local), [
+      ['a:1:x', 0, 2_000, 'unobserved', { gapFrom: undefined }],
+      ['b:2:y', 62_000, 64_000, 'released', { gapFrom: 2_000 }],
+      ['c:3:z', 64_000, null, 'holding', null],
+    ]);
+    assert.equal(local.gaps().length, 1);
+    assert.equal(local.gaps()[0].from, 2_000);
+    assert.equal(local.gaps()[0].to, 62_000);
+    assert.match(local.gaps()[0].reason, /no read for 1 min/);
+  });
+
+  test('between contiguous reads, a key seen gone after its lease ran out expired (approximate)', () => {
+    const local = new LockHistory(1000);
+    local.observe({ kind: 'reads', everyMs: 2_000 }, 0);
+    read(local, 0, entry(KEY, 'a:1:x', 0, 1_500));
+    read(local, 2_000);
+    assert.deepEqual(summary(local), [['a:1:x', 0, 2_000, 'expired', { gapFrom: undefined }]]);
+    assert.ok(local.holds()[0].approximate);
+  });
+
+  test('with notifications, reads never end a hold: only events do', () => {
+    const local = new LockHistory(1000);
+    local.observe({ kind: 'events' }, 0);
+    read(local, 10, entry(KEY, 'a:1:x', 10, 1_000));
+    read(local, 5_000, entry(KEY, 'b:2:y', 5_000, 1_000));
+    read(local, 6_000);
+    assert.deepEqual(summary(local), [['a:1:x', 10, null, 'holding', { gapFrom: undefined }]]);
+    local.observeEvents([{ key, event: 'expired', at: 6_500 }], new Map());
+    assert.equal(local.holds()[0].end, 'expired');
+  });
+
+  test("a read that raced the acquisition's own event takes the event's time: the start was seen", () => {
+    const local = new LockHistory(1000);
+    local.observe({ kind: 'events' }, 0);
+    read(local, 5_000, entry(KEY, 'a:1:x', 5_000));
+    local.observeEvents(
+      [
+        { key, event: 'set', at: 4_990 },
+        { key, event: 'pexpire', at: 4_990 },
+      ],
+      new Map([[KEY, entry(KEY, 'a:1:x', 5_010)]]),
+    );
+    assert.deepEqual(summary(local), [['a:1:x', 4_990, null, 'holding', null]]);
+    assert.deepEqual(local.holds()[0].extensions, [], 'not an extension');
+  });
+
+  test('a change tells the new gaps and the observation', () => {
+    const local = new LockHistory(1000);
+    const changes: Array<{ gaps: unknown[]; observation?: unknown }> = [];
+    local.onDidChange(({ gaps, observation }) => changes.push({ gaps: [...gaps], observation }));
+    local.observe({ kind: 'events' }, 0);
+    local.observe({ kind: 'none', reason: 'the connection was lost' }, 500);
+    local.observe({ kind: 'events' }, 900);
+    assert.deepEqual(changes, [
+      { gaps: [], observation: { kind: 'events', since: 0 } },
+      {
+        gaps: [{ from: 500, reason: 'the connection was lost' }],
+        observation: { kind: 'none', reason: 'the connection was lost', since: 500 },
+      },
+      {
+        gaps: [{ from: 500, to: 900, reason: 'the connection was lost' }],
+        observation: { kind: 'events', since: 900 },
+      },
+    ]);
+    assert.deepEqual(local.observation(), { kind: 'events', since: 900 });
+  });
+
+  test('a monitor stopped and started again: the history shows the gap between, from a real server', async () => {
+    await fx.redis.config('SET', 'notify-keyspace-events', 'K$gxh');
+    watch();
+    assert.equal((await monitor.startLive()).kind, 'notifications');
+    await monitor.refresh();
+    await fx.locks.acquire(KEY, 'a:1:gap', 300);
+    await waitFor('a begins', () => ends().join() === 'a:1:gap:holding');
+    monitor.stopLive('the Locks view was hidden');
+    await sleep(500);
+    await fx.locks.acquire(KEY, 'b:2:gap', 10_000);
+    await monitor.startLive();
+    await monitor.refresh(true);
+    assert.deepEqual(ends(), ['a:1:gap:unobserved', 'b:2:gap:holding']);
+    assert.deepEqual(history.holds()[1].startUnseen, { gapFrom: history.gaps()[0].from });
+    assert.equal(history.gaps().length, 1);
+    assert.equal(history.gaps()[0].reason, 'the Locks view was hidden');
+  });
+});
+
+describe('bounds, groups and export', () => {
   test('memory is bounded: past the bound the oldest holds go', () => {
     const bounded = new LockHistory(100);
+    bounded.observe({ kind: 'events' }, 0);
     for (let i = 0; i < 500; i++) {
       const key = `lock:job:${i % 7}`;
       bounded.observeEvents(
@@ -224,12 +354,17 @@ describe('bounds, groups and export', () => {
 
   test('export: JSON with every hold, CSV one row per hold with spreadsheet-safe fields', () => {
     const local = new LockHistory(1000);
+    local.observe({ kind: 'events' }, 0);
     const set = (key: string, token: string, at: number) =>
       local.observeEvents([{ key: Buffer.from(key), event: 'set', at }], new Map([[key, entry(key, token, at)]]));
     set('lock:a', 'w:1:x', 1000);
     set('lock:b', '=cmd:2:"q",x', 2000);
     local.observeEvents([{ key: Buffer.from('lock:a'), event: 'del', at: 3000 }], new Map());
-    const json = JSON.parse(historyJson('prod', local.holds(), 5000)) as { holds: Array<Record<string, unknown>> };
+    local.observe({ kind: 'none', reason: 'the Locks view was hidden' }, 4000);
+    const json = JSON.parse(historyJson('prod', local.holds(), local.gaps(), 5000)) as {
+      holds: Array<Record<string, unknown>>;
+      gaps: Array<Record<string, unknown>>;
+    };
     assert.deepEqual(json.holds[0], {
       key: 'lock:a',
       owner: 'w#1',
@@ -241,12 +376,18 @@ describe('bounds, groups and export', () => {
       extensions: [],
       leaseMs: 1000,
       approximate: false,
+      startSeen: true,
     });
+    assert.equal(json.holds[1].end, 'unobserved', 'cut by the gap, not ended by a guess');
+    assert.deepEqual(json.gaps, [{ from: '1970-01-01T00:00:04.000Z', to: null, reason: 'the Locks view was hidden' }]);
     const [header, first, second] = historyCsv(local.holds()).split('\r\n');
-    assert.equal(header, 'key,owner,token,acquired_at,ended_at,duration_ms,end,extensions,lease_ms,approximate');
+    assert.equal(
+      header,
+      'key,owner,token,acquired_at,ended_at,duration_ms,end,extensions,lease_ms,approximate,start_seen',
+    );
     assert.equal(
       first,
-      'lock:a,w#1,w:1:x,1970-01-01T00:00:01.000Z,1970-01-01T00:00:03.000Z,2000,released,0,1000,false',
+      'lock:a,w#1,w:1:x,1970-01-01T00:00:01.000Z,1970-01-01T00:00:03.000Z,2000,released,0,1000,false,true',
     );
     assert.equal(second.split(',')[2], `"'=cmd:2:""q""`, 'a formula-like token is defused and quoted');
   });

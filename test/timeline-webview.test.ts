@@ -122,6 +122,7 @@ describe('the contention scenario, as the README shows it', () => {
     await first.page.keyboard.press('ArrowLeft');
     const saved = await first.savedState();
     assert.ok(saved);
+    assert.equal(saved.connectionId, data.connectionId, 'the connection, for the panel restored after a window reload');
 
     const again = await openTimelinePage(browser, renderer.dir, {
       theme: 'dark',
@@ -154,6 +155,95 @@ describe('the contention scenario, as the README shows it', () => {
     assert.equal(ran, false);
     await timeline.page.waitForTimeout(50);
     assert.match((await timeline.violations()).join('\n'), /script-src/);
+  });
+});
+
+describe('what nobody observed', () => {
+  test('a gap is drawn as a gap: hovering it says when and why; the hold it cut ended unobserved, not expired; Live only while observed', async (t) => {
+    const timeline = await openTimelinePage(browser, renderer.dir, { theme: 'dark', width: 1000, height: 300 });
+    t.after(() => timeline.page.close());
+    const now = Date.now();
+    const gap = { from: now - 40_000, to: now - 20_000, reason: 'the Locks view was hidden' };
+    const cut: TimelineHold = {
+      id: 1,
+      key: 'lock:a',
+      owner: 'api-1#4711',
+      token: 'api-1:4711:aaaa',
+      from: now - 50_000,
+      to: gap.from,
+      end: 'unobserved',
+      extensions: [],
+      leaseMs: 3000,
+      approximate: false,
+    };
+    const found: TimelineHold = {
+      ...cut,
+      id: 2,
+      owner: 'api-2#5120',
+      token: 'api-2:5120:bbbb',
+      from: gap.to + 10,
+      to: undefined,
+      end: undefined,
+      approximate: true,
+      startUnseen: { gapFrom: gap.from },
+    };
+    await timeline.send({
+      type: 'reset',
+      connection: 'c',
+      connectionId: 'id',
+      now,
+      holds: [cut, found],
+      waiters: [],
+      gaps: [gap],
+      observation: { kind: 'events', since: gap.to },
+    });
+    await timeline.page.waitForTimeout(200);
+    const follow = timeline.page.locator('#follow');
+    assert.equal(await follow.textContent(), '● Live');
+    assert.match((await timeline.page.locator('#status').textContent()) ?? '', /live: keyspace notifications$/);
+
+    const geometry = await chartGeometry(timeline, ['lock:a']);
+    const tooltip = timeline.page.locator('#tooltip');
+    const inGap = pointAt(geometry, 0, (gap.from + gap.to) / 2);
+    await timeline.page.mouse.move(inGap.x, inGap.y);
+    await tooltip.waitFor({ state: 'visible' });
+    const gapText = (await tooltip.textContent()) ?? '';
+    assert.match(gapText, /Not observed/);
+    assert.match(gapText, /the Locks view was hidden/);
+    assert.match(gapText, /no release or expiry is shown for it/);
+    assert.ok(!isBackground(await pixelAt(timeline, inGap.x, inGap.y), hex(THEMES.dark.vars['editor-background'])));
+
+    const onCut = pointAt(geometry, 0, cut.from + 5_000);
+    await timeline.page.mouse.move(onCut.x, onCut.y);
+    await timeline.page.waitForFunction("document.getElementById('tooltip').textContent.includes('api-1')");
+    const cutText = (await tooltip.textContent()) ?? '';
+    assert.match(cutText, /not observed: observation stopped while it was held/);
+    assert.match(cutText, /at least 10/);
+    assert.doesNotMatch(cutText, /expired/);
+
+    const onFound = pointAt(geometry, 0, gap.to + 5_000);
+    await timeline.page.mouse.move(onFound.x, onFound.y);
+    await timeline.page.waitForFunction("document.getElementById('tooltip').textContent.includes('api-2')");
+    assert.match((await tooltip.textContent()) ?? '', /already held when first seen/);
+
+    // Observation stops (the Locks view hidden): the follow button no longer says Live.
+    const stopped = now + 100;
+    await timeline.send({
+      type: 'update',
+      now: stopped,
+      holds: [{ ...found, to: stopped, end: 'unobserved' }],
+      waiters: [],
+      gaps: [{ from: stopped, reason: 'the Locks view was hidden' }],
+      observation: { kind: 'none', reason: 'the Locks view was hidden', since: stopped },
+    });
+    await timeline.page.waitForFunction("document.getElementById('follow').textContent !== '● Live'");
+    assert.equal(await follow.textContent(), '○ Not observed');
+    assert.match(
+      (await timeline.page.locator('#status').textContent()) ?? '',
+      /not observed since \d\d:\d\d:\d\d\.\d{3} \(the Locks view was hidden\)$/,
+    );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await timeline.page.screenshot({ path: join(ARTIFACTS, 'timeline-gap.png') });
   });
 });
 
@@ -197,7 +287,10 @@ describe('1,000 keys x 10,000 holds', () => {
   }
 
   test('the status counts keys and holds; the rows in view are drawn, bars where holds are', async () => {
-    assert.equal(await timeline.page.locator('#status').textContent(), '10,000 holds · 1,000 keys');
+    assert.equal(
+      await timeline.page.locator('#status').textContent(),
+      '10,000 holds · 1,000 keys · live: keyspace notifications',
+    );
     for (const rowIndex of [0, 5, 20]) {
       const { point } = await visibleHold(rowIndex);
       assert.ok(!isBackground(await pixelAt(timeline, point.x, point.y), background), `a bar in row ${rowIndex}`);
@@ -282,9 +375,15 @@ describe('1,000 keys x 10,000 holds', () => {
     const filter = timeline.page.locator('#filter');
     t.after(() => filter.fill(''));
     await filter.fill('ORDERS:99');
-    assert.equal(await timeline.page.locator('#status').textContent(), '10,000 holds · 11 of 1,000 keys');
+    assert.equal(
+      await timeline.page.locator('#status').textContent(),
+      '10,000 holds · 11 of 1,000 keys · live: keyspace notifications',
+    );
     await filter.fill('no such key');
-    assert.equal(await timeline.page.locator('#status').textContent(), '10,000 holds · 0 of 1,000 keys');
+    assert.equal(
+      await timeline.page.locator('#status').textContent(),
+      '10,000 holds · 0 of 1,000 keys · live: keyspace notifications',
+    );
   });
 
   test('frame times while panning, zooming, scrolling and taking live updates', async (t) => {

@@ -4,8 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { readPackageJson } from './packageJson';
 import { contentSecurityPolicy, newNonce, timelineHtml } from '../extension/src/timeline/html';
-import { parseFromPanel, type TimelineHold } from '../extension/src/timeline/protocol';
+import {
+  parseFromPanel,
+  savedConnectionId,
+  TIMELINE_VIEW_TYPE,
+  type TimelineData,
+  type TimelineHold,
+} from '../extension/src/timeline/protocol';
 import { PendingDelta, TimelineState } from '../extension/src/timeline/snapshot';
 import { clockTime, duration, holdDetails, timeTicks } from '../extension/src/timeline/webview/format';
 import {
@@ -21,6 +28,12 @@ import { TimelineStore } from '../extension/src/timeline/webview/store';
 import { MAX_SPAN_MS, MIN_SPAN_MS, NOW_MARGIN, Viewport } from '../extension/src/timeline/webview/viewport';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
+/** What every picture in these tests carries besides holds and waiters: the connection and how it is observed. */
+const OBSERVED = {
+  connectionId: 'id',
+  gaps: [],
+  observation: { kind: 'events', since: NOW - 600_000 },
+} satisfies Partial<TimelineData>;
 
 function hold(id: number, key: string, from: number, to?: number, extra: Partial<TimelineHold> = {}): TimelineHold {
   return {
@@ -97,6 +110,17 @@ describe('messages from the webview', () => {
     }
     assert.equal(parseFromPanel({ type: 'eval', key: 'x' }), undefined);
   });
+
+  test('a panel restored after a window reload names its connection in the state its renderer saved', () => {
+    assert.equal(savedConnectionId({ viewport: {}, connectionId: 'c-1' }), 'c-1');
+    for (const bad of [undefined, null, 'c-1', {}, { connectionId: '' }, { connectionId: 7 }]) {
+      assert.equal(savedConnectionId(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
+  test("package.json activates the extension for the panel's view type, so VS Code can hand it back after a reload", () => {
+    assert.ok(readPackageJson().activationEvents.includes(`onWebviewPanel:${TIMELINE_VIEW_TYPE}`));
+  });
 });
 
 describe('the panel side: the whole picture and the pending update', () => {
@@ -104,6 +128,7 @@ describe('the panel side: the whole picture and the pending update', () => {
     const state = new TimelineState();
     state.reset({
       connection: 'c',
+      ...OBSERVED,
       now: NOW,
       holds: [hold(1, 'lock:a', NOW - 5000), hold(2, 'lock:b', NOW - 4000, NOW - 3000)],
       waiters: [{ key: 'lock:a', samples: [[NOW - 5000, 1]] }],
@@ -142,8 +167,8 @@ describe('the panel side: the whole picture and the pending update', () => {
         ],
       },
     ]);
-    state.reset({ connection: 'd', now: NOW, holds: [], waiters: [] });
-    assert.deepEqual(state.data(), { connection: 'd', now: NOW, holds: [], waiters: [] });
+    state.reset({ connection: 'd', now: NOW, holds: [], waiters: [], ...OBSERVED });
+    assert.deepEqual(state.data(), { connection: 'd', now: NOW, holds: [], waiters: [], ...OBSERVED });
   });
 
   test('pending deltas merge into one: the last version of a hold, removals, new samples; take() empties it', () => {
@@ -178,6 +203,7 @@ describe('the store', () => {
     const store = new TimelineStore();
     store.reset({
       connection: 'c',
+      ...OBSERVED,
       now: NOW,
       holds: ['lock:10', 'lock:2', 'Lock:B', 'lock:a', 'lock:2'].map((key, i) => hold(i + 1, key, NOW - 1000 * i)),
       waiters: [{ key: 'lock:waiting-only', samples: [[NOW, 2]] }],
@@ -206,6 +232,7 @@ describe('the store', () => {
     const store = new TimelineStore();
     store.reset({
       connection: 'c',
+      ...OBSERVED,
       now: NOW,
       holds: [hold(1, 'lock:1', NOW - 100), hold(2, 'lock:3', NOW)],
       waiters: [],
@@ -233,6 +260,7 @@ describe('the store', () => {
     const store = new TimelineStore();
     store.reset({
       connection: 'c',
+      ...OBSERVED,
       now: NOW,
       holds: [],
       waiters: [
@@ -271,7 +299,7 @@ describe('the store', () => {
             hold(id, spec.key, spec.from, spec.length === undefined ? undefined : spec.from + spec.length);
           const holds = initial.map((spec, i) => make(spec, i + 1));
           const store = new TimelineStore();
-          store.reset({ connection: 'c', now, holds, waiters: [] });
+          store.reset({ connection: 'c', now, holds, waiters: [], ...OBSERVED });
           // Later: some holds change (ids reused), some are new.
           const changed = later.map((spec, i) => make(spec, i % 2 ? i + 1 : 1000 + i));
           store.apply({ now, holds: changed, waiters: [] });
@@ -342,6 +370,7 @@ describe('layout and hit testing', () => {
   const base = NOW - 60_000;
   store.reset({
     connection: 'c',
+    ...OBSERVED,
     now: NOW,
     holds: [
       hold(1, 'lock:a', base, base + 10_000),

@@ -2,7 +2,14 @@
 // part changed. The checks and bounds live in settings.ts and connections/saved.ts (no `vscode`).
 import * as vscode from 'vscode';
 import { readSavedConnections, type ConnectionConfig, type TlsSettings } from './connections/saved';
-import { readHistoryMaxEvents, readLockGroups, readLocksSettings, type LocksSettings } from './settings';
+import {
+  lockPatternsOrigin,
+  readHistoryMaxEvents,
+  readLockGroups,
+  readLocksSettings,
+  type LockPatternsOrigin,
+  type LocksSettings,
+} from './settings';
 
 const SECTION = 'redisLocksmith';
 
@@ -72,6 +79,17 @@ export class Config implements vscode.Disposable {
   }
 
   /**
+   * Where the lock patterns in force come from, and for a workspace's, the settings file that sets
+   * them (a trusted workspace may set patterns for the user's own connections).
+   */
+  get lockPatternsOrigin(): LockPatternsOrigin & { file?: string } {
+    const origin = lockPatternsOrigin(this.section.inspect('lockPatterns') ?? {}, vscode.workspace.isTrusted);
+    if (origin.from === 'user' || origin.from === 'default') return origin;
+    const [file] = origin.from === 'workspace' ? workspaceSettingsFiles() : folderSettingsFiles();
+    return { ...origin, file };
+  }
+
+  /**
    * The retired `redisLocksmith.tls.caFile` / `allowInsecure`: the user's values (to move into the
    * connections) and the workspace files that set them (ignored).
    */
@@ -100,6 +118,11 @@ export class Config implements vscode.Disposable {
 function workspaceSettingsFiles(): string[] {
   const file = vscode.workspace.workspaceFile;
   if (file && file.scheme !== 'untitled') return [file.fsPath];
+  return folderSettingsFiles();
+}
+
+/** Each workspace folder's .vscode/settings.json. */
+function folderSettingsFiles(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).map(
     (folder) => vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json').fsPath,
   );

@@ -17,8 +17,9 @@ import type { Cmd, Ctx } from './ctx';
 import { startLanguageServer, type LanguageServer } from './languageServer';
 import { LocksController } from './locksController';
 import { connectionStatusBar } from './statusBar';
-import { stepDone } from './walkthrough';
+import { stepDone, stepsDone, type WalkthroughStep } from './walkthrough';
 import { LockTimelinePanel } from './timeline/panel';
+import { TIMELINE_VIEW_TYPE } from './timeline/protocol';
 import { LocksTree } from './views/locksTree';
 import { ScriptsTree } from './views/scriptsTree';
 
@@ -28,6 +29,9 @@ export interface LocksmithApi {
   locks: LocksController;
   locksTree: LocksTree;
   scriptsTree: ScriptsTree;
+  timeline: LockTimeline;
+  /** The walkthrough's steps completed in this window. */
+  walkthroughDone(): ReadonlySet<WalkthroughStep>;
   /** The one-time move of the retired TLS settings, run at activation. */
   tlsMigration: Promise<TlsMigration>;
 }
@@ -91,6 +95,10 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     scriptsView,
     locksView.onDidChangeVisibility(({ visible }) => controller.setVisible(visible)),
     timeline,
+    // Brings the panel back after a window reload (package.json: onWebviewPanel:locksmith.timeline).
+    vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
+      deserializeWebviewPanel: (panel, state: unknown) => Promise.resolve(timeline.restore(panel, state)),
+    }),
     timeline.panel.onDidSelect((key) => {
       const node = timeline.connection && locksTree.lockNode(timeline.connection.id, key);
       if (node) void locksView.reveal(node, { select: true, focus: true });
@@ -109,5 +117,5 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
     extension.subscriptions.push(server);
   }, 0);
   extension.subscriptions.push({ dispose: () => clearTimeout(starting) });
-  return { ctx, locks: controller, locksTree, scriptsTree, tlsMigration };
+  return { ctx, locks: controller, locksTree, scriptsTree, timeline, walkthroughDone: stepsDone, tlsMigration };
 }

@@ -107,6 +107,25 @@ export function readLocksSettings(raw: {
   };
 }
 
+/** Where the lock patterns in force come from. */
+export type LockPatternsOrigin = { from: 'workspace folder' | 'workspace' | 'user' | 'default' };
+
+/**
+ * Which of the setting's values is in force (VS Code's `inspect`): a trusted workspace's folder
+ * value, then its workspace value (restricted: untrusted, neither is used), then the user's.
+ */
+export function lockPatternsOrigin(
+  values: { workspaceFolderValue?: unknown; workspaceValue?: unknown; globalValue?: unknown },
+  trusted: boolean,
+): LockPatternsOrigin {
+  const set = (value: unknown) =>
+    Array.isArray(value) && value.some((pattern) => typeof pattern === 'string' && pattern);
+  if (trusted && set(values.workspaceFolderValue)) return { from: 'workspace folder' };
+  if (trusted && set(values.workspaceValue)) return { from: 'workspace' };
+  if (set(values.globalValue)) return { from: 'user' };
+  return { from: 'default' };
+}
+
 export const HISTORY_BOUNDS = { min: 100, max: 1_000_000, default: 10_000 } as const;
 
 export function readHistoryMaxEvents(raw: unknown): number {

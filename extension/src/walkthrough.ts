@@ -1,16 +1,19 @@
-// The "Get started" walkthrough's steps complete on the real actions, not on opening a command:
-// each success sets a context key that the step's completion event waits for.
+// The "Get started" walkthrough's steps complete on the real actions, not on opening a command or
+// a view: each success sets a context key that the step's completion event waits for.
 import * as vscode from 'vscode';
+import { WALKTHROUGH_STEPS, type WalkthroughStep } from './walkthroughSteps';
 
-export const WALKTHROUGH_STEPS = {
-  connected: 'locksmith.walkthrough.connected',
-  scriptsLoaded: 'locksmith.walkthrough.scriptsLoaded',
-  codeWritten: 'locksmith.walkthrough.codeWritten',
-  fixApplied: 'locksmith.walkthrough.fixApplied',
-} as const;
+export { WALKTHROUGH_STEPS, type WalkthroughStep } from './walkthroughSteps';
 
-export type WalkthroughStep = keyof typeof WALKTHROUGH_STEPS;
+const done = new Set<WalkthroughStep>();
 
 export function stepDone(step: WalkthroughStep): void {
+  if (done.has(step)) return;
+  done.add(step);
   void vscode.commands.executeCommand('setContext', WALKTHROUGH_STEPS[step], true);
+}
+
+/** The steps completed in this window (tests). */
+export function stepsDone(): ReadonlySet<WalkthroughStep> {
+  return done;
 }

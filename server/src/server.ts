@@ -16,7 +16,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
-import { AnalyzedDocument, isAnalyzable, type Finding } from './analysis';
+import { AnalyzedDocument, findingSeverity, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
 import { checkText, lintsLanguage, severityOf } from './check';
 import { codeActionsFor } from './codeActions';
@@ -91,7 +91,7 @@ const rangeOf = (document: TextDocument, start: number, end: number): Range => (
 });
 
 function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSettings): Diagnostic | undefined {
-  const severity = severityOf(settings, finding.code);
+  const severity = findingSeverity(severityOf(settings, finding.code), finding);
   if (severity === 'off') return undefined;
   const doc = docs.get(finding.code);
   return {
@@ -101,6 +101,12 @@ function toDiagnostic(document: TextDocument, finding: Finding, settings: LintSe
     ...(doc && { codeDescription: { href: `${doc.uri}#L${doc.line + 1}` } }),
     source: SOURCE,
     message: finding.message,
+    ...(finding.related && {
+      relatedInformation: finding.related.map((at) => ({
+        location: { uri: document.uri, range: rangeOf(document, at.start, at.end) },
+        message: at.message,
+      })),
+    }),
   };
 }
 

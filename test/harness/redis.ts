@@ -1,11 +1,12 @@
 // Throwaway redis-server processes for tests and benchmarks: free loopback ports, a temp
 // dir each, no persistence, and always stopped (by the caller, or at process exit at worst).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { findOnPath } from './onPath';
 import { ensureValkey } from './valkey';
 
 const HOST = '127.0.0.1';
@@ -16,19 +17,6 @@ export interface Environment {
   isRoot: boolean;
 }
 
-function which(command: string, path: string): string | undefined {
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this dir
-    }
-  }
-  return undefined;
-}
-
 /**
  * Returns the path of redis-server. When it is missing and we are root with apt-get, installs
  * Debian's redis-server and redis-tools; otherwise fails naming the command to run.
@@ -36,9 +24,9 @@ function which(command: string, path: string): string | undefined {
 export function findRedisServer(
   env: Environment = { path: process.env.PATH ?? '', isRoot: process.getuid?.() === 0 },
 ): string {
-  const found = which('redis-server', env.path);
+  const found = findOnPath('redis-server', env.path);
   if (found) return found;
-  const aptGet = which('apt-get', env.path);
+  const aptGet = findOnPath('apt-get', env.path);
   if (!env.isRoot || !aptGet) {
     throw new Error(`redis-server is not on PATH; the tests start their own. Install it with: ${INSTALL_HINT}`);
   }
@@ -53,7 +41,7 @@ export function findRedisServer(
     execFileSync(aptGet, ['update', '-qq'], { stdio: 'inherit' });
     install();
   }
-  const installed = which('redis-server', env.path);
+  const installed = findOnPath('redis-server', env.path);
   if (!installed) throw new Error(`apt-get installed redis-server but it is not on PATH; try: ${INSTALL_HINT}`);
   return installed;
 }
@@ -109,7 +97,7 @@ export async function serverBinaries(kind: ServerKind): Promise<{ server: string
     return { server: join(bin, 'valkey-server'), cli: join(bin, 'valkey-cli') };
   }
   const server = findRedisServer();
-  const cli = which('redis-cli', process.env.PATH ?? '');
+  const cli = findOnPath('redis-cli', process.env.PATH ?? '');
   if (!cli) throw new Error(`redis-cli is not on PATH; install it with: ${INSTALL_HINT}`);
   return { server, cli };
 }

@@ -76,7 +76,15 @@ export function syntheticHistory(options: SyntheticOptions): TimelineData {
       waiters.push({ key, samples });
     }
   }
-  return { connection: 'synthetic', now: options.now, holds, waiters };
+  return {
+    connection: 'synthetic',
+    connectionId: 'synthetic',
+    now: options.now,
+    holds,
+    waiters,
+    gaps: [],
+    observation: { kind: 'events', since: options.now - options.spanMs },
+  };
 }
 
 /**
@@ -179,9 +187,12 @@ export function contentionScenario(now: number): TimelineData {
   for (let at = start; at < now; at += 1000) samples.push([at, Math.max(0, Math.round(1.5 + Math.sin(at / 9000) * 2))]);
   return {
     connection: 'demo (localhost:6390)',
+    connectionId: 'demo',
     now,
     holds,
     waiters: [{ key: 'lock:inventory', samples }],
     sampledEveryMs: 2000,
+    gaps: [],
+    observation: { kind: 'reads', everyMs: 2000, since: start },
   };
 }

@@ -152,7 +152,12 @@ export interface TimelinePage {
   posted(): Promise<FromPanel[]>;
   /** What the renderer saved with setState, once its save delay has passed. */
   savedState(): Promise<
-    { viewport: { start: number; end: number; following: boolean }; owners: Record<string, number> } | undefined
+    | {
+        viewport: { start: number; end: number; following: boolean };
+        owners: Record<string, number>;
+        connectionId?: string;
+      }
+    | undefined
   >;
   /** The frame times (ms) recorded since the last call. */
   takeFrames(): Promise<number[]>;

@@ -1,9 +1,9 @@
 // The real client libraries that the proofs and compile checks run against, pinned by the project
 // files in test/proofs/ (go/go.mod + go.sum, java/pom.xml, rust/Cargo.toml + Cargo.lock,
 // python/requirements.txt; glide/ for Valkey GLIDE's npm, PyPI and Maven packages) and fetched
-// once per machine by each language's own tool into
-// ~/.cache/redis-locksmith/ (the registries are the machine's own configuration). Test files run
-// in parallel: a lock folder per download keeps it to one writer (see cacheLock.ts).
+// once per machine by each language's own tool into ~/.cache/redis-locksmith/ (the registries are
+// the machine's own configuration). Test files run in parallel: a lock folder per download keeps
+// it to one writer (see cacheLock.ts).
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -38,6 +38,7 @@ export async function tool(
     return stdout;
   } catch (error) {
     const { code, stdout, stderr } = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (code === 'ENOENT' && options.cwd && !existsSync(options.cwd)) throw new Error(`${options.cwd} does not exist`);
     if (code === 'ENOENT') throw new Error(`${command} is not on PATH: run \`bash .ci/run\` once (it installs it)`);
     throw new Error(
       `${command} ${args.join(' ')} failed in ${options.cwd ?? process.cwd()}:\n${stdout ?? ''}${stderr ?? ''}`,

@@ -1,8 +1,9 @@
 // Debian's Chromium, headless, as the extension-host runner and the demo screenshot launch it.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { findOnPath } from '../harness/onPath';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** What Chromium's command is called: Debian's package, and other distributions' name for it. */
+const CHROMIUM_COMMANDS = ['chromium', 'chromium-browser'];
 // No sandbox (root in a container), no GPU, nothing that reaches the network on its own.
 const CHROMIUM_FLAGS = [
   '--no-sandbox',
@@ -15,7 +16,15 @@ const CHROMIUM_FLAGS = [
   '--disable-dev-shm-usage',
 ];
 
+/** Chromium's executable on PATH; throws naming the package to install when there is none. */
+export function findChromium(path = process.env.PATH ?? ''): string {
+  for (const command of CHROMIUM_COMMANDS) {
+    const found = findOnPath(command, path);
+    if (found) return found;
+  }
+  throw new Error(`no ${CHROMIUM_COMMANDS.join(' or ')} on PATH: sudo apt-get install -y chromium`);
+}
+
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: sudo apt-get install -y chromium`);
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  return chromium.launch({ executablePath: findChromium(), args: CHROMIUM_FLAGS });
 }

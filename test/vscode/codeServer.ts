@@ -16,6 +16,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { atExit } from './atExit';
+import { findOnPath } from '../harness/onPath';
 
 // 4.100.x is the last line that runs on Node 20; it ships VS Code 1.100.3 (engines.vscode ^1.100.0).
 const CODE_SERVER_VERSION = '4.100.3';
@@ -89,11 +90,10 @@ export async function ensureCodeServer(): Promise<string> {
 }
 
 function findRipgrep(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v rg'], { encoding: 'utf8' }).trim();
-  } catch {
+  const rg = findOnPath('rg');
+  if (!rg)
     throw new Error(`ripgrep (rg) is not on PATH; code-server's install needs it and native build tools: ${APT_HINT}`);
-  }
+  return rg;
 }
 
 /** Partial installs left by a killed run (older than an hour: no install takes that long). */

@@ -4,8 +4,11 @@
 
 /** Env var naming the JSON file the suite writes its results to. */
 export const RESULTS_FILE_ENV = 'LOCKSMITH_VSCODE_RESULTS';
-/** Env var naming the folder where the suite asks for mid-run screenshots; unset: none served. */
-export const SCREENSHOT_REQUESTS_ENV = 'LOCKSMITH_VSCODE_SCREENSHOT_REQUESTS';
+/**
+ * Env var naming the folder where the suite asks the runner to act on the workbench page as a
+ * user would (a screenshot, a pointer resting on a row); unset: nothing is served (desktop).
+ */
+export const PAGE_REQUESTS_ENV = 'LOCKSMITH_VSCODE_PAGE_REQUESTS';
 /** Runner variables with this prefix reach the extension host (e.g. a Redis URL). */
 export const PASSTHROUGH_ENV_PREFIX = 'LOCKSMITH_TEST_';
 
@@ -27,11 +30,19 @@ export interface SuiteResults {
   running?: string;
 }
 
-/** A mid-run screenshot request file's content; the answer file holds a ScreenshotAnswer. */
-export interface ScreenshotRequest {
-  name: string;
+/** A request file's content: what to do on the page. The answer file holds a PageAnswer. */
+export type PageRequest =
+  | { kind: 'screenshot'; name: string }
+  /** Rest the pointer on the side bar's tree row whose label starts with `row` for `holdMs`, noting the hover shown. */
+  | { kind: 'hover'; row: string; holdMs: number };
+
+/** What the hover over a row showed `at` ms after the pointer arrived: its text, or none. */
+export interface HoverSample {
+  at: number;
+  text?: string;
 }
-export type ScreenshotAnswer = { path: string } | { error: string };
+
+export type PageAnswer = { path: string } | { samples: HoverSample[] } | { error: string };
 export const REQUEST_SUFFIX = '.request.json';
 export const ANSWER_SUFFIX = '.answer.json';
 

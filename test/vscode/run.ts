@@ -26,6 +26,7 @@ import { launchChromium } from './chromium';
 import { bundleSuite, ROOT } from './bundle';
 import { startCodeServer, type CodeServer } from './codeServer';
 import { prepareRunFixtures, type RunFixtures } from './fixtures';
+import { carryOut } from './pageActions';
 import { ensureVsix } from '../harness/vsix';
 import {
   ANSWER_SUFFIX,
@@ -34,11 +35,11 @@ import {
   printResults,
   REQUEST_SUFFIX,
   RESULTS_FILE_ENV,
-  SCREENSHOT_REQUESTS_ENV,
+  PAGE_REQUESTS_ENV,
   screenshotFileName,
   type RunReport,
-  type ScreenshotAnswer,
-  type ScreenshotRequest,
+  type PageAnswer,
+  type PageRequest,
   type SuiteResults,
 } from './results';
 
@@ -56,21 +57,25 @@ async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
- * Answers the suite's mid-run screenshot requests (files in `dir`, see suite/report.ts) until
+ * Answers the suite's requests to act on the page (files in `dir`, see suite/report.ts) until
  * stopped; the suite waits for each answer, so the screen is what it set up.
  */
-function serveScreenshotRequests(page: Page, dir: string, taken: string[]): { stop(): Promise<void> } {
+function servePageRequests(page: Page, dir: string, taken: string[]): { stop(): Promise<void> } {
   let stopped = false;
+  const saveScreenshot = async (name: string) => {
+    const path = await screenshot(page, name);
+    taken.push(path);
+    return path;
+  };
   const serving = (async () => {
     while (!stopped) {
       for (const file of readdirSync(dir).filter((name) => name.endsWith(REQUEST_SUFFIX))) {
         const base = join(dir, file.slice(0, -REQUEST_SUFFIX.length));
-        let answer: ScreenshotAnswer;
+        let answer: PageAnswer;
         try {
-          const request = JSON.parse(readFileSync(join(dir, file), 'utf8')) as ScreenshotRequest;
+          const request = JSON.parse(readFileSync(join(dir, file), 'utf8')) as PageRequest;
           rmSync(join(dir, file));
-          answer = { path: await screenshot(page, request.name) };
-          taken.push(answer.path);
+          answer = await carryOut(page, request, saveScreenshot);
         } catch (error) {
           answer = { error: describeError(error) };
         }
@@ -125,7 +130,7 @@ async function runSuite(report: RunReport, started: number, vsix: string | undef
   const cancelExitRemoval = atExit(removeScratch);
   // The folder the workbench opens; suites may create files in it.
   const workspace = join(scratch, 'workspace');
-  const requests = join(scratch, 'screenshot-requests');
+  const requests = join(scratch, 'page-requests');
   const resultsFile = join(scratch, 'results.json');
   mkdirSync(workspace);
   mkdirSync(requests);
@@ -142,7 +147,7 @@ async function runSuite(report: RunReport, started: number, vsix: string | undef
         ...Object.fromEntries(passthrough),
         ...fixtures.env,
         [RESULTS_FILE_ENV]: resultsFile,
-        [SCREENSHOT_REQUESTS_ENV]: requests,
+        [PAGE_REQUESTS_ENV]: requests,
       },
       userSettings: fixtures.userSettings,
       logFile: join(ARTIFACTS, 'vscode-code-server.log'),
@@ -166,7 +171,7 @@ async function runSuite(report: RunReport, started: number, vsix: string | undef
     );
     page.once('crash', () => exit('crashed'));
     const timer = setTimeout(() => exit('timed out'), TIMEOUT_MS);
-    const screenshots = serveScreenshotRequests(page, requests, report.screenshots);
+    const screenshots = servePageRequests(page, requests, report.screenshots);
     let outcome: Outcome;
     try {
       // 'commit': the workbench's own load time counts against TIMEOUT_MS, not goto's 30 s.

@@ -48,6 +48,7 @@ export function release(ctx: Ctx, controller: LocksController): Cmd {
       controller.history(node.config.id).markForced(node.lock.key, token, Date.now());
       const released = await (await scripts(ctx, node.config)).release(node.lock.key, token);
       void controller.refresh(node.config);
+      void controller.readNativePath(node.config);
       if (released) {
         vscode.window.setStatusBarMessage(`Released ${key}`, 4000);
         return 'released';
@@ -87,6 +88,7 @@ export function extend(ctx: Ctx, controller: LocksController): Cmd {
         await scripts(ctx, node.config)
       ).extend(node.lock.key, node.lock.token, Number(ms.trim()));
       void controller.refresh(node.config);
+      void controller.readNativePath(node.config);
       if (extended) return 'extended';
       void vscode.window.showWarningMessage(
         `${key} changed hands or expired since the view read it: its TTL was not changed.`,
@@ -216,7 +218,11 @@ export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
       (
         await vscode.window.showQuickPick(
           [
-            { label: 'JSON', detail: 'every hold with its extensions', format: 'json' as const },
+            {
+              label: 'JSON',
+              detail: 'every hold with its extensions, and when nobody observed',
+              format: 'json' as const,
+            },
             { label: 'CSV', detail: 'one row per hold, for a spreadsheet', format: 'csv' as const },
           ],
           { title: `Export the lock history of ${config.name}` },
@@ -235,7 +241,10 @@ export function exportHistory(ctx: Ctx, controller: LocksController): Cmd {
         filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
       }));
     if (!file) return 'cancelled';
-    const text = format === 'json' ? historyJson(config.name, holds, Date.now()) : historyCsv(holds);
+    const text =
+      format === 'json'
+        ? historyJson(config.name, holds, controller.history(config.id).gaps(), Date.now())
+        : historyCsv(holds);
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
     ctx.log.info(`${config.name}: exported ${holds.length} holds to ${file.fsPath}`);
     return { written: file.fsPath, holds: holds.length };

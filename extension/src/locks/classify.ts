@@ -146,6 +146,7 @@ export type OtherReason =
   | 'binary' // not UTF-8 text, or control characters
   | 'hash' // a hash whose fields are not lock holders
   | 'queue' // the pack's queue of waiters for a plain lock, or its tickets (preview: that lock's key)
+  | 'value' // under a key not named like a lock, a value that does not look like an owner token
   | 'type'; // a list, set, sorted set, stream or module type
 
 export type LockEntry = TokenLock | TimestampLock | ReentrantLock | ReadWriteLock | SemaphoreLock | OtherKey;
@@ -186,6 +187,10 @@ function classifyString(snapshot: KeySnapshot, head: Buffer, length: number): Lo
     return { ...snapshot, kind: 'other', why, size: length, preview };
   }
   const text = head.toString('utf8');
+  // Broad patterns (a workspace's `*`) match data too: there, only a token names an owner.
+  if (!namedLikeLock(snapshot.key) && !tokenShaped(text)) {
+    return { ...snapshot, kind: 'other', why: 'value', size: length, preview: previewBytes(head) };
+  }
   const expiresAt = unixTimeMs(text);
   if (expiresAt !== undefined) return { ...snapshot, kind: 'timestamp', token: head, expiresAt };
   const handed = snapshot.waiters?.tickets?.find((ticket) => ticket.state === 'hand' && ticket.token.equals(head));
@@ -216,6 +221,31 @@ export function linkSharedTokens(entries: LockEntry[]): LockEntry[] {
   });
 }
 
+// Words that name a lock in a key: `lock:{orders:42}`, `report:lock`, `job-lock:x`, `orderLock`, `app.mutex`.
+const LOCK_WORDS = new Set(['lock', 'locks', 'redlock', 'mutex', 'lease', 'semaphore']);
+
+/** A key with a word that names a lock (as every key the default patterns match has), camelCase included. */
+export function namedLikeLock(key: Buffer): boolean {
+  const words = key
+    .toString('latin1')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => LOCK_WORDS.has(word));
+}
+
+/** An owner token as lock libraries make them: host:pid:random, a UUID (Redisson's with a thread), random hex or base64. */
+function tokenShaped(text: string): boolean {
+  const redisson = HOLDER_FIELD.exec(text);
+  return (
+    HOST_PID_RANDOM.test(text) ||
+    UUID.test(text) ||
+    (redisson !== null && UUID.test(redisson[1])) ||
+    RANDOM_HEX.test(text) ||
+    RANDOM_BASE64.test(text)
+  );
+}
+
 /** Why a string value is not a lock token, or undefined when it is one. */
 function stringNotToken(key: Buffer, head: Buffer, length: number): OtherReason | undefined {
   if (isFenceKey(key)) return 'fence';
@@ -234,6 +264,7 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
   if (queueOf?.part === 'tickets') {
     return { ...snapshot, kind: 'other', why: 'queue', size: length, preview: escapeBytes(queueOf.lock) };
   }
+  const lockNamed = namedLikeLock(snapshot.key);
   const holders: LockHolder[] = [];
   let mode: 'read' | 'write' | undefined;
   for (const { name, value } of fields) {
@@ -243,8 +274,10 @@ function classifyHash(snapshot: KeySnapshot, fields: readonly HashField[], lengt
       mode = fieldValue;
       continue;
     }
-    // A holder: Redisson's `<uuid>:<threadId>`, or the pack's owner token; its value a count.
-    if (fieldName === undefined || fieldValue === undefined || !COUNT.test(fieldValue) || /\s/.test(fieldName)) {
+    // A holder: Redisson's `<uuid>:<threadId>`, or the pack's owner token; its value a count. Under
+    // a key not named like a lock only a token-shaped field holds (a hash of counters does not).
+    const holderShaped = fieldName !== undefined && (lockNamed || tokenShaped(fieldName));
+    if (!holderShaped || fieldValue === undefined || !COUNT.test(fieldValue) || /\s/.test(fieldName)) {
       const preview = fields.map((field) => `${previewBytes(field.name)}=${previewBytes(field.value)}`).join(' ');
       return { ...snapshot, kind: 'other', why: 'hash', size: length, preview: truncate(preview, PREVIEW_CHARS) };
     }

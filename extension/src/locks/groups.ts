@@ -48,7 +48,7 @@ export interface GroupStats {
   ended: number;
   expired: number;
   released: number;
-  /** Forced from the view, overwritten by someone else's SET, or evicted. */
+  /** Forced from the view, overwritten by someone else's SET, or evicted (holds cut by a gap are not counted). */
   other: number;
   /** The most clients seen waiting for one of the group's locks, where waiters could be counted. */
   maxWaiting?: number;
@@ -85,8 +85,9 @@ export function groupStats(
   };
   for (const hold of holds) {
     const entry = of(hold.key);
-    if (hold.from >= since) entry.stats.acquisitions++;
-    if (hold.to === undefined || hold.to < since) continue;
+    // Only what was seen: a hold found already held began unseen, one cut by a gap ended unseen.
+    if (hold.from >= since && !hold.startUnseen) entry.stats.acquisitions++;
+    if (hold.to === undefined || hold.to < since || hold.end === 'unobserved') continue;
     entry.stats.ended++;
     entry.durations.push(hold.to - hold.from);
     if (hold.end === 'expired') entry.stats.expired++;

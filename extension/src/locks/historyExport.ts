@@ -1,10 +1,15 @@
 // A connection's lock history written out for a ticket or a spreadsheet: JSON (every hold with
-// its extensions) or CSV (one row per hold). Pure.
-import type { Hold } from './history';
+// its extensions, and the gaps nobody observed) or CSV (one row per hold). Pure.
+import type { Hold, ObservationGap } from './history';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
-export function historyJson(connection: string, holds: readonly Hold[], exportedAt: number): string {
+export function historyJson(
+  connection: string,
+  holds: readonly Hold[],
+  gaps: readonly ObservationGap[],
+  exportedAt: number,
+): string {
   return JSON.stringify(
     {
       connection,
@@ -20,6 +25,13 @@ export function historyJson(connection: string, holds: readonly Hold[], exported
         extensions: hold.extensions.map(iso),
         leaseMs: hold.leaseMs ?? null,
         approximate: hold.approximate,
+        // False: already held when first seen, so `acquiredAt` is when it was first seen.
+        startSeen: !hold.startUnseen,
+      })),
+      gaps: gaps.map((gap) => ({
+        from: iso(gap.from),
+        to: gap.to === undefined ? null : iso(gap.to),
+        reason: gap.reason,
       })),
     },
     null,
@@ -46,6 +58,7 @@ export function historyCsv(holds: readonly Hold[]): string {
     'extensions',
     'lease_ms',
     'approximate',
+    'start_seen',
   ];
   const rows = holds.map((hold) =>
     [
@@ -59,6 +72,7 @@ export function historyCsv(holds: readonly Hold[]): string {
       hold.extensions.length,
       hold.leaseMs ?? '',
       hold.approximate,
+      !hold.startUnseen,
     ]
       .map(csvField)
       .join(','),

@@ -55,6 +55,8 @@ export class KeyspaceEvents {
     private readonly handlers: {
       /** A key matching the patterns changed. */
       change(event: KeyEvent): void;
+      /** A subscriber lost its connection: events published from now until it is back are lost. */
+      lost(): void;
       /** A subscriber reconnected: events published while it was away are lost. */
       resubscribed(): void;
     },
@@ -112,6 +114,8 @@ export class KeyspaceEvents {
       if (ready) this.handlers.resubscribed();
       ready = true;
     });
+    // Unless stop() disconnected it on purpose.
+    subscriber.on('close', () => ready && this.subscribers.includes(subscriber) && this.handlers.lost());
     await subscriber.connect();
     await subscriber.psubscribe(...this.patterns().map((pattern) => `${prefix}${pattern}`));
   }

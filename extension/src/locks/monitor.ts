@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { LockEntry } from './classify';
 import { discoverLocks, readLocks } from './discovery';
-import type { ObservedEvent } from './history';
+import type { Observation, ObservedEvent } from './history';
 import { KeyspaceEvents, type KeyEvent, type LiveMode, type MonitorSource } from './keyspaceEvents';
 import { ScanPacer, ScanSchedule } from './schedule';
 
@@ -47,6 +47,8 @@ export type ChangeKind = 'rows' | 'values';
 
 /** Who learns what each read and each notification showed (the lock history). */
 export interface MonitorObserver {
+  /** How the server is observed from `at` on: notifications, reads on the view's timer, or not at all (and why). */
+  observing(how: Observation, at: number): void;
   /** Keyspace notifications in arrival order, and what each changed key held when read after them (absent: gone). */
   events(events: readonly ObservedEvent[], read: ReadonlyMap<string, LockEntry>): void;
   /** A read: the locks it saw at `at`, and listed keys it found deleted. */
@@ -83,6 +85,8 @@ export class LockMonitor {
   private arrived: ObservedEvent[] = [];
   private flushTimer?: NodeJS.Timeout;
   private disposed = false;
+  /** Why observing stopped (stopLive), until it starts again. */
+  private stopped?: string = 'not started';
 
   constructor(
     readonly source: MonitorSource,
@@ -95,8 +99,13 @@ export class LockMonitor {
       () => this.settings().patterns,
       {
         change: (event) => this.noteChange(event),
+        lost: () =>
+          this.observer?.observing({ kind: 'none', reason: 'keyspace notifications were interrupted' }, Date.now()),
         // Events published while a subscriber was away are lost: a full read makes up for them.
-        resubscribed: () => void this.refresh(true),
+        resubscribed: () => {
+          this.announce();
+          void this.refresh(true);
+        },
       },
       log,
     );
@@ -152,6 +161,8 @@ export class LockMonitor {
    */
   async tick(): Promise<void> {
     if (this.keyspace.live.kind === 'notifications' || this.readAt === 0) return;
+    // The interval may have changed: reads are as far apart as it says.
+    this.announce();
     if (!this.claim(false)) return;
     await this.read('tick');
   }
@@ -270,12 +281,31 @@ export class LockMonitor {
     return fresh.length !== before.length || fresh.some((lock, i) => lock.kind !== before[i].kind);
   }
 
-  startLive(): Promise<LiveMode> {
-    return this.keyspace.start();
+  /**
+   * Subscribes to keyspace notifications where the server publishes them; otherwise the view's
+   * timer reads (tick). Either way the server is observed from now on, until stopLive.
+   */
+  async startLive(): Promise<LiveMode> {
+    const mode = await this.keyspace.start();
+    if (!this.disposed) this.announce();
+    return mode;
   }
 
-  stopLive(): void {
+  /** Stops observing: no subscription, and the reads stop too (the caller stops its timer); `reason` says why. */
+  stopLive(reason = 'observation stopped'): void {
     this.keyspace.stop();
+    this.stopped = reason;
+    this.observer?.observing({ kind: 'none', reason }, Date.now());
+  }
+
+  /** Tells the observer how the server is observed now (after a start, or with a new interval). */
+  private announce(): void {
+    this.stopped = undefined;
+    const how: Observation =
+      this.keyspace.live.kind === 'notifications'
+        ? { kind: 'events' }
+        : { kind: 'reads', everyMs: this.settings().intervalMs };
+    this.observer?.observing(how, Date.now());
   }
 
   /**
@@ -284,6 +314,7 @@ export class LockMonitor {
    */
   async enableNotifications(): Promise<LiveMode> {
     const mode = await this.keyspace.enable();
+    if (this.stopped === undefined) this.announce();
     if (mode.kind === 'notifications') await this.refresh(true);
     return mode;
   }
@@ -354,7 +385,9 @@ export class LockMonitor {
     this.events.emit('change', rows ? 'rows' : 'values');
   }
 
-  dispose(): void {
+  /** Stops for good; `reason` is why the server is no longer observed (a new session takes over, the connection went). */
+  dispose(reason = 'the connection was lost'): void {
+    if (!this.disposed && this.stopped === undefined) this.observer?.observing({ kind: 'none', reason }, Date.now());
     this.disposed = true;
     this.inFlight?.abort();
     this.inFlight = undefined;

@@ -92,7 +92,7 @@ const ROLE_TEXT = {
 /** A holder of a reentrant lock, a read-write lock or a semaphore, shown as the lock's child. */
 export function presentHolder(lock: HeldByMany, holder: LockHolder, now: number): LockView {
   const left = holder.leftMs === undefined ? undefined : holder.leftMs - (now - lock.readAt);
-  const lease = left === undefined ? undefined : left > 0 ? formatDuration(left) : 'expired';
+  const lease = left === undefined ? undefined : left > 0 ? countdown(left) : 'expired';
   const role = holder.role && ROLE_TEXT[holder.role];
   return {
     label: holder.owner,
@@ -189,7 +189,7 @@ const HANDOFF_TEXT =
 
 function presentTimestamp(lock: TimestampLock, now: number): LockView {
   const left = lock.expiresAt - now;
-  const when = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
+  const when = left > 0 ? `expires in ${countdown(left)}` : `expired ${countdown(-left)} ago`;
   return {
     label: escapeBytes(lock.key),
     description: when,
@@ -322,6 +322,8 @@ const OTHER_REASONS: Record<OtherKey['why'], (lock: OtherKey) => string> = {
     lock.type === 'hash'
       ? `the tickets of the clients queued for ${code(lock.preview)}: how long each counts as waiting, and who was handed the lock (the pack's one-hop queue).`
       : `the queue of clients waiting for ${code(lock.preview)}, in arrival order (the pack's queue_acquire and acquire_queued).`,
+  value: () =>
+    'its key is not named like a lock, and its value does not look like an owner token (host:pid:random, a UUID, a random id): data the lock patterns matched.',
   type: (lock) => `a ${lock.type} that matched a lock pattern.`,
 };
 
@@ -343,7 +345,7 @@ const NO_TTL_WARNING =
 function ttlText(lock: LockEntry, now: number): string {
   const left = remainingMs(lock, now);
   if (left === undefined) return 'no TTL';
-  return left > 0 ? formatDuration(left) : 'expired';
+  return left > 0 ? countdown(left) : 'expired';
 }
 
 function ttlLine(lock: LockEntry, now: number): string {
@@ -355,6 +357,16 @@ function ttlLine(lock: LockEntry, now: number): string {
 
 function fenceLine(lock: LockEntry): string | undefined {
   return lock.fence && `Fencing counter: ${lock.fence.value} in ${code(escapeBytes(lock.fence.key))}`;
+}
+
+/**
+ * A row's countdown: whole seconds (`<1 s`, `4 s`, `42 s`), then as formatDuration; rounded down,
+ * so it never shows more than is left. A row changes once a second at most: a redraw closes its
+ * tooltip, and VS Code shows one only after the pointer rested half a second on an unchanged row.
+ */
+export function countdown(ms: number): string {
+  if (ms < 1_000) return '<1 s';
+  return ms < 10_000 ? `${Math.floor(ms / 1_000)} s` : formatDuration(ms);
 }
 
 /** `4.2 s` under 10 s, then `42 s`, `12 min`, `5 h`, `3 d`; rounded down, so a countdown never shows more than is left. */

@@ -14,5 +14,6 @@ export function timelineHold(hold: Hold): TimelineHold {
     extensions: [...hold.extensions],
     ...(hold.leaseMs !== undefined && { leaseMs: hold.leaseMs }),
     approximate: hold.approximate,
+    ...(hold.startUnseen && { startUnseen: { ...hold.startUnseen } }),
   };
 }

@@ -1,13 +1,12 @@
 // The Lock Timeline panel, the vscode side: one webview panel, its page (html.ts), and messages
 // both ways. No retained context: a hidden panel costs no renderer memory; when shown again the
 // webview reloads, says `ready`, and gets the whole picture (kept here) as one `reset`, while its
-// zoom, pan, filter and owner colours come back from the webview's own saved state.
+// zoom, pan, filter and owner colours come back from the webview's own saved state. After a
+// window reload VS Code hands the panel back (adopt), with that saved state.
 import * as vscode from 'vscode';
 import { newNonce, TIMELINE_OUT_DIR, TIMELINE_SCRIPT, TIMELINE_STYLE, timelineHtml } from './html';
-import { parseFromPanel, type TimelineData, type TimelineDelta, type ToPanel } from './protocol';
+import { parseFromPanel, TIMELINE_VIEW_TYPE, type TimelineData, type TimelineDelta, type ToPanel } from './protocol';
 import { PendingDelta, TimelineState } from './snapshot';
-
-export const TIMELINE_VIEW_TYPE = 'locksmith.timeline';
 /** Updates are merged for this long before one message goes to the webview. */
 const UPDATE_BATCH_MS = 100;
 
@@ -29,6 +28,24 @@ export class LockTimelinePanel implements vscode.Disposable {
 
   get isOpen(): boolean {
     return this.panel !== undefined;
+  }
+
+  /** The webview has loaded and listens (tests wait for it before reloading the window). */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** Takes over a panel VS Code restored after a window reload; `show` then fills it. */
+  adopt(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.ready = false;
+    this.panel = panel;
+    this.setUp(panel);
+  }
+
+  /** What the panel shows, as the webview receives it on a reset (tests read it). */
+  picture(): TimelineData {
+    return this.state.data();
   }
 
   /** Opens the panel (or brings it to the front) showing `data`. */
@@ -57,14 +74,21 @@ export class LockTimelinePanel implements vscode.Disposable {
   }
 
   private create(): vscode.WebviewPanel {
-    const outDir = vscode.Uri.joinPath(this.extensionUri, ...TIMELINE_OUT_DIR);
     const panel = vscode.window.createWebviewPanel(
       TIMELINE_VIEW_TYPE,
       'Lock Timeline',
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: [outDir], retainContextWhenHidden: false },
+      { enableScripts: true, retainContextWhenHidden: false },
     );
+    this.setUp(panel);
+    return panel;
+  }
+
+  /** The page, its options and the handlers, on a new panel or one VS Code restored. */
+  private setUp(panel: vscode.WebviewPanel): void {
+    const outDir = vscode.Uri.joinPath(this.extensionUri, ...TIMELINE_OUT_DIR);
     const { webview } = panel;
+    webview.options = { enableScripts: true, localResourceRoots: [outDir] };
     webview.html = timelineHtml({
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(outDir, TIMELINE_SCRIPT)).toString(),
@@ -86,6 +110,7 @@ export class LockTimelinePanel implements vscode.Disposable {
       if (!webviewPanel.visible) this.ready = false;
     });
     panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
       this.panel = undefined;
       this.ready = false;
       clearTimeout(this.flushTimer);
@@ -93,7 +118,6 @@ export class LockTimelinePanel implements vscode.Disposable {
       this.pending.take();
       this.closed.fire();
     });
-    return panel;
   }
 
   private flush(): void {

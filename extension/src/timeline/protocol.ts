@@ -1,8 +1,18 @@
-// What the extension and the Lock Timeline panel say to each other: plain JSON, no vscode, so
-// the history model, the panel and the renderer in the webview share one definition.
+// What the extension and the Lock Timeline panel say to each other: plain JSON, no vscode. It
+// carries the lock history's own vocabulary (locks/historyModel.ts) to the renderer.
+import type { HoldEnd, ObservationGap, ObservationState, UnseenStart } from '../locks/historyModel';
 
-/** How a hold ended: released by compare-and-delete, lease ran out, released from the view, SET by someone else, evicted. */
-export type HoldEnd = 'released' | 'expired' | 'forced' | 'overwritten' | 'evicted';
+export type { HoldEnd, ObservationGap, ObservationState, UnseenStart } from '../locks/historyModel';
+
+/** The panel's view type: package.json's `onWebviewPanel:` activation event names it, so a window reload brings it back. */
+export const TIMELINE_VIEW_TYPE = 'locksmith.timeline';
+
+/** The connection a restored panel showed, from the state its renderer saved (the webview is not trusted blindly). */
+export function savedConnectionId(state: unknown): string | undefined {
+  if (typeof state !== 'object' || state === null) return undefined;
+  const { connectionId } = state as { connectionId?: unknown };
+  return typeof connectionId === 'string' && connectionId !== '' ? connectionId : undefined;
+}
 
 /** One owner's hold of one lock key, from acquiring it to its end (absent while held). */
 export interface TimelineHold {
@@ -26,6 +36,8 @@ export interface TimelineHold {
   leaseMs?: number;
   /** Derived from periodic reads (every sampledEveryMs), not from notifications: its times are that coarse. */
   approximate: boolean;
+  /** Already held when first seen at `from`: its start was not seen. */
+  startUnseen?: UnseenStart;
 }
 
 /** How many clients waited for a key, where waiters can be counted: [epoch ms, count], oldest first. */
@@ -38,24 +50,33 @@ export interface TimelineWaiters {
 export interface TimelineData {
   /** The connection's name, shown in the panel's title and toolbar. */
   connection: string;
+  /** The saved connection's id: the webview keeps it, so the panel restored after a window reload shows it again. */
+  connectionId: string;
   /** The extension host's clock (epoch ms) when this was sent: the webview's clock may differ (Remote-SSH, WSL). */
   now: number;
   holds: TimelineHold[];
   waiters: TimelineWaiters[];
   /** Set when holds come from periodic reads: how often they were read. */
   sampledEveryMs?: number;
+  /** Stretches nobody observed, oldest first (the last one open while it lasts). */
+  gaps: ObservationGap[];
+  /** How the connection is observed now: "Live" only while it is. */
+  observation: ObservationState;
 }
 
 /**
  * What changed since the last message: `holds` are new or changed ones (same id replaces),
  * `waiters` carry new samples (appended after the key's last sample; older ones are ignored),
- * `removed` lists the ids of holds the history dropped (its memory is bounded).
+ * `removed` lists the ids of holds the history dropped (its memory is bounded), `gaps` the gaps
+ * that began or closed (same `from` replaces), `observation` a new way of observing.
  */
 export interface TimelineDelta {
   now: number;
   holds: TimelineHold[];
   waiters: TimelineWaiters[];
   removed?: number[];
+  gaps?: ObservationGap[];
+  observation?: ObservationState;
 }
 
 export type ToPanel = ({ type: 'reset' } & TimelineData) | ({ type: 'update' } & TimelineDelta);

@@ -7,6 +7,11 @@ export interface ConnectionNode {
   config: ConnectionConfig;
 }
 
+/** A connection's row: also what commands run on a connection take as their argument. */
+export function connectionNode(config: ConnectionConfig): ConnectionNode {
+  return { kind: 'connection', config };
+}
+
 export interface LockNode {
   kind: 'lock';
   config: ConnectionConfig;

@@ -5,19 +5,24 @@
 // acquire), the names it declares, and its LOCK007 problems. Plain data can be kept per unit
 // and reused while the unit's text is unchanged, so an edit re-reads only the units it touched.
 import type { Node } from '@vscode/tree-sitter-wasm';
+import { assignedBefore, assignmentsIn, type Assignments } from './assignments';
 import { planFix, type FixPlan } from './fix';
+import { EXIT, guardingTest, type Placed } from './guards';
+import { POLLER_CALL, POLLS_OWN_METHOD, readPollers, type Poller } from './pollers';
+import { replyIgnored } from './replies';
 import { keyBuilder, keyGlob, keyHelpers, lastName, normalizeGlob, type Lookup } from './keys';
 import { readDeclarations, type Declaration } from './declarations';
 import { checkEmbeddedLua, type LuaFinding } from './lua';
 import { commandKind, findOps, isClockReading, keyText, type OpKind, type RedisOp } from './ops';
 import { isConstant, unwrap, type Syntax } from './syntax';
-import { isLoop, isRetryLoop, retryLoopOf, retryOf, type RetryFact } from './retry';
+import { retryLoopOf, retryOf, type RetryFact } from './retry';
 import { firstElement } from './scripts';
-import { boundName, identifierPattern, mentions, pathTo, statementOn, within } from './tree';
+import { boundName, classOf, identifierPattern, mentions, pathTo, within } from './tree';
 import type { UnitContext } from './units';
-import { CLOCK_CALL, CLOCK_NAME, DEADLINE_NAME, declaredValue, isDeadline, NULLISH, unconverted } from './values';
+import { CLOCK_CALL, CLOCK_NAME, DEADLINE_NAME, isDeadline, NULLISH, unconverted } from './values';
 
 export type { Declaration } from './declarations';
+export type { Poller } from './pollers';
 export type { RetryFact } from './retry';
 
 /** A value as the rules see it (LOCK005, LOCK006). */
@@ -90,14 +95,6 @@ export interface UnitFacts {
   pollers: Poller[];
 }
 
-/** A busy retry loop that calls a method of its class named like a try-acquire (`while !try_to_get_lock`, `for !l.tryLock()`). */
-export interface Poller {
-  /** The method the loop calls, by name: an acquire in it is polled. */
-  callee: string;
-  cls?: string;
-  retry: RetryFact;
-}
-
 const RENEW_NAME = /renew|extend|refresh|heartbeat|keep_?alive|watchdog|prolong|touch|lease/i;
 /** Functions that take a lock: an EXPIRE in one sets the lease of the acquire. */
 const ACQUIRE_NAME = /acquire|obtain|^take|try_?lock|^lock$|^lock_|grab|claim/i;
@@ -107,7 +104,6 @@ const TIMER = /setInterval|schedule|Timer|Ticker|every|interval|repeat/i;
 const callee = (call: Node): string =>
   (call.childForFieldName('function') ?? call.childForFieldName('name') ?? call.childForFieldName('method'))?.text ??
   '';
-const TRANSACTION = /pipe|multi|\btx\b|trans|batch/i;
 
 const nameOf = (node: Node): string => node.childForFieldName('name')?.text ?? '';
 
@@ -125,148 +121,6 @@ function functionName(path: Node[], index: number): string {
   return '';
 }
 
-/** The assignments and declarations of a function, read once: [name, value, offset]. */
-type Assignments = { name: string; value: Node; start: number }[];
-
-const ASSIGNMENT_TYPES = [
-  'short_var_declaration',
-  'variable_declarator',
-  'assignment',
-  'assignment_expression',
-  'local_variable_declaration',
-];
-
-function assignmentsIn(scope: Node): Assignments {
-  const out: Assignments = [];
-  for (const declaration of scope.descendantsOfType(ASSIGNMENT_TYPES)) {
-    if (!declaration) continue;
-    const target = declaration.childForFieldName('name') ?? declaration.childForFieldName('left');
-    const value = declaredValue(declaration);
-    if (!target || !value) continue;
-    const name = target.type === 'expression_list' ? target.namedChild(0)?.text : target.text;
-    const valueNode = value.type === 'expression_list' ? value.namedChild(0) : value;
-    if (name && valueNode) out.push({ name, value: valueNode, start: declaration.startIndex });
-  }
-  return out;
-}
-
-/** The value last assigned to `name` before `before`, if any. */
-function assignedBefore(assignments: Assignments, name: string, before: number): Node | undefined {
-  let found: Node | undefined;
-  for (const assignment of assignments)
-    if (assignment.start <= before && assignment.name === name) found = assignment.value;
-  return found;
-}
-
-/** The names a GET's result flows into: `old = get(k)`, then `t = Long.parseLong(old)`, and so on. */
-function derivedNames(bindings: Bindings, first: string[], after: number): Set<string> {
-  const names = new Set(first);
-  const later = bindings.filter((binding) => binding.start > after && /^[\w$]+$/.test(binding.name));
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const { name, from } of later) {
-      if (names.has(name) || ![...names].some((known) => identifierPattern(known).test(from))) continue;
-      names.add(name);
-      grew = true;
-    }
-  }
-  return names;
-}
-
-/** A name and the text its value comes from: an assignment's value, or the collection a loop walks. */
-type Bindings = { name: string; from: string; start: number }[];
-
-/** Loop variables and their collections: `for k, holder in zip(keys, holders)`, `holders.each do |holder|`. */
-function loopBindings(syntax: Syntax, fn: Node): Bindings {
-  const out: Bindings = [];
-  for (const loop of fn.descendantsOfType([...syntax.loops, 'do_block', 'block'])) {
-    if (!loop) continue;
-    const body = loop.childForFieldName('body');
-    const header = loop.text.slice(0, Math.max(0, (body?.startIndex ?? loop.endIndex) - loop.startIndex));
-    const parameters = loop.childForFieldName('parameters');
-    let bound: string | undefined;
-    let collection = header;
-    if (parameters && /block/.test(loop.type)) {
-      // Ruby: `holders.each do |holder|`: the collection is the call the block belongs to.
-      bound = parameters.text;
-      collection = loop.parent?.text.slice(0, loop.startIndex - loop.parent.startIndex) ?? '';
-    } else {
-      const match =
-        /\bfor\s*\(?\s*(?:const|let|var|final)?\s*(?:[\w<>[\]]+\s+)?([^;]*?)\s+(?:in|of|:)\s/.exec(header) ??
-        /\bforeach\s*\(.*?\bas\s+(.*?)\)/.exec(header) ??
-        /\bfor\s+(.*?)\s*:?=\s*range\b/.exec(header) ??
-        /\bforeach\s*\(\s*(?:var\s+)?(.*?)\s+in\s/.exec(header);
-      bound = match?.[1];
-    }
-    for (const name of bound?.match(/[$\w]+/g) ?? []) out.push({ name, from: collection, start: loop.startIndex });
-  }
-  return out;
-}
-
-/**
- * Where a GET's reply goes when it is not assigned: the list it is added to (`holders.add(reads.get(key))`),
- * or the variable an expression holding it is assigned to (`holders = redis.pipelined do ... end`).
- */
-function collectedInto(syntax: Syntax, path: Node[], assignments: Assignments, get: RedisOp): string | undefined {
-  for (let i = path.length - 2; i >= Math.max(0, path.length - 4); i--) {
-    const call = syntax.call(path[i]);
-    if (call?.receiver && /^(?:add|push|append|Add|put|offer|<<)$/.test(call.nameNode.text))
-      return lastName(call.receiver.text);
-  }
-  const holding = assignments.filter(({ value }) => within(get.call.node, value) && value.id !== get.call.node.id);
-  return holding.at(-1)?.name;
-}
-
-/** Names bound to a pipeline's replies after `get` was queued on it: `holders = pipe.execute()`. */
-function pipelineReplies(get: RedisOp, bindings: Bindings): string[] {
-  const pipeline = get.call.receiver?.text;
-  if (!pipeline || !/^[$\w.>-]+$/.test(pipeline)) return [];
-  // A pipeline by its name, or by what made it (`reads = r.pipeline()`).
-  const made = bindings.some(
-    (binding) =>
-      binding.name === lastName(pipeline) && /pipeline|pipelined|multi|batch|transaction/i.test(binding.from),
-  );
-  if (!made && !TRANSACTION.test(pipeline)) return [];
-  const escaped = pipeline.replace(/[.$]/g, '\\$&');
-  const executes = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*(?:execute|exec|sync\\w*|ExecAsync)\\b`, 'i');
-  return bindings
-    .filter((binding) => binding.start > get.call.node.endIndex && executes.test(binding.from))
-    .map((binding) => binding.name);
-}
-
-const EXIT = /\b(return|throw|raise|continue|break|next)\b/;
-
-/** Text of a unit that may poll its class's own try-acquire method in a loop. */
-const POLLS_OWN_METHOD = /\b(?:while|until|for|loop)\b/;
-/** Methods named like a try-acquire: `tryLock`, `try_to_get_lock`, `acquire_once`, `obtainLock`. */
-const POLLER_CALL = /\b(?:try\w*|acquire\w*|obtain\w*|grab\w*|claim\w*|take\w*lock\w*|\w*_lock|\w*Lock)\b/;
-/** A loop whose condition polls a GET: `while r.get(key):`, `for rdb.Get(ctx, key).Val() != ""`. */
-const POLLED_GET = /\b(?:while|until|for)\b[^\n]*(?:\.|->)\s*(?:get|Get|StringGet)(?:Async)?\s*\(/;
-
-/** Busy retry loops of a unit that call a method named like a try-acquire: the rules match them to the method's acquire. */
-function readPollers(unit: Node, syntax: Syntax, context: UnitContext): Poller[] {
-  const pollers: Poller[] = [];
-  const types = [...syntax.loops, ...(syntax.grammar === 'ruby' ? ['do_block', 'block'] : [])];
-  for (const loop of unit.descendantsOfType(types)) {
-    if (!loop) continue;
-    const path = pathTo(unit, loop);
-    if (!isLoop(syntax, loop, path.at(-2)) || !isRetryLoop(loop, undefined)) continue;
-    const retry = retryOf(syntax, loop);
-    if (!retry) continue;
-    let fnIndex = -1;
-    for (let i = path.length - 2; i >= 0 && fnIndex < 0; i--) if (syntax.functions.has(path[i].type)) fnIndex = i;
-    const cls = classOf(syntax, path, fnIndex) ?? context.className;
-    // The class's own methods: called bare, on self/this, or on a short receiver (Go's `l.tryLock()`).
-    const calls = loop.text.matchAll(
-      /(?<![\w$.>])(?:(?:self|this|\$this|[a-z]\w{0,2})\s*(?:\.|->)\s*)?([A-Za-z_]\w*)\s*(?=\(|\s*$|\s*[)\n;]|\s+(?:do|then)\b)/gm,
-    );
-    for (const [, callee] of calls)
-      if (POLLER_CALL.test(callee) && !pollers.some((p) => p.callee === callee && p.cls === cls))
-        pollers.push({ callee, cls, retry });
-  }
-  return pollers;
-}
-
 /** Calls that run the callback they are given at once, as part of the caller: a pipeline, a transaction. */
 const INLINE_CALLBACK = /^(?:pipeline|pipelined|txpipelined|transaction|multi|batch)$/i;
 
@@ -279,12 +133,8 @@ function runsInline(syntax: Syntax, path: Node[], index: number): boolean {
   return false;
 }
 
-interface Placed {
-  op: RedisOp;
-  path: Node[];
-  fn: Node;
-  fnIndex: number;
-}
+/** A loop whose condition polls a GET: `while r.get(key):`, `for rdb.Get(ctx, key).Val() != ""`. */
+const POLLED_GET = /\b(?:while|until|for)\b[^\n]*(?:\.|->)\s*(?:get|Get|StringGet)(?:Async)?\s*\(/;
 
 /** Reads the facts of one unit. */
 export function extractUnit(unit: Node, context: UnitContext): UnitFacts {
@@ -445,7 +295,9 @@ class FunctionFacts {
     );
     fact.inMulti = this.before('multi', op).length > 0;
     fact.counter = this.group.some((p) => p.op.kind === 'incr' && this.share(p.op, op));
-    fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
+    // Only a clock reading (or a helper's value, which may be one) can make the timestamp algorithm.
+    if (fact.value.clock || fact.value.called)
+      fact.valueRead = this.group.some((p) => p.op.kind === 'get' && this.share(p.op, op));
     fact.retry = retryOf(this.syntax, this.retryLoop(placed));
     fact.fix = this.fixFor(placed, placed);
   }
@@ -705,156 +557,7 @@ const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
 const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend', 'scriptRelease']);
 /** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
 const REPORTABLE =
-  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|execute|do|\w*(?:release|unlock)\w*)(?:async)?\b|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha)['"]|\bkeys\s*=|\bnx\b|notexists/i;
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|\w*(?:release|unlock)\w*)(?:async)?\b|\.\s*execute\s*\(\s*(?:new\s+)?[\w.]*(?:script|lua|release|unlock)|(?:script|lua|release|unlock)\w*\s*\.\s*Do\b|(?:\.|->)\s*watch\s*\(|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha|watch)['"]|\bkeys\s*=|\bnx\b|notexists/i;
 /** The same, for a class's own commands called without a receiver (`del(key)`). */
 const OWN_REPORTABLE =
   /(?<![\w$.>:@])(?:setnx|setifabsent|getset|getandset|del|delete|unlink|expire|pexpire|expireat|pexpireat)(?:async)?\b|\bnx\b/i;
-/** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
-function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
-  if (fnIndex >= 0) {
-    const goClass = syntax.classOf?.(path[fnIndex]);
-    if (goClass) return goClass;
-  }
-  for (let i = path.length - 1; i >= 0; i--) {
-    if (syntax.classes.has(path[i].type))
-      return path[i].childForFieldName('name')?.text ?? `class@${path[i].startIndex}`;
-  }
-  return undefined;
-}
-
-/** Whether the reply of a lease renewal is dropped: a bare statement, or only its error looked at. */
-function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean {
-  const queued = queuedReplyIgnored(syntax, path, op, text, fn);
-  if (queued !== undefined) return queued;
-  const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
-  if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
-  // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
-  const holder = path[path.length - 2];
-  if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)
-    return true;
-  return isBareStatement(syntax, path, op.call.node);
-}
-
-/** Whether the statement on `path` is the call `node` alone, awaited or not (not `x = call`, `return call`). */
-function isBareStatement(syntax: Syntax, path: Node[], node: Node): boolean {
-  const statement = statementOn(syntax, path);
-  if (!statement) return false;
-  if (
-    !/expression_statement|^call$|^method_call$|defer_statement|go_statement/.test(statement.type) &&
-    statement.id !== node.id
-  )
-    return false;
-  const inner = unwrap(statement.type === 'expression_statement' ? (statement.namedChild(0) ?? statement) : statement);
-  return inner.id === node.id || inner.id === unwrap(node).id;
-}
-
-/** Whether the call at the end of `path` hands its reply on: assigned, passed, returned or tested. */
-function replyKept(path: Node[]): boolean {
-  let i = path.length - 2;
-  while (i > 0 && /await|parenthesized|expression_list/.test(path[i].type)) i--;
-  return i >= 0 && /assignment|declarator|short_var|var_spec|argument|return|binary|condition/.test(path[i].type);
-}
-
-const EXECUTE = '(?:execute|exec|Exec|sync|syncAndReturnAll|ExecAsync|Execute|ExecuteAsync|exec_async)';
-
-/**
- * For a command queued on a pipeline or transaction (`pipe.expire(k, t)`, `redis.multi().pexpire(...).exec()`,
- * `redis.pipelined do |p| ... end`), whether its reply is lost with the batch's: the exec's reply dropped.
- * Undefined when the command is not queued, or the exec is not in sight.
- */
-function queuedReplyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: string, fn: Node): boolean | undefined {
-  const receiver = op.call.receiver;
-  if (!receiver) return undefined;
-  // A chain ending in exec: `redis.multi().pexpire(k, t).exec()`.
-  if (/(?:multi|pipeline|transaction)\s*\(/i.test(receiver.text)) {
-    let top = path.length - 1;
-    while (top > 0 && /call|member|invocation|selector|attribute|await/.test(path[top - 1].type)) top--;
-    return new RegExp(`\\.\\s*${EXECUTE}\\s*\\(`).test(
-      path[top].text.slice(op.call.node.endIndex - path[top].startIndex),
-    )
-      ? isBareStatement(syntax, path.slice(0, top + 1), path[top])
-      : undefined;
-  }
-  const name = receiver.text;
-  if (!/^[$\w]+$/.test(name)) return undefined;
-  // Ruby: `redis.pipelined do |pipe| ... end`: the batch's replies are the block call's value.
-  for (let i = path.length - 2; i > 0; i--) {
-    if (
-      !/block/.test(path[i].type) ||
-      !identifierPattern(name).test(path[i].childForFieldName('parameters')?.text ?? '')
-    )
-      continue;
-    const call = syntax.call(path[i - 1]);
-    return call && /^(?:pipelined|multi)$/.test(call.nameNode.text)
-      ? isBareStatement(syntax, path.slice(0, i), path[i - 1])
-      : undefined;
-  }
-  if (
-    !TRANSACTION.test(name) &&
-    !new RegExp(
-      `\\b${name.replace(/\$/g, '\\$')}\\s*:?=\\s*[^\\n]*(?:pipeline|multi|transaction|batch|pipelined)`,
-      'i',
-    ).test(fn.text)
-  )
-    return undefined;
-  // Go's `renewals[i] = pipe.PExpire(...)`, C#'s `var renewed = tran.KeyExpireAsync(...)`: the reply is kept.
-  if (replyKept(path)) return false;
-  const escaped = name.replace(/\$/g, '\\$');
-  const exec = new RegExp(`(?<![\\w$.])${escaped}\\s*(?:\\.|->)\\s*${EXECUTE}\\s*\\(`, 'g');
-  exec.lastIndex = op.call.node.endIndex;
-  const found = exec.exec(text);
-  if (!found || found.index > fn.endIndex) return undefined;
-  const lineStart = text.lastIndexOf('\n', found.index) + 1;
-  const lineEnd = text.indexOf('\n', found.index);
-  const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd).trim();
-  // `pipe.execute()`, `await tx.exec();`, Go's `_, err := pipe.Exec(ctx)` (the commands' replies dropped).
-  return (
-    new RegExp(`^(?:await\\s+)?${escaped}\\s*(?:\\.|->)\\s*\\w+\\([^()]*\\)\\s*;?$`).test(line) ||
-    /^(?:if\s+)?_\s*,\s*\w+\s*:?=/.test(line)
-  );
-}
-
-/** The test of a GET's result (or what was computed from it) that the DEL runs under or right after (LOCK004). */
-function guardingTest(syntax: Syntax, del: Placed, gets: Placed[], assignments: Assignments): Node | undefined {
-  const fn = del.fn;
-  const bindings: Bindings = [
-    // `const [error, holder] = replies[i]`, `v, err := ...`: each name of a pattern is bound to the value.
-    ...assignments.flatMap(({ name, value, start }) =>
-      (/^[[({]|,/.test(name) ? (name.match(/[$\w]+/g) ?? []) : [name]).map((each) => ({
-        name: each,
-        from: value.text,
-        start,
-      })),
-    ),
-    ...loopBindings(syntax, fn),
-  ];
-  for (const { op: get, path } of gets) {
-    if (get.call.nameNode.startIndex >= del.op.call.nameNode.startIndex) continue;
-    const bound = boundName(syntax, path) ?? collectedInto(syntax, path, assignments, get);
-    // A GET queued on a pipeline answers in the pipeline's replies.
-    const first = bound ? [bound] : pipelineReplies(get, bindings);
-    const names = derivedNames(bindings, first, get.call.node.endIndex);
-    const usesResult = (condition: Node) =>
-      within(get.call.node, condition) || [...names].some((name) => mentions(condition, name));
-    for (const conditional of fn.descendantsOfType([...syntax.conditionals])) {
-      if (!conditional) continue;
-      const condition = conditional.childForFieldName('condition');
-      if (!condition || !usesResult(condition)) continue;
-      // The DEL runs under the test, or after it in its block or one around it (an early return on a mismatch).
-      if (within(del.op.call.node, conditional)) return condition;
-      const earlyExit =
-        conditional.endIndex <= del.op.call.nameNode.startIndex &&
-        conditional.endIndex > get.call.nameNode.startIndex &&
-        within(conditional, fn) &&
-        inBlockAround(conditional, del.path) &&
-        EXIT.test(conditional.text);
-      if (earlyExit) return condition;
-    }
-  }
-  return undefined;
-}
-
-/** Whether `conditional` is a statement of a block on `path` (the block holding the DEL, or one around it). */
-function inBlockAround(conditional: Node, path: Node[]): boolean {
-  return path.some((block) => block.namedChildren.some((child) => child?.id === conditional.id));
-}

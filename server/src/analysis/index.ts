@@ -13,7 +13,7 @@ import { syntaxFor } from './syntax';
 import { UnitCache } from './unitCache';
 import { listUnits } from './units';
 
-export type { Finding } from './rules';
+export { findingSeverity, type Finding } from './rules';
 export { lockSites, type LockSite } from './sites';
 
 export function isAnalyzable(languageId: string): boolean {
@@ -59,7 +59,14 @@ function shift(facts: UnitFacts, delta: number): UnitFacts {
   return {
     declarations: facts.declarations,
     pollers: facts.pollers,
-    lua: facts.lua.map((finding) => ({ ...finding, start: finding.start + delta, end: finding.end + delta })),
+    lua: facts.lua.map((finding) => ({
+      ...finding,
+      start: finding.start + delta,
+      end: finding.end + delta,
+      ...(finding.related && {
+        related: finding.related.map((at) => ({ ...at, start: at.start + delta, end: at.end + delta })),
+      }),
+    })),
     ops: facts.ops.map((op) => ({
       ...op,
       start: op.start + delta,

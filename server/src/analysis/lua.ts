@@ -44,15 +44,26 @@ const NO_KEYS = new Set([
 /** Commands whose every argument is a key. */
 const ALL_KEYS = new Set(['DEL', 'UNLINK', 'EXISTS', 'TOUCH', 'MGET', 'WATCH', 'SINTER', 'SUNION', 'SDIFF', 'PFCOUNT']);
 
-/** A LOCK007 problem, in the offsets of the text that was checked. */
-export interface LuaFinding {
-  code: 'LOCK007';
+/** One place of a LOCK007 problem, in the offsets of the text that was checked. */
+export interface LuaPlace {
   start: number;
   end: number;
   message: string;
 }
 
-type KeyArg = { kind: 'fine' } | { kind: 'name'; name: string } | { kind: 'problem'; what: string };
+/** A script's LOCK007 problem: reported once, at its first call, with the others as related places. */
+export interface LuaFinding extends LuaPlace {
+  code: 'LOCK007';
+  related?: LuaPlace[];
+  /** Every undeclared key is built on a declared key or argument (its prefix, its hash tag): reported one step lower. */
+  minor?: boolean;
+}
+
+/**
+ * A key argument: a KEYS entry (fine), a name to look up, or a problem; `lead` is what a built
+ * key starts with (`KEYS[1]`, `ARGV[1]`, a name), which says whether it shares a declared key's prefix.
+ */
+type KeyArg = { kind: 'fine' } | { kind: 'name'; name: string } | { kind: 'problem'; what: string; lead?: string };
 
 interface LuaCall {
   start: number;
@@ -65,8 +76,8 @@ interface LuaCall {
 
 /** What one top-level statement of a script says: names it binds, aliases, and its calls. */
 export interface LuaUnit {
-  /** [name, holds a KEYS entry] in source order. */
-  bindings: [string, boolean][];
+  /** [name, holds a KEYS entry, its value (the start of it)] in source order. */
+  bindings: [string, boolean, string][];
   /** Parameters and numeric loop variables: given the benefit of the doubt. */
   trusted: string[];
   aliases: string[];
@@ -164,8 +175,8 @@ function stringContent(arg: string): string | undefined {
   return /^(['"])(.*)\1$/s.exec(arg)?.[2] ?? /^\[(=*)\[([\s\S]*)\]\1\]$/.exec(arg)?.[2];
 }
 
-/** Whether `arg` has `..` outside strings and brackets: a key built by concatenation. */
-function concatenates(arg: string): boolean {
+/** The first operand of `arg` when it is a concatenation (`..` outside strings and brackets), else undefined. */
+function concatenationLead(arg: string): string | undefined {
   let depth = 0;
   for (let i = 0; i < arg.length; i++) {
     const char = arg[i];
@@ -173,9 +184,9 @@ function concatenates(arg: string): boolean {
       for (i++; i < arg.length && arg[i] !== char; i++) if (arg[i] === '\\') i++;
     } else if ('([{'.includes(char)) depth++;
     else if (')]}'.includes(char)) depth--;
-    else if (char === '.' && arg[i + 1] === '.' && arg[i + 2] !== '.' && depth === 0) return true;
+    else if (char === '.' && arg[i + 1] === '.' && arg[i + 2] !== '.' && depth === 0) return arg.slice(0, i).trim();
   }
-  return false;
+  return undefined;
 }
 
 /** What a key argument is, from its text. */
@@ -184,7 +195,8 @@ function describeText(arg: string): KeyArg {
   if (/^[A-Za-z_]\w*$/.test(arg)) return { kind: 'name', name: arg };
   if (stringContent(arg) !== undefined) return { kind: 'problem', what: `the hard-coded key ${arg}` };
   if (/^ARGV\s*\[[^\]]*\]$/.test(arg)) return { kind: 'problem', what: 'a key taken from ARGV' };
-  if (concatenates(arg)) return { kind: 'problem', what: 'a key built by concatenation' };
+  const lead = concatenationLead(arg);
+  if (lead !== undefined) return { kind: 'problem', what: 'a key built by concatenation', lead };
   return { kind: 'fine' };
 }
 
@@ -203,13 +215,13 @@ export function readLuaUnit(node: Node, base: number, aliases: readonly string[]
     names.forEach((name, i) => {
       const value = values[i] ?? '';
       if (REDIS_CALLEE.test(value)) unit.aliases.push(name);
-      unit.bindings.push([name, /^KEYS\s*\[/.test(value)]);
+      unit.bindings.push([name, /^KEYS\s*\[/.test(value), value.trim().slice(0, 200)]);
     });
   }
   for (const match of text.matchAll(FOR_IN)) {
     const names = match[1].split(',').map((name) => name.trim());
     const overKeys = /(?<!['"])\bKEYS\b(?!['"])/.test(match[2]);
-    names.forEach((name, i) => unit.bindings.push([name, overKeys && i === 1]));
+    names.forEach((name, i) => unit.bindings.push([name, overKeys && i === 1, '']));
   }
   for (const match of text.matchAll(FOR_NUMERIC)) unit.trusted.push(match[1]);
   for (const match of text.matchAll(PARAMETERS)) {
@@ -240,41 +252,102 @@ const KEYS_MESSAGE =
   'KEYS in a script scans the whole keyspace while Redis runs nothing else, and touches keys the script did not declare. Pass the keys in KEYS, or SCAN from the client.';
 const keyMessage = (command: string, what: string) =>
   `${command} uses ${what}, not a key from KEYS: Redis Cluster routes a script by its declared keys, so this key may live on another node (CROSSSLOT errors), and scripts that hide keys break replication tooling. Pass the key in KEYS.`;
+const prefixedMessage = (command: string, what: string) =>
+  `${command} uses ${what}, not a key from KEYS. Every undeclared key of this script is built on a declared key or argument (its prefix), so in Redis Cluster it lands in that key's slot when the prefix carries a hash tag ({queue}:); pass the keys in KEYS all the same, so that tooling which reads a script's declared keys sees them.`;
+const more = (count: number) =>
+  count ? ` This script has ${count} more call${count === 1 ? '' : 's'} like it (related information).` : '';
 
-/** LOCK007 problems of a script made of `units` (each with the offset it starts at). */
+/** A LOCK007 problem at one call: what is wrong, and whether the key is built on a declared key or argument. */
+interface CallProblem {
+  place: LuaPlace;
+  command: string;
+  what: string;
+  /** Built on a declared key or argument: `prefix .. ARGV[i]` with `local prefix = KEYS[1]`. */
+  prefixed: boolean;
+}
+
+/**
+ * LOCK007 of a script made of `units` (each with the offset it starts at): one finding, at the
+ * first offending call, the others as related places; one step lower when every undeclared key is
+ * built on a declared key or argument (a queue's `{prefix}` passed in KEYS or ARGV).
+ */
 export function checkLuaUnits(units: { unit: LuaUnit; offset: number }[]): LuaFinding[] {
   // Names that hold a KEYS entry everywhere they are assigned; parameters get the benefit of the doubt.
   const fromKeys = new Map<string, boolean>();
+  const values = new Map<string, string[]>();
   const aliases = new Set<string>();
   for (const { unit } of units) {
-    for (const [name, keyish] of unit.bindings) fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
+    for (const [name, keyish, value] of unit.bindings) {
+      fromKeys.set(name, (fromKeys.get(name) ?? true) && keyish);
+      const known = values.get(name);
+      if (known) known.push(value);
+      else values.set(name, [value]);
+    }
     for (const alias of unit.aliases) aliases.add(alias);
   }
   for (const { unit } of units) for (const name of unit.trusted) fromKeys.set(name, true);
-  const findings: LuaFinding[] = [];
+  // A declared key or argument, or a name that only ever holds one (or a key built on one): a prefix.
+  const names = new Map<string, boolean>();
+  const declared = (text: string, depth = 0): boolean => {
+    if (/^(?:KEYS|ARGV)\s*\[[^\]]*\]$/.test(text)) return true;
+    if (!/^[A-Za-z_]\w*$/.test(text)) return builtOnDeclared(text, depth);
+    let known = names.get(text);
+    if (known === undefined && depth < 5) {
+      known = (values.get(text) ?? ['']).every((value) => declared(value, depth + 1));
+      names.set(text, known);
+    }
+    return !!known;
+  };
+  // A key built by concatenation on a declared key or argument: `prefix .. ARGV[i]`, `KEYS[1] .. ':owner'`.
+  function builtOnDeclared(text: string, depth = 0): boolean {
+    const lead = concatenationLead(text);
+    return lead !== undefined && depth < 5 && declared(lead, depth + 1);
+  }
+  // A name every assignment of which builds a key on a declared key or argument.
+  const builtName = (name: string) => (values.get(name) ?? ['']).every((value) => builtOnDeclared(value));
+  const problems: CallProblem[] = [];
   for (const { unit, offset } of units) {
     for (const call of unit.calls) {
       if (call.callee !== 'redis' && !aliases.has(call.callee)) continue;
-      const at = { code: 'LOCK007' as const, start: call.start + offset, end: call.end + offset };
+      const at = { start: call.start + offset, end: call.end + offset };
       if (call.command === 'KEYS') {
-        findings.push({ ...at, message: KEYS_MESSAGE });
+        problems.push({ place: { ...at, message: KEYS_MESSAGE }, command: 'KEYS', what: '', prefixed: false });
         continue;
       }
       if (NO_KEYS.has(call.command)) continue;
       for (const key of call.keys) {
-        const what =
+        const problem =
           key.kind === 'problem'
-            ? key.what
+            ? { what: key.what, prefixed: key.lead !== undefined && declared(key.lead) }
             : key.kind === 'name' && fromKeys.get(key.name) === false
-              ? `variable ${key.name}, which does not hold a KEYS entry`
+              ? {
+                  what: `variable ${key.name}, which does not hold a KEYS entry`,
+                  prefixed: builtName(key.name),
+                }
               : undefined;
-        if (!what) continue;
-        findings.push({ ...at, message: keyMessage(call.command, what) });
+        if (!problem) continue;
+        problems.push({
+          place: { ...at, message: keyMessage(call.command, problem.what) },
+          command: call.command,
+          ...problem,
+        });
         break;
       }
     }
   }
-  return findings;
+  if (!problems.length) return [];
+  const [first, ...others] = problems;
+  const minor = problems.every((problem) => problem.prefixed);
+  const message = minor ? prefixedMessage(first.command, first.what) : first.place.message;
+  return [
+    {
+      code: 'LOCK007',
+      ...first.place,
+      message: `${message}${more(others.length)}`,
+      ...(others.length && { related: others.map((other) => other.place) }),
+      ...(minor && { minor: true }),
+    },
+  ];
 }
 
 /** Problems of recently checked scripts by their text: the same release script is embedded again and again. */
@@ -379,11 +452,12 @@ export function checkEmbeddedLua(scope: Node, text: string, lua: Parser): LuaFin
     if (done.has(root.id)) continue;
     done.add(root.id);
     for (const problem of checkLuaScript(lua, script.source)) {
-      findings.push({
-        ...problem,
-        start: script.offsets[problem.start],
-        end: script.offsets[problem.end - 1] + 1,
+      const place = (at: LuaPlace): LuaPlace => ({
+        message: at.message,
+        start: script.offsets[at.start],
+        end: script.offsets[at.end - 1] + 1,
       });
+      findings.push({ ...problem, ...place(problem), ...(problem.related && { related: problem.related.map(place) }) });
     }
   }
   return findings;

@@ -164,8 +164,12 @@ const GENERIC = new Set([
 ]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
-/** Script runners besides EVAL: Spring's execute(script, ...), redigo's script.Do(conn, ...), helpers named like a release. */
-const SCRIPT_RUNNERS = 'execute|do|\\w*(?:release|unlock)\\w*';
+/**
+ * Script runners besides EVAL: helpers named like a release, Spring's execute(script, ...) and
+ * redigo's script.Do(conn, ...) when a script is named there (a cursor's execute is no script).
+ */
+const SCRIPT_RUNNERS =
+  '\\w*(?:release|unlock)\\w*|execute(?=\\s*\\(\\s*(?:new\\s+)?[\\w.]*(?:script|lua|release|unlock))|(?<=(?:script|lua|release|unlock)\\w*\\s*\\.\\s*)do';
 const REDIS_ONLY_NAMES = [...REDIS_ONLY].join('|');
 const COMMAND_NAMES = Object.keys(COMMANDS).join('|');
 /** `.setnx`, `->del`, `.StringSetAsync`, and command strings `"SETNX"`, `'del'`. */
@@ -423,11 +427,13 @@ export function findOps(
   const seen = new Set<number>();
   const part = text.slice(scope.startIndex, scope.endIndex);
   const patterns = [mentionsRedis ? CANDIDATE : REDIS_ONLY_CANDIDATE];
+  // Only code that mocks can hold a test double's stubbing: the check is skipped elsewhere.
+  const mocks = MOCKING.test(part);
   if (ownCommands && IMPLICIT_RECEIVER.has(syntax.grammar)) patterns.push(BARE_CANDIDATE);
   for (const pattern of patterns) {
     for (const match of part.matchAll(pattern)) {
       const start = scope.startIndex + (match[2] ? match.index : match.index + match[0].search(/[\w$]/));
-      const op = opAt(syntax, scope, start, !!match[2], seen);
+      const op = opAt(syntax, scope, start, !!match[2], seen, mocks);
       if (op) ops.push(op);
     }
   }
@@ -441,6 +447,7 @@ function opAt(
   start: number,
   commandString: boolean,
   seen: Set<number>,
+  mocks: boolean,
 ): RedisOp | undefined {
   const found = scope.descendantForIndex(start);
   // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
@@ -455,9 +462,31 @@ function opAt(
     if (!isName && !isCommandArg) continue;
     seen.add(call.node.id);
     const op = toOp(syntax, call);
-    return op && { ...op, path: path.slice(0, i + 1) };
+    return op && !(mocks && mocked(syntax, call, path.slice(0, i))) ? { ...op, path: path.slice(0, i + 1) } : undefined;
   }
   return undefined;
+}
+
+/** A mock's argument matcher (Mockito, Python's mock.ANY): the call states an expectation, it sends nothing. */
+const MATCHER =
+  /^(?:(?:Mockito|ArgumentMatchers|Matchers|gomock|mock|It|Arg)\.)?(?:eq|any\w*|Any\w*|argThat|same|isA|refEq|anything|Anything\w*|IsAny\w*|ANY)\b/;
+/** Text of code that sets up test doubles: stubbing, verification, argument matchers. */
+const MOCKING =
+  /\b(?:when|given|verify|doReturn|Setup|Verify|EXPECT|expect)\s*\(|\b(?:eq|any\w*|Any\w*|argThat|IsAny\w*|ANY)\b/;
+/** Calls that wrap a mock's expectation: `when(jedis.setnx(...))`, `verify(jedis).setnx(...)`, Moq's `Setup(...)`. */
+const STUBBING = /^(?:when|given|verify|doReturn|expect|Setup|Verify|Mockito\.\w+|BDDMockito\.\w+)$/;
+
+/** Whether a call is a test double's stubbing or verification rather than a command (`ancestors` end at its parent). */
+function mocked(syntax: Syntax, call: Call, ancestors: Node[]): boolean {
+  if (call.args.some((arg) => MATCHER.test(arg.value.text))) return true;
+  // `verify(jedis).setnx(...)`, gomock's `mock.EXPECT().SetNX(...)`.
+  if (/^(?:verify|Mockito\.verify)\s*\(|\bEXPECT\(\)$/.test(call.receiver?.text ?? '')) return true;
+  for (let i = ancestors.length - 1; i >= Math.max(0, ancestors.length - 3); i--) {
+    const outer = syntax.call(ancestors[i]) ?? undefined;
+    const name = outer ? outer.nameNode.text : ancestors[i].childForFieldName('function')?.text;
+    if (name && STUBBING.test(name)) return true;
+  }
+  return false;
 }
 
 /** The kind of operation a method named `name` performs, by its name alone (`setNX` and `set_nx` are SETNX). */

@@ -2,7 +2,7 @@
 // test that flags one, and its message. Pairing an acquire with its release, and names with
 // their declarations, happens here across the whole document, so it works across functions,
 // classes and their helpers; everything that needs the syntax tree was decided per unit.
-import type { RuleCode } from '../catalogue';
+import type { RuleCode, Severity } from '../catalogue';
 import type { Declaration, OpFact, Poller, RetryFact } from './facts';
 import type { FixPlan } from './fix';
 import type { OpKind } from './ops';
@@ -16,6 +16,23 @@ export interface Finding {
   end: number;
   /** What the vetted snippet replaces (LOCK001..LOCK006, LOCK010). */
   fix?: FixPlan;
+  /** Other places of the same problem (LOCK007: the script's other calls), shown as related information. */
+  related?: { start: number; end: number; message: string }[];
+  /** A lesser form of the problem (LOCK007 on keys built on a declared key's prefix): reported one step lower. */
+  minor?: boolean;
+}
+
+const LOWER: Record<Severity, Severity> = {
+  error: 'warning',
+  warning: 'information',
+  information: 'hint',
+  hint: 'hint',
+  off: 'off',
+};
+
+/** A finding's severity: the rule's, one step lower for a minor finding. */
+export function findingSeverity(ruleSeverity: Severity, finding: Pick<Finding, 'minor'>): Severity {
+  return finding.minor ? LOWER[ruleSeverity] : ruleSeverity;
 }
 
 /** A lock, not a cache entry or a counter: named like one. */
@@ -156,7 +173,7 @@ export class DocumentFacts {
   private busy(retry: RetryFact): string | undefined {
     if (retry.sleepField)
       return unsetField(this.text, retry.sleepField)
-        ? `sleeps for ${retry.sleepField}, which nothing in this file sets (so it is zero)`
+        ? `sleeps for ${retry.sleepField} (nothing in this file sets it, so 0 ms)`
         : undefined;
     return retry.sleepMs === undefined ? 'does not sleep' : `sleeps only ${formatMs(retry.sleepMs)} ms`;
   }

@@ -149,7 +149,9 @@ export function scriptRunOf(
     key = keyAfterScript(args);
   }
   if (!script) return undefined;
-  const resolved = resolve(unwrap(script));
+  // A script named for what it does needs no look-up of its value.
+  const named = unwrap(script);
+  const resolved = /^[\w$.>@-]+$/.test(named.text) && classify(named, named) !== 'unknown' ? named : resolve(named);
   const kind = classify(script, resolved);
   if (!kind) return undefined;
   if (kind === 'extend') return { kind };

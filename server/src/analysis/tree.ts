@@ -62,3 +62,16 @@ export function statementOn(syntax: Syntax, path: Node[]): Node | undefined {
   for (let i = path.length - 1; i > 0; i--) if (syntax.blocks.has(path[i - 1].type)) return path[i];
   return undefined;
 }
+
+/** The class of the function at `path[fnIndex]`: an enclosing class node inside the unit, or the Go receiver type. */
+export function classOf(syntax: Syntax, path: Node[], fnIndex: number): string | undefined {
+  if (fnIndex >= 0) {
+    const goClass = syntax.classOf?.(path[fnIndex]);
+    if (goClass) return goClass;
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (syntax.classes.has(path[i].type))
+      return path[i].childForFieldName('name')?.text ?? `class@${path[i].startIndex}`;
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@
 // with a notice naming the first syntax error.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Pack } from '../../../pack/pack';
-import { AnalyzedDocument, mentionsRedis, type Finding } from '../analysis';
+import { AnalyzedDocument, findingSeverity, mentionsRedis, type Finding } from '../analysis';
 import type { LintSettings, RuleCode, Severity } from '../catalogue';
 import { checkText, lintsLanguage, severityOf } from '../check';
 import { planRemedies } from '../fixes/plan';
@@ -166,7 +166,7 @@ export async function analyzeFile(
   }
   const lines = new LineIndex(text);
   const reported = findings.flatMap((finding) => {
-    const severity = severityOf(settings, finding.code);
+    const severity = findingSeverity(severityOf(settings, finding.code), finding);
     return severity === 'off' ? [] : [{ finding, severity }];
   });
   const { root, manifests } = context.projectOf(file.path);

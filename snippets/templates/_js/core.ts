@@ -273,6 +273,8 @@ function waitersKey(key«ts:: string»)«ts:: string | undefined» {
  */
 «esm:export »async function acquire(redis«ts:: LockClient», key«ts:: string», options«ts:: LockOptions»)«ts:: Promise<Lease>» {
 «kinds:acquire»
+  // JavaScript would take a plain lock for an option of a kind this helper does not carry.
+  if ('reentrant' in options && options.reentrant) throw new TypeError('this helper has no reentrant lock: add the kind to it');
   const { ttlMs, waitMs = 10_000, retryMs = 500, fenceKey, renew = false } = options;
   const token = newToken();
   const queue = waitMs > 0 ? waitersKey(key) : undefined;

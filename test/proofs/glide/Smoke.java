@@ -1,5 +1,5 @@
 // Valkey GLIDE for Java, smoke test (test/glide-smoke.test.ts). Usage:
-//   java Smoke standalone <port>          SET, then GET through a Lua script: prints `ok <value>`
+//   java Smoke standalone <port>          the pack's acquire ($GLIDE_SCRIPT), then GET: prints `ok <reply> <value>`
 //   java Smoke sharded <port> <channel>   a cluster client subscribed to the sharded channel (its
 //                                         configuration: 2.1 has no ssubscribe), prints `subscribed`,
 //                                         then `message <payload>`
@@ -22,10 +22,11 @@ public final class Smoke {
         if (argv[0].equals("standalone")) {
             try (GlideClient client =
                     GlideClient.createClient(GlideClientConfiguration.builder().address(address).build()).get();
-                    Script script = new Script("return redis.call('GET', KEYS[1])", false)) {
-                client.set("glide:smoke", "ok").get();
-                Object value = client.invokeScript(script, ScriptOptions.builder().key("glide:smoke").build()).get();
-                System.out.println("ok " + value);
+                    Script script = new Script(System.getenv("GLIDE_SCRIPT"), false)) {
+                ScriptOptions options =
+                        ScriptOptions.builder().key("glide:smoke").arg("smoke").arg("60000").build();
+                Object reply = client.invokeScript(script, options).get();
+                System.out.println("ok " + reply + " " + client.get("glide:smoke").get());
             }
         } else {
             ClusterSubscriptionConfiguration subscriptions = ClusterSubscriptionConfiguration.builder()

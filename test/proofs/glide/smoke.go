@@ -1,6 +1,6 @@
 // Valkey GLIDE for Go, smoke test (test/glide-smoke.test.ts). Usage:
 //
-//	smoke standalone <port>          SET, then GET through a Lua script: prints `ok <value>`
+//	smoke standalone <port>          the pack's acquire ($GLIDE_SCRIPT), then GET: prints `ok <reply> <value>`
 //	smoke sharded <port> <channel>   a cluster client subscribes to the sharded channel (SSubscribe),
 //	                                 prints `subscribed`, then `message <payload>`
 package main
@@ -23,15 +23,17 @@ func run(ctx context.Context, mode string, address *config.NodeAddress, channel 
 			return err
 		}
 		defer client.Close()
-		if _, err := client.Set(ctx, "glide:smoke", "ok"); err != nil {
-			return err
-		}
-		script := options.NewScript("return redis.call('GET', KEYS[1])")
-		value, err := client.InvokeScriptWithOptions(ctx, *script, *options.NewScriptOptions().WithKeys([]string{"glide:smoke"}))
+		script := options.NewScript(os.Getenv("GLIDE_SCRIPT"))
+		scriptOptions := options.NewScriptOptions().WithKeys([]string{"glide:smoke"}).WithArgs([]string{"smoke", "60000"})
+		reply, err := client.InvokeScriptWithOptions(ctx, *script, *scriptOptions)
 		if err != nil {
 			return err
 		}
-		fmt.Println("ok", value)
+		value, err := client.Get(ctx, "glide:smoke")
+		if err != nil {
+			return err
+		}
+		fmt.Println("ok", reply, value.Value())
 		return nil
 	}
 	client, err := glide.NewClusterClient(config.NewClusterClientConfiguration().WithAddress(address))

@@ -1,5 +1,5 @@
 // Valkey GLIDE for Node, smoke test (test/glide-smoke.test.ts). Usage:
-//   node smoke.js standalone <port>            SET, then GET through a Lua script: prints `ok <value>`
+//   node smoke.js standalone <port>            the pack's acquire ($GLIDE_SCRIPT), then GET: prints `ok <reply> <value>`
 //   node smoke.js sharded <port> <channel>     a cluster client subscribes to the sharded channel
 //                                              (ssubscribe), prints `subscribed`, then `message <payload>`
 const { GlideClient, GlideClusterClient, Script } = require(process.env.GLIDE_PATH);
@@ -9,9 +9,9 @@ async function main() {
   const addresses = [{ host: '127.0.0.1', port: Number(port) }];
   if (mode === 'standalone') {
     const client = await GlideClient.createClient({ addresses });
-    await client.set('glide:smoke', 'ok');
-    const script = new Script("return redis.call('GET', KEYS[1])");
-    console.log(`ok ${await client.invokeScript(script, { keys: ['glide:smoke'] })}`);
+    const script = new Script(process.env.GLIDE_SCRIPT);
+    const reply = await client.invokeScript(script, { keys: ['glide:smoke'], args: ['smoke', '60000'] });
+    console.log(`ok ${reply} ${await client.get('glide:smoke')}`);
     script.release();
     client.close();
     return;

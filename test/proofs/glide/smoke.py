@@ -1,8 +1,9 @@
 # Valkey GLIDE for Python, smoke test (test/glide-smoke.test.ts). Usage:
-#   python smoke.py standalone <port>          SET, then GET through a Lua script: prints `ok <value>`
+#   python smoke.py standalone <port>          the pack's acquire ($GLIDE_SCRIPT), then GET: prints `ok <reply> <value>`
 #   python smoke.py sharded <port> <channel>   a cluster client subscribed to the sharded channel (its
 #                                              configuration), prints `subscribed`, then `message <payload>`
 import asyncio
+import os
 import sys
 
 from glide import (
@@ -20,9 +21,8 @@ async def main():
     addresses = [NodeAddress("127.0.0.1", port)]
     if mode == "standalone":
         client = await GlideClient.create(GlideClientConfiguration(addresses))
-        await client.set("glide:smoke", "ok")
-        value = await client.invoke_script(Script("return redis.call('GET', KEYS[1])"), keys=["glide:smoke"])
-        print("ok", value.decode(), flush=True)
+        reply = await client.invoke_script(Script(os.environ["GLIDE_SCRIPT"]), keys=["glide:smoke"], args=["smoke", "60000"])
+        print("ok", reply, (await client.get("glide:smoke")).decode(), flush=True)
     else:
         modes = GlideClusterClientConfiguration.PubSubChannelModes
         subscriptions = GlideClusterClientConfiguration.PubSubSubscriptions(

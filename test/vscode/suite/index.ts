@@ -1,13 +1,37 @@
 // The extension-host test entry (extensionTestsPath): runs every bundled *.test.js next to this
-// file under mocha and writes the results file the runner reads.
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+// file under mocha and writes the results file the runner reads. After a test reloaded the window
+// (reload.ts) it runs again in the new extension host: the tests that finished keep their results
+// and are not run again.
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
 import { describeError, RESULTS_FILE_ENV, type SuiteResults, type TestResult } from '../results';
+import { noteReloadedBy, takeReloadMarker } from './reload';
 import { report } from './report';
 
+/** Drops the tests whose full title is in `done`. */
+function skipDone(suite: Mocha.Suite, done: ReadonlySet<string>): void {
+  suite.tests = suite.tests.filter((test) => !done.has(test.fullTitle()));
+  for (const child of suite.suites) skipDone(child, done);
+}
+
+/** The results of the extension host before the window reload that started this one. */
+function resultsBeforeReload(): SuiteResults | undefined {
+  const resultsFile = process.env[RESULTS_FILE_ENV];
+  if (!resultsFile || !existsSync(resultsFile)) return undefined;
+  return JSON.parse(readFileSync(resultsFile, 'utf8')) as SuiteResults;
+}
+
+/** The suites and the tests in each, last first. */
+function reverse(suite: Mocha.Suite): void {
+  suite.suites.reverse();
+  suite.tests.reverse();
+  for (const child of suite.suites) reverse(child);
+}
+
 export async function run(): Promise<void> {
-  // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke".
+  // LOCKSMITH_TEST_GREP (passed through by the runners) picks tests by title, e.g. "smoke";
+  // LOCKSMITH_TEST_ORDER=reverse runs the suites and their tests last first.
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, color: false, grep: process.env.LOCKSMITH_TEST_GREP });
   // Found at run time, so a new suite file needs no change here.
   for (const file of readdirSync(__dirname)
@@ -16,7 +40,12 @@ export async function run(): Promise<void> {
     mocha.addFile(join(__dirname, file));
   }
 
-  const tests: TestResult[] = [];
+  const reloaded = takeReloadMarker();
+  const before = reloaded === undefined ? undefined : resultsBeforeReload();
+  if (reloaded !== undefined) noteReloadedBy(reloaded.title);
+  Object.assign(report().metrics, before?.metrics, reloaded?.metrics);
+  const tests: TestResult[] = [...(before?.tests ?? [])];
+  const done = new Set(tests.map((test) => test.title));
   const errors = new Map<Mocha.Runnable, unknown>();
   let running: string | undefined;
   // Rewritten as tests start and end, so a run that hangs still tells how far it got.
@@ -31,6 +60,11 @@ export async function run(): Promise<void> {
   const finished = new Promise<number>((resolve) => {
     // Throws when a suite file throws while it is loaded.
     const runner = mocha.run(resolve);
+    runner.once('start', () => {
+      skipDone(mocha.suite, done);
+      // Every test sets up what it needs: run backwards, each still passes.
+      if (process.env.LOCKSMITH_TEST_ORDER === 'reverse') reverse(mocha.suite);
+    });
     runner.on('test', (test) => {
       running = test.fullTitle();
       // A name given by an earlier test no longer describes the screen this one leaves.

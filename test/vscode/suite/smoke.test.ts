@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
-import { SCREENSHOT_REQUESTS_ENV } from '../results';
+import { PAGE_REQUESTS_ENV } from '../results';
 import { eventually } from './eventually';
 import { activateLocksmith, EXTENSION_ID } from './extension';
 import { report, screenshotAfterRun, takeScreenshot } from './report';
@@ -20,7 +20,7 @@ suite('smoke', () => {
       'the extension was active before any suite activated it (a suite opened a linted file first?)',
     );
     const shot = await takeScreenshot('smoke-activated');
-    if (process.env[SCREENSHOT_REQUESTS_ENV]) assert.ok(shot && existsSync(shot), `screenshot ${shot} missing`);
+    if (process.env[PAGE_REQUESTS_ENV]) assert.ok(shot && existsSync(shot), `screenshot ${shot} missing`);
   });
 
   test('starts the language server as a child of the extension host', async () => {

@@ -1,16 +1,29 @@
 // "Insert Lock Snippet" inserts the vetted snippet into a real editor, and the static snippets
 // (contributes.snippets) are registered for the client languages.
 import * as assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import { loadPack } from '../../../pack/pack';
+
+/**
+ * A new untitled document of its own (named, so VS Code never hands back one a test before left
+ * behind), shown in an editor.
+ */
+async function scratch(extension: string, content: string): Promise<vscode.TextEditor> {
+  const folder = vscode.workspace.workspaceFolders![0].uri;
+  const uri = vscode.Uri.joinPath(folder, `scratch-${randomUUID()}.${extension}`).with({ scheme: 'untitled' });
+  const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+  if (content) await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), content));
+  return editor;
+}
 
 suite('snippets', () => {
   const pack = loadPack();
 
   test("Insert Lock Snippet puts the client's guard at the cursor, tabstop defaults filled", async () => {
-    const document = await vscode.workspace.openTextDocument({ language: 'python', content: 'import redis\n\n' });
-    const editor = await vscode.window.showTextDocument(document);
+    const editor = await scratch('py', 'import redis\n\n');
+    const { document } = editor;
     editor.selection = new vscode.Selection(2, 0, 2, 0);
     const outcome = await vscode.commands.executeCommand('locksmith.insertLockSnippet', {
       client: 'redis-py',
@@ -30,8 +43,7 @@ suite('snippets', () => {
   });
 
   test('the static snippets are registered: lock-renew-inline for ioredis expands in a JavaScript file', async () => {
-    const document = await vscode.workspace.openTextDocument({ language: 'javascript', content: '' });
-    const editor = await vscode.window.showTextDocument(document);
+    const editor = await scratch('js', '');
     await vscode.commands.executeCommand('editor.action.insertSnippet', {
       langId: 'javascript',
       name: 'Auto-extending lease, inline (ioredis)',
@@ -43,8 +55,7 @@ suite('snippets', () => {
   });
 
   test("the helper's call site snippet for Python carries its import and no Lua", async () => {
-    const document = await vscode.workspace.openTextDocument({ language: 'python', content: '' });
-    const editor = await vscode.window.showTextDocument(document);
+    const editor = await scratch('py', '');
     await vscode.commands.executeCommand('editor.action.insertSnippet', {
       langId: 'python',
       name: 'Guarded section (redis-py)',

@@ -7,9 +7,11 @@ import * as assert from 'node:assert/strict';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { LocksmithApi } from '../../../extension/src/extension';
+import { connectionNode } from '../../../extension/src/views/nodes';
 import { TLS_FIXTURE_ENV, type TlsFixture } from '../fixtures';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';
+import { reloadedBefore } from './reload';
 
 suite('tls', () => {
   let api: LocksmithApi;
@@ -44,14 +46,15 @@ suite('tls', () => {
 
   test("the user's old caFile setting moved into the saved TLS connection, which keeps connecting", async () => {
     const migration = await api.tlsMigration;
-    assert.deepEqual(migration.moved, [fixture.migratedId]);
+    // Once: after a window reload (window-reload.test.ts) it happened in the extension host before.
+    if (!reloadedBefore()) assert.deepEqual(migration.moved, [fixture.migratedId]);
     const config = api.ctx.connections.get(fixture.migratedId);
     assert.ok(config, 'the saved connection is still there');
     assert.deepEqual(config.tls, { caFile: fixture.caFile });
     await vscode.commands.executeCommand('locksmith.locks.focus');
     const session = await api.ctx.connections.connect(config);
     assert.equal(session.state.kind, 'connected');
-    assert.match(await api.locksTree.connectionTooltip(config), /TLS verified with the CA in /);
+    assert.match(api.locksTree.connectionTooltip(config), /TLS verified with the CA in /);
   });
 
   test('a connection given its own CA file connects; one set to allow insecure shows the warning', async () => {
@@ -66,7 +69,7 @@ suite('tls', () => {
     );
     assert.equal(insecure.ok, true);
     const config = api.ctx.connections.get(insecure.config.id)!;
-    assert.match(await api.locksTree.connectionTooltip(config), /verification is OFF/);
+    assert.match(api.locksTree.connectionTooltip(config), /verification is OFF/);
     await eventually(() => {
       const root = api.locksTree
         .getChildren()
@@ -77,7 +80,7 @@ suite('tls', () => {
     for (const id of [withCa.config.id, insecure.config.id]) {
       await vscode.commands.executeCommand(
         'locksmith.locks.removeConnection',
-        { kind: 'connection', config: api.ctx.connections.get(id) },
+        connectionNode(api.ctx.connections.get(id)!),
         { confirmed: true },
       );
     }

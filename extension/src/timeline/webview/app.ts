@@ -9,7 +9,7 @@ import { middle, ZOOM_STEP, type Controls } from './controls';
 import { KeyboardNavigation } from './keyboard';
 import { PointerInput } from './pointer';
 import type { Elements } from './dom';
-import { duration } from './format';
+import { duration, observationText } from './format';
 import { AXIS_HEIGHT, contentHeight, layoutFor, plotWidth, ROW_HEIGHT, type Layout } from './layout';
 import { OwnerPalette } from './palette';
 import { TimelineStore } from './store';
@@ -22,18 +22,20 @@ export interface VsCodeApi {
   setState(state: SavedState): void;
 }
 
-/** What survives the webview being rebuilt (hidden and shown again). */
+/** What survives the webview being rebuilt (hidden and shown again, or the window reloaded). */
 export interface SavedState {
   viewport: ViewportState;
   filter: string;
   selectedKey?: string;
   owners: Record<string, number>;
+  /** The connection shown: after a window reload the extension shows it again. */
+  connectionId?: string;
 }
 
 /** The state saved by this renderer, or undefined when there is none or it is not in this version's shape. */
 function savedState(state: unknown): SavedState | undefined {
   if (typeof state !== 'object' || state === null) return undefined;
-  const { viewport, filter, selectedKey, owners } = state as Partial<SavedState>;
+  const { viewport, filter, selectedKey, owners, connectionId } = state as Partial<SavedState>;
   const valid =
     typeof viewport === 'object' &&
     Number.isFinite(viewport.start) &&
@@ -43,8 +45,9 @@ function savedState(state: unknown): SavedState | undefined {
     typeof filter === 'string' &&
     (selectedKey === undefined || typeof selectedKey === 'string') &&
     typeof owners === 'object' &&
-    owners !== null;
-  return valid ? { viewport, filter, selectedKey, owners } : undefined;
+    owners !== null &&
+    (connectionId === undefined || typeof connectionId === 'string');
+  return valid ? { viewport, filter, selectedKey, owners, connectionId } : undefined;
 }
 
 /** Windows a short history is fitted to: the first that holds all of it, else the default. */
@@ -70,6 +73,7 @@ export class TimelineApp implements Controls {
   private readonly pointer = new PointerInput(this);
   private readonly keyboard = new KeyboardNavigation(this);
   private selectedKey?: string;
+  private connectionId?: string;
   /** The window was sized to the data (first reset) or restored from the saved state: left alone from then on. */
   private windowChosen = false;
 
@@ -94,6 +98,7 @@ export class TimelineApp implements Controls {
       this.store.setFilter(saved.filter);
     }
     this.selectedKey = saved?.selectedKey;
+    this.connectionId = saved?.connectionId;
     this.theme = readTheme();
     this.applyTheme();
     this.listen();
@@ -114,6 +119,7 @@ export class TimelineApp implements Controls {
     this.clockOffset = message.now - Date.now();
     if (message.type === 'reset') {
       this.store.reset(message);
+      this.connectionId = message.connectionId;
       this.elements.title.textContent = `Lock Timeline · ${message.connection}`;
       this.elements.scroller.setAttribute('aria-label', `Lock timeline of ${message.connection}`);
       // Owners take colours in the order they first held a lock: the same order after every reload.
@@ -235,22 +241,30 @@ export class TimelineApp implements Controls {
     const { status, spacer } = this.elements;
     spacer.style.height = `${contentHeight(this.store.rows().length)}px`;
     const count = (n: number) => COUNT_FORMAT.format(n);
-    const { keyCount, holdCount, sampledEveryMs } = this.store;
+    const { keyCount, holdCount } = this.store;
     const shown = this.store.rows().length;
     const keys = shown === keyCount ? `${count(keyCount)} keys` : `${count(shown)} of ${count(keyCount)} keys`;
-    const sampled = sampledEveryMs ? ` · approximate: read every ${duration(sampledEveryMs)}` : '';
-    status.textContent = `${count(holdCount)} holds · ${keys}${sampled}`;
+    status.textContent = `${count(holdCount)} holds · ${keys} · ${observationText(this.store.observation)}`;
     this.updateWindowChrome();
   }
 
-  /** The follow button and the window's span (set only when they change: a drag updates on every move). */
+  /**
+   * The follow button and the window's span (set only when they change: a drag updates on every
+   * move). "Live" only while the connection is observed: following a connection nobody observes
+   * shows now, not what happens.
+   */
   private updateWindowChrome(): void {
     const { follow, span } = this.elements;
-    const following = String(this.viewport.following);
-    if (follow.getAttribute('aria-pressed') !== following) {
-      follow.setAttribute('aria-pressed', following);
-      follow.textContent = this.viewport.following ? '● Live' : 'Go live';
-      follow.classList.toggle('paused', !this.viewport.following);
+    const { following } = this.viewport;
+    const observed = this.store.observation.kind !== 'none';
+    const label = following ? (observed ? '● Live' : '○ Not observed') : observed ? 'Go live' : 'Go to now';
+    if (follow.textContent !== label) {
+      follow.setAttribute('aria-pressed', String(following));
+      follow.textContent = label;
+      follow.title = observed
+        ? 'Follow live updates (L)'
+        : `Nothing is recorded: ${observationText(this.store.observation)}. Follow now (L)`;
+      follow.classList.toggle('paused', !following || !observed);
     }
     const spanText = `${duration(this.viewport.span)} window`;
     if (span.textContent !== spanText) span.textContent = spanText;
@@ -266,6 +280,7 @@ export class TimelineApp implements Controls {
         filter: this.elements.filter.value,
         selectedKey: this.selectedKey,
         owners: this.palette.saved(),
+        connectionId: this.connectionId,
       });
     }, SAVE_DELAY_MS);
   }

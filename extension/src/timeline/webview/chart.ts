@@ -16,12 +16,15 @@ import {
 } from './layout';
 import {
   type BarStyle,
+  makeGapHatch,
   makeHatch,
   paintBar,
   paintEnd,
   paintExpiredOutline,
   paintExtension,
+  paintGap,
   paintHeldEdge,
+  paintUnseenEdge,
   paintWaiters,
 } from './paint';
 import type { OwnerPalette } from './palette';
@@ -34,6 +37,8 @@ const TICK_GAP_PX = 90;
 const MEASURED_KEYS = 32;
 /** Below this width (px) a bar shows no extension notches. */
 const NOTCH_MIN_PX = 8;
+/** A gap at least this wide (px) is labelled on the time axis. */
+const GAP_LABEL_MIN_PX = 90;
 
 export interface Frame {
   store: TimelineStore;
@@ -49,6 +54,7 @@ export interface Frame {
 export class Chart {
   private theme?: Theme;
   private hatch: CanvasPattern | null = null;
+  private gapHatch: CanvasPattern | null = null;
   private readonly labels = new Map<string, string>();
   /** Owner colours in this theme: a frame draws hundreds of bars and allocates no strings for them. */
   private readonly colors = new Map<string, string>();
@@ -63,6 +69,7 @@ export class Chart {
   setTheme(theme: Theme): void {
     this.theme = theme;
     this.hatch = makeHatch(this.ctx, theme);
+    this.gapHatch = makeGapHatch(this.ctx, theme);
     this.barStyle.hatch = this.hatch;
     this.barStyle.contrastBorder = theme.contrastBorder;
     this.labels.clear();
@@ -104,6 +111,7 @@ export class Chart {
     ctx.beginPath();
     ctx.rect(layout.labelWidth, AXIS_HEIGHT, width, layout.height - AXIS_HEIGHT);
     ctx.clip();
+    this.drawGaps(frame, x);
     const waiterScale = this.waiterScale(store, rows, first, last, viewport);
     const expiredRows = new Set<number>();
     for (let index = first; index < last; index++) {
@@ -118,6 +126,37 @@ export class Chart {
 
     this.drawLabels(frame, rows, first, last, expiredRows);
     this.drawAxis(frame, ticks, step, x, nowX);
+  }
+
+  /** The stretches nobody observed, hatched across every row: no bar is drawn in them, nothing ends in them. */
+  private drawGaps(frame: Frame, x: (time: number) => number): void {
+    const { viewport, layout, now } = frame;
+    for (const gap of frame.store.gaps()) {
+      const to = gap.to ?? now;
+      if (to < viewport.start || gap.from > viewport.end) continue;
+      paintGap(this.ctx, x(gap.from), x(to), AXIS_HEIGHT, layout.height, this.gapHatch, this.theme!);
+    }
+  }
+
+  /** "not observed" on the time axis, over the tick labels, above each gap wide enough to hold it. */
+  private labelGaps(frame: Frame, x: (time: number) => number): void {
+    const { ctx } = this;
+    const theme = this.theme!;
+    const { viewport, now } = frame;
+    const text = 'not observed';
+    const textWidth = ctx.measureText(text).width;
+    for (const gap of frame.store.gaps()) {
+      const to = gap.to ?? now;
+      if (to < viewport.start || gap.from > viewport.end) continue;
+      const left = Math.max(x(gap.from), frame.layout.labelWidth);
+      const right = Math.min(x(to), frame.layout.width);
+      if (right - left < Math.max(GAP_LABEL_MIN_PX, textWidth + 8)) continue;
+      const middle = (left + right) / 2;
+      ctx.fillStyle = theme.background;
+      ctx.fillRect(middle - textWidth / 2 - 4, 2, textWidth + 8, AXIS_HEIGHT - 8);
+      ctx.fillStyle = theme.muted;
+      ctx.fillText(text, middle - textWidth / 2, AXIS_HEIGHT / 2);
+    }
   }
 
   private drawRowBackgrounds(frame: Frame, rows: readonly Row[], first: number, last: number): void {
@@ -199,6 +238,8 @@ export class Chart {
         style.approximate = hold.approximate;
         paintBar(ctx, left, right, top + barTop, barHeight, style);
         if (hold.end === 'expired') paintExpiredOutline(ctx, left, right, top + barTop, barHeight, theme);
+        if (hold.startUnseen && fromX >= minX) paintUnseenEdge(ctx, fromX, top + barTop, barHeight, 'left', theme);
+        if (hold.end === 'unobserved') paintUnseenEdge(ctx, toX, top + barTop, barHeight, 'right', theme);
         if (right - left >= NOTCH_MIN_PX) {
           for (const at of hold.extensions)
             if (at > hold.from) paintExtension(ctx, x(at), top + barTop, barHeight, theme);
@@ -289,6 +330,7 @@ export class Chart {
       ctx.fillStyle = theme.muted;
       ctx.fillText(clockTime(tick, step), tickX + 4, AXIS_HEIGHT / 2);
     }
+    this.labelGaps(frame, x);
     ctx.fillStyle = theme.now;
     ctx.beginPath();
     ctx.moveTo(nowX - 5, AXIS_HEIGHT - 6);

@@ -51,7 +51,8 @@ export function buildElements(root: HTMLElement): Elements {
   const zoomOut = button('zoom-out', '−', 'Zoom out', 'Zoom out (−, or Ctrl+wheel)');
   const zoomIn = button('zoom-in', '+', 'Zoom in', 'Zoom in (+, or Ctrl+wheel)');
   const span = element('span', { id: 'span', class: 'span', 'aria-live': 'polite' });
-  const follow = button('follow', '● Live', 'Follow live updates', 'Follow live updates (L)');
+  // Labelled by the renderer once it knows whether the connection is observed.
+  const follow = button('follow', '', 'Follow live updates', 'Follow live updates (L)');
   follow.setAttribute('aria-pressed', 'true');
   const status = element('span', { id: 'status', class: 'status' });
   const toolbar = element('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Timeline' });

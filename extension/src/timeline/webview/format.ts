@@ -1,6 +1,6 @@
 // Text the timeline shows: time-axis ticks and their labels, durations, and a hold's details
 // for the tooltip and the screen reader.
-import type { HoldEnd, TimelineHold } from '../protocol';
+import type { HoldEnd, ObservationGap, ObservationState, TimelineHold } from '../protocol';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -69,20 +69,35 @@ export const END_LABELS: Record<HoldEnd, string> = {
   forced: 'forced: released from the Locks view',
   overwritten: 'overwritten: another client SET the key',
   evicted: 'evicted: Redis dropped the key under memory pressure',
+  unobserved: 'not observed: observation stopped while it was held, so how it ended is not known',
 };
 
 /** The lines of a hold's tooltip: [label, value]. */
 export function holdDetails(hold: TimelineHold, now: number, sampledEveryMs?: number): Array<[string, string]> {
   const end = hold.to ?? now;
+  // What was not seen is not measured: a start or an end beyond a gap bounds the hold from below.
+  const atLeast = hold.startUnseen || hold.end === 'unobserved' ? 'at least ' : '';
   const lines: Array<[string, string]> = [
     ['Key', hold.key],
     ['Owner', hold.owner],
     ['Token', hold.token],
-    ['From', clockTime(hold.from, 1)],
+    [
+      'From',
+      hold.startUnseen ? `before ${clockTime(hold.from, 1)}: already held when first seen` : clockTime(hold.from, 1),
+    ],
     ['To', hold.to === undefined ? 'still held' : clockTime(hold.to, 1)],
-    ['Held for', duration(end - hold.from) + (hold.to === undefined ? ' so far' : '')],
+    ['Held for', atLeast + duration(end - hold.from) + (hold.to === undefined ? ' so far' : '')],
     ['Ended', hold.end ? END_LABELS[hold.end] : hold.to === undefined ? 'not yet' : 'unknown'],
   ];
+  if (hold.startUnseen) {
+    const { gapFrom } = hold.startUnseen;
+    lines.push([
+      'Not seen',
+      gapFrom === undefined
+        ? 'observation began while it was held'
+        : `not observed from ${clockTime(gapFrom, 1)}: it may have begun any time since`,
+    ]);
+  }
   if (hold.leaseMs !== undefined) lines.push(['Lease', `${duration(hold.leaseMs)} when last read`]);
   if (hold.extensions.length) {
     const last = hold.extensions[hold.extensions.length - 1];
@@ -93,6 +108,31 @@ export function holdDetails(hold: TimelineHold, now: number, sampledEveryMs?: nu
     lines.push(['Approximate', `seen by ${every}: start and end are known to within one read`]);
   }
   return lines;
+}
+
+/** The lines of a gap's tooltip: when nobody observed, and why. */
+export function gapDetails(gap: ObservationGap, now: number): Array<[string, string]> {
+  const to = gap.to ?? now;
+  return [
+    ['Not observed', `from ${clockTime(gap.from, 1)} to ${gap.to === undefined ? 'now' : clockTime(gap.to, 1)}`],
+    ['For', duration(to - gap.from)],
+    ['Why', gap.reason],
+    ['', 'What happened to the locks then is not known: no release or expiry is shown for it.'],
+  ];
+}
+
+/** The status bar's account of how the connection is observed: live, read every few seconds, or not at all since when. */
+export function observationText(observation: ObservationState): string {
+  switch (observation.kind) {
+    case 'events':
+      return 'live: keyspace notifications';
+    case 'reads':
+      return `approximate: read every ${duration(observation.everyMs)}`;
+    case 'none':
+      return observation.since
+        ? `not observed since ${clockTime(observation.since, 1)} (${observation.reason})`
+        : 'not observed';
+  }
 }
 
 /** One sentence for the screen reader. */

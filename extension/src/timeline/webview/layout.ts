@@ -1,6 +1,6 @@
 // Where things are on the canvas: the time axis on top, key labels on the left, one row per key
 // below; which rows are in view (only those are drawn), and what lies under the pointer.
-import type { TimelineHold } from '../protocol';
+import type { ObservationGap, TimelineHold } from '../protocol';
 import type { Row, TimelineStore } from './store';
 import type { Viewport } from './viewport';
 
@@ -63,6 +63,8 @@ export interface Hit {
   hold?: TimelineHold;
   /** Waiters counted at that time, where they are counted. */
   waiters?: number;
+  /** Nobody observed at that time. */
+  gap?: ObservationGap;
 }
 
 /** What lies at (x, y) in CSS pixels: a row, and the hold there (the nearest within a few pixels). */
@@ -94,5 +96,13 @@ export function hitTest(
       bestDistance = distance;
     }
   });
-  return { rowIndex, row, at, onLabel: false, hold: best, waiters: store.waitersAt(row, at) };
+  return {
+    rowIndex,
+    row,
+    at,
+    onLabel: false,
+    hold: best,
+    waiters: store.waitersAt(row, at),
+    gap: store.gapAt(at, now),
+  };
 }

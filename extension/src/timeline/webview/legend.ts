@@ -3,12 +3,15 @@ import type { HoldEnd } from '../protocol';
 import { legendEntry } from './dom';
 import { ROW_HEIGHT, rowBands } from './layout';
 import {
+  makeGapHatch,
   makeHatch,
   paintBar,
   paintEnd,
   paintExpiredOutline,
   paintExtension,
+  paintGap,
   paintHeldEdge,
+  paintUnseenEdge,
   paintWaiters,
 } from './paint';
 import { slotColor } from './palette';
@@ -67,6 +70,17 @@ const ENTRIES: Array<[string, Painter]> = [
     },
   ],
   ['approximate (sampled)', (ctx, theme) => bar(ctx, theme, 0, true)],
+  [
+    'not observed (no end or start seen across it)',
+    (ctx, theme) => {
+      paintGap(ctx, 12, 22, 0, ROW_HEIGHT, makeGapHatch(ctx, theme), theme);
+      const style = { color: slotColor(0, theme.kind), approximate: false, contrastBorder: theme.contrastBorder };
+      paintBar(ctx, BAR_LEFT, 12, barTop, barHeight, style);
+      paintUnseenEdge(ctx, 12, barTop, barHeight, 'right', theme);
+      paintBar(ctx, 22, 32, barTop, barHeight, style);
+      paintUnseenEdge(ctx, 22, barTop, barHeight, 'left', theme);
+    },
+  ],
   [
     'waiters',
     (ctx, theme) => {

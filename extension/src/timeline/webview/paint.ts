@@ -114,6 +114,54 @@ export function paintEnd(ctx: CanvasRenderingContext2D, end: HoldEnd, x: number,
       ctx.arc(x + 4, middle, 3, 0, 2 * Math.PI);
       ctx.stroke();
       return;
+    case 'unobserved':
+      // No end was seen: the bar's edge is torn (paintUnseenEdge), with no mark of an ending.
+      return;
+  }
+}
+
+/**
+ * A start or an end nobody saw: the bar's edge at `x` torn in a zigzag, cut into the bar from its
+ * `side` (left: the start, right: the end).
+ */
+export function paintUnseenEdge(
+  ctx: CanvasRenderingContext2D,
+  x: number,
+  top: number,
+  height: number,
+  side: 'left' | 'right',
+  theme: Theme,
+): void {
+  const depth = side === 'left' ? 3 : -3;
+  const teeth = 3;
+  const step = height / teeth;
+  ctx.fillStyle = theme.background;
+  ctx.beginPath();
+  ctx.moveTo(x, top);
+  for (let i = 0; i < teeth; i++) {
+    ctx.lineTo(x + depth, top + step * (i + 0.5));
+    ctx.lineTo(x, top + step * (i + 1));
+  }
+  ctx.closePath();
+  ctx.fill();
+}
+
+/** A stretch nobody observed: the plot's full height between `left` and `right`, hatched in the muted colour. */
+export function paintGap(
+  ctx: CanvasRenderingContext2D,
+  left: number,
+  right: number,
+  top: number,
+  bottom: number,
+  hatch: CanvasPattern | null,
+  theme: Theme,
+): void {
+  const width = Math.max(1, right - left);
+  ctx.fillStyle = theme.gap;
+  ctx.fillRect(left, top, width, bottom - top);
+  if (hatch) {
+    ctx.fillStyle = hatch;
+    ctx.fillRect(left, top, width, bottom - top);
   }
 }
 
@@ -134,23 +182,40 @@ export function paintWaiters(
   ctx.fillRect(left, base - height, width, 1);
 }
 
-/** Diagonal stripes in the background colour, for approximate bars. */
-export function makeHatch(ctx: CanvasRenderingContext2D, theme: Theme): CanvasPattern | null {
+/** A repeating tile of diagonal stripes, `size` px square, in `color` at `alpha`. */
+function stripes(
+  ctx: CanvasRenderingContext2D,
+  size: number,
+  color: string,
+  alpha: number,
+  lineWidth: number,
+): CanvasPattern | null {
   const tile = document.createElement('canvas');
-  tile.width = 6;
-  tile.height = 6;
+  tile.width = size;
+  tile.height = size;
   const tileCtx = tile.getContext('2d');
   if (!tileCtx) return null;
-  tileCtx.strokeStyle = theme.background;
-  tileCtx.globalAlpha = 0.6;
-  tileCtx.lineWidth = 1.5;
+  const overhang = size / 4;
+  tileCtx.strokeStyle = color;
+  tileCtx.globalAlpha = alpha;
+  tileCtx.lineWidth = lineWidth;
   tileCtx.beginPath();
-  tileCtx.moveTo(0, 6);
-  tileCtx.lineTo(6, 0);
-  tileCtx.moveTo(-1, 1);
-  tileCtx.lineTo(1, -1);
-  tileCtx.moveTo(5, 7);
-  tileCtx.lineTo(7, 5);
+  tileCtx.moveTo(0, size);
+  tileCtx.lineTo(size, 0);
+  tileCtx.moveTo(-overhang, overhang);
+  tileCtx.lineTo(overhang, -overhang);
+  tileCtx.moveTo(size - overhang, size + overhang);
+  tileCtx.lineTo(size + overhang, size - overhang);
   tileCtx.stroke();
   return ctx.createPattern(tile, 'repeat');
+}
+
+/** Diagonal stripes in the background colour, for approximate bars. */
+export function makeHatch(ctx: CanvasRenderingContext2D, theme: Theme): CanvasPattern | null {
+  return stripes(ctx, 6, theme.background, 0.6, 1.5);
+}
+
+/** Faint stripes in the muted colour, for gaps: unlike anything a bar is drawn with. */
+export function makeGapHatch(ctx: CanvasRenderingContext2D, theme: Theme): CanvasPattern | null {
+  return stripes(ctx, 8, theme.muted, 0.45, 1);
 }

@@ -3,7 +3,7 @@
 // pointer, Shift+wheel and sideways swipes pan, and the plain wheel scrolls the keys natively.
 import type { Controls } from './controls';
 import { fillTooltip, placeTooltip } from './dom';
-import { holdDetails } from './format';
+import { gapDetails, holdDetails } from './format';
 import { AXIS_HEIGHT, hitTest, plotWidth, type Hit } from './layout';
 
 /** A pointer that moves less than this between down and up clicks rather than drags. */
@@ -132,6 +132,7 @@ export class PointerInput {
         ['', 'Click to select it in the Locks view'],
       ];
     }
+    if (hit.gap) return gapDetails(hit.gap, this.timeline.now());
     if (hit.waiters) return [['Waiting', `${hit.waiters} for ${hit.row.key}`]];
     return undefined;
   }

@@ -2,7 +2,7 @@
 // that a frame finds the holds in view by binary search (a frame costs what is visible, not
 // what is stored), rows in natural key order, and the key filter.
 import { appendSamples } from '../snapshot';
-import type { TimelineData, TimelineDelta, TimelineHold } from '../protocol';
+import type { ObservationGap, ObservationState, TimelineData, TimelineDelta, TimelineHold } from '../protocol';
 
 type Sample = [at: number, count: number];
 
@@ -33,10 +33,15 @@ function lowerBound<T>(items: readonly T[], target: number, value: (item: T) => 
 }
 
 const holdStart = (hold: TimelineHold) => hold.from;
+const gapStart = (gap: ObservationGap) => gap.from;
 const sampleTime = (sample: Sample) => sample[0];
 
 export class TimelineStore {
   sampledEveryMs?: number;
+  /** How the connection is observed now. */
+  observation: ObservationState = { kind: 'none', reason: 'nothing received yet', since: 0 };
+  /** Stretches nobody observed, by start. */
+  private readonly gapList: ObservationGap[] = [];
   private readonly byId = new Map<number, TimelineHold>();
   private readonly rowsByKey = new Map<string, Row>();
   /** Every row, in natural key order. */
@@ -83,8 +88,21 @@ export class TimelineStore {
     return this.filteredRows;
   }
 
+  /** The gaps, oldest first. */
+  gaps(): readonly ObservationGap[] {
+    return this.gapList;
+  }
+
+  /** The gap that covers `at` (an open gap reaches `now`), if any. */
+  gapAt(at: number, now: number): ObservationGap | undefined {
+    return this.gapList.find((gap) => gap.from <= at && at <= (gap.to ?? now));
+  }
+
   reset(data: TimelineData): void {
     this.sampledEveryMs = data.sampledEveryMs;
+    this.observation = data.observation;
+    this.gapList.length = 0;
+    this.putGaps(data.gaps);
     this.byId.clear();
     this.rowsByKey.clear();
     this.sorted.length = 0;
@@ -116,6 +134,17 @@ export class TimelineStore {
     }
     for (const id of delta.removed ?? []) this.remove(id);
     for (const { key, samples } of delta.waiters) appendSamples(this.row(key, true).waiters, samples);
+    this.putGaps(delta.gaps ?? []);
+    if (delta.observation) this.observation = delta.observation;
+  }
+
+  /** New gaps and closed ones (a gap's start is its identity), kept in order. */
+  private putGaps(gaps: readonly ObservationGap[]): void {
+    for (const gap of gaps) {
+      const index = this.gapList.findIndex((known) => known.from === gap.from);
+      if (index >= 0) this.gapList[index] = gap;
+      else this.gapList.splice(lowerBound(this.gapList, gap.from, gapStart), 0, gap);
+    }
   }
 
   /** Calls `visit` for each hold of the row that overlaps [start, end]; holds still held end at `now`. */

@@ -19,6 +19,8 @@ export interface Theme {
   overwritten: string;
   evicted: string;
   waiters: string;
+  /** Under the hatch of a stretch nobody observed. */
+  gap: string;
   /** Drawn around bars in high-contrast themes. */
   contrastBorder?: string;
   font: string;
@@ -59,6 +61,7 @@ export function readTheme(): Theme {
     overwritten: css('charts-purple', '#b180d7'),
     evicted: css('charts-foreground', foreground),
     waiters: css('charts-yellow', light ? '#bf8803' : '#cca700'),
+    gap: light ? 'rgba(0, 0, 0, 0.05)' : 'rgba(255, 255, 255, 0.05)',
     contrastBorder: contrastBorder || undefined,
     font: `${fontSize} ${css('font-family', 'system-ui, sans-serif')}`,
     monoFont: `${fontSize} ${css('editor-font-family', 'monospace')}`,
