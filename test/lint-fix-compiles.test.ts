@@ -253,6 +253,57 @@ describe('fixed fixtures add no problem the language tools find', () => {
   }
 });
 
+/**
+ * A project with no place for the helper: the helper rewrite writes the self-contained inline lock
+ * (its imports, the user's client) instead. Java: a Locksmith.java of the user's own next to each
+ * file, which the fix never overwrites; Go: no go.mod while the fix runs (the module comes back for
+ * the check).
+ */
+const NO_HELPER_PLACE: Record<string, { before: (dir: string) => void; after: (dir: string) => void }> = {
+  java: {
+    before: (dir) => {
+      for (const pkg of readdirSync(dir).filter((name) => /^p\d+$/.test(name)))
+        writeFileSync(join(dir, pkg, 'Locksmith.java'), `package ${pkg};\n\nclass Locksmith {}\n`);
+    },
+    after: () => {},
+  },
+  go: {
+    before: (dir) => {
+      for (const file of ['go.mod', 'go.sum']) rmSync(join(dir, file), { force: true });
+    },
+    after: (dir) => writeGoModule(dir),
+  },
+};
+
+describe('the inline lock, where the project has no place for a helper, adds no problem either', () => {
+  for (const [language, place] of Object.entries(NO_HELPER_PLACE)) {
+    test(`${language}, --fix-type suggestion`, async () => {
+      const fixtures = fixturesOf(language);
+      const unfixed = join(work, `${language}-unfixed`);
+      const fixed = join(work, `${language}-inline`);
+      await project(fixed, language, fixtures);
+      for (const client of readdirSync(fixed)) place.before(join(fixed, client));
+      const result = await runCli(
+        ['lint', '--fix', '--fix-type', 'suggestion', '--max-warnings', '-1', '--format', 'json'],
+        fixed,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const notes = (JSON.parse(result.stdout) as { fixes: { notes?: string[] }[] }).fixes.flatMap(
+        (fix) => fix.notes ?? [],
+      );
+      assert.ok(
+        notes.some((note) => note.startsWith('wrote the lock inline')),
+        `no ${language} fix wrote the inline lock: ${JSON.stringify(notes)}`,
+      );
+      for (const client of readdirSync(fixed)) place.after(join(fixed, client));
+      if (!existsDir(unfixed)) await project(unfixed, language, fixtures);
+      const before = new Set(await problemsOf(language, unfixed));
+      const added = (await problemsOf(language, fixed)).filter((line) => !before.has(line));
+      assert.deepEqual(added, [], `problems the inline fixes added, in ${relative(process.cwd(), fixed)}`);
+    });
+  }
+});
+
 function existsDir(path: string): boolean {
   try {
     return readdirSync(path).length > 0;

@@ -9,11 +9,12 @@ import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
 import { checkHelperFile, updatedHelper } from '../../snippets/helper';
 import { planImports } from '../../snippets/imports';
+import { inlineImports } from '../../snippets/render';
 import type { ProjectFile } from '../../snippets/paths';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
 import { projectHelper } from './fixes/helper';
-import { unusedImports } from './fixes/imports';
+import { importEdits, unusedImports } from './fixes/imports';
 import { isNoFix } from './fixes/remedy';
 import { renderFix } from './quickFix';
 
@@ -65,16 +66,21 @@ export function lockFix(input: FixInput): LockFix {
       .map((line) => ({ ...line, text: '' })),
     ...edits,
   ];
-  const inline = (why: string): LockFix => ({
-    title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
-    changes: [
-      {
-        path: file ?? '',
-        edits: withUnusedImports([...dropped, { start, end: plan.end, text: renderFix(client, plan, pack) }]),
-      },
-    ],
-    note: `wrote the lock inline, no helper file: ${why}`,
-  });
+  const inline = (why: string): LockFix => {
+    const code = withDeclarations(renderFix(client, plan, pack), plan);
+    // The imports its code uses that the file lacks (Java's List, Go's os and fmt), after the file's own.
+    const imports = importEdits(
+      { languageId: input.languageId, text },
+      inlineImports(client.id, 'guard').filter((line) => usesImport(line, code)),
+    ).filter((edit) => edit.start <= start);
+    return {
+      title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
+      changes: [
+        { path: file ?? '', edits: withUnusedImports([...imports, ...dropped, { start, end: plan.end, text: code }]) },
+      ],
+      note: `wrote the lock inline, no helper file: ${why}`,
+    };
+  };
   const helper = projectHelper(client, { ...input, canCreateFiles: input.canCreateFiles ?? true });
   // No place for a helper (or only files of the user's own there): the inline lock, which needs none.
   if (isNoFix(helper)) return inline(helper.why);
@@ -90,9 +96,12 @@ export function lockFix(input: FixInput): LockFix {
     },
     helper,
   );
-  const code = withPhpCaptures(call.code, plan.body)
-    .replace(/\n$/, '')
-    .replace(/\n(?=.)/g, `\n${plan.indent}`);
+  const code = withDeclarations(
+    withPhpCaptures(call.code, plan.body)
+      .replace(/\n$/, '')
+      .replace(/\n(?=.)/g, `\n${plan.indent}`),
+    plan,
+  );
   const replaced: TextChange[] = [...dropped, { start, end: plan.end, text: code }];
   const imports = planImports(client, text, call.imports);
   if (imports && imports.offset <= start)
@@ -105,6 +114,27 @@ export function lockFix(input: FixInput): LockFix {
     changes: [...(created ? [created] : []), { path: file ?? '', edits }],
     ...(helper.note && { note: helper.note }),
   };
+}
+
+/** The replacement, after what the replaced statements declared that the code kept still uses (Go's `var err error`). */
+const withDeclarations = (code: string, plan: FixPlan) =>
+  plan.declares ? `${plan.declares}\n${plan.indent}${code}` : code;
+
+/**
+ * Whether `code` uses what the import line brings in: Go's package by its name (`crand.Read`,
+ * `redis.NewScript`; a path's `v9` is not its name), Java's class by its simple name.
+ */
+function usesImport(line: string, code: string): boolean {
+  const go = /^import\s+(?:(\w+)\s+)?"([^"]+)"$/.exec(line);
+  const name = go
+    ? (go[1] ??
+      go[2]
+        .split('/')
+        .filter((part) => !/^v\d+$/.test(part))
+        .at(-1)!
+        .replace(/^go-/, ''))
+    : /([\w$]+);$/.exec(line)?.[1];
+  return !!name && new RegExp(`(?<![\\w.])${name}\\b${go ? '\\.' : ''}`).test(code);
 }
 
 /**

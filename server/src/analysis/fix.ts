@@ -24,6 +24,8 @@ export interface FixPlan {
   replacesRetryLoop?: boolean;
   /** UTF-16 offsets of the token's declaration before the replaced statements, removed too: nothing else uses it. */
   unusedToken?: { start: number; end: number };
+  /** Go: the declaration of the error variable the replaced acquire declared and the kept code still uses (`var err error`). */
+  declares?: string;
   /** A try-lock: what it did when the lock was busy (`return`, `return false;`), dedented; the try variant keeps it. */
   busy?: string;
 }
@@ -181,10 +183,27 @@ export function planFix(
   const boundName = planned.bound;
   const mentionsBound = (node: Node) => mentions(node, boundName);
 
+  // Go's `ok, err := rdb.SetNX(...).Result()`: the error check after it (`if err != nil { return err }`)
+  // is the acquire's, and goes with it (the helper's acquire reports its own error).
+  const acquireErrors = first.type === 'short_var_declaration' ? declaredErrors(first, boundName) : [];
+  const checksAcquireError = (statement: Node) => {
+    const condition = statement.childForFieldName('condition');
+    const consequence = statement.childForFieldName('consequence');
+    return (
+      statement.type === 'if_statement' &&
+      !statement.childForFieldName('alternative') &&
+      !!condition &&
+      !!consequence &&
+      acquireErrors.some((name) => new RegExp(`^${name}\\s*!=\\s*nil$`).test(condition.text.trim())) &&
+      statementsOf(syntax, consequence).every((child) => EXITS.test(child.type))
+    );
+  };
+
   const body: string[] = [];
   const bodyNodes: Node[] = [];
   let busy: string | undefined;
   const collect = (statement: Node) => {
+    if (statement !== first && checksAcquireError(statement)) return;
     const hasLockCall = calls.some((call) => within(call, statement));
     if (!hasLockCall && !mentionsBound(statement)) {
       body.push(dedent(statement));
@@ -252,6 +271,9 @@ export function planFix(
   if (!receiver) return undefined;
   const unusedToken = tokenDeclaration(text, statements.slice(0, statements.indexOf(first)), acquire, keptWithout);
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;
+  const stillUsed = acquireErrors.filter((name) =>
+    identifierPattern(name).test([...body, text.slice(last.endIndex, fn.endIndex)].join('\n')),
+  );
   const ttlMs = acquire.ttlMs ?? ops.find((op) => op.kind === 'expire' && op.ttlMs !== undefined)?.ttlMs;
   return {
     start: first.startIndex,
@@ -264,6 +286,7 @@ export function planFix(
     ...(retryLoop && { replacesRetryLoop: true }),
     ...(unusedToken && { unusedToken }),
     ...(busy !== undefined && { busy }),
+    ...(stillUsed.length && { declares: `var ${stillUsed.join(', ')} error` }),
   };
 }
 
@@ -298,6 +321,15 @@ function tokenDeclaration(
 }
 
 /** Statements of a block, looking through nested blocks (Go's `block` holds a `statement_list`). */
+/** The error variables a Go declaration (`ok, err := ...`) declares besides `bound`. */
+function declaredErrors(declaration: Node, bound: string | undefined): string[] {
+  const left = declaration.childForFieldName('left');
+  return (left?.namedChildren ?? [])
+    .filter((child): child is Node => !!child && child.type === 'identifier' && child.text !== bound)
+    .map((child) => child.text)
+    .filter((name) => /^err/i.test(name));
+}
+
 function statementsOf(syntax: Syntax, block: Node): Node[] {
   return block.namedChildren.flatMap((child) =>
     !child || child.type.includes('comment')

@@ -9,7 +9,10 @@ import type { TextChange } from '../lockFix';
 import type { FixDocument } from './document';
 
 /** The edit that adds `lines` after the file's imports (none when it has them all). */
-export function importEdits(document: FixDocument, lines: readonly string[]): TextChange[] {
+export function importEdits(
+  document: Pick<FixDocument, 'languageId' | 'text'>,
+  lines: readonly string[],
+): TextChange[] {
   const client = CLIENTS.find((each) => each.languageIds.includes(document.languageId));
   if (!client || !lines.length) return [];
   if (document.languageId === 'go') {
@@ -30,11 +33,13 @@ function goImportBlock(text: string, lines: readonly string[]): TextChange[] | u
   const bodyStart = block.index + block[0].length + 1;
   const close = text.indexOf('\n)', block.index);
   if (close < 0) return undefined;
+  const path = (spec: string) => spec.replace(/^\w+\s+/, '');
   const specs = lines
     .map((line) => /^import\s+(.+)$/.exec(line)?.[1] ?? line)
-    .filter((spec) => !text.slice(bodyStart, close).includes(spec));
+    .filter((spec) => !text.slice(bodyStart, close).includes(spec))
+    .sort((a, b) => (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
   const edits: TextChange[] = [];
-  const isStandard = (spec: string) => !/^"[^"/]*\./.test(spec.replace(/^\w+\s+/, ''));
+  const isStandard = (spec: string) => !/^"[^"/]*\./.test(path(spec));
   // The first group: the lines up to the first blank one.
   const entries: { start: number; spec: string }[] = [];
   for (let at = bodyStart; at < close;) {
@@ -45,14 +50,17 @@ function goImportBlock(text: string, lines: readonly string[]): TextChange[] | u
     at = end + 1;
   }
   const standardGroup = entries.length > 0 && entries.every((entry) => isStandard(entry.spec));
+  if (!standardGroup) {
+    const group = specs.map((spec) => `\t${spec}\n`).join('');
+    return group ? [{ start: bodyStart, end: bodyStart, text: `${group}${entries.length ? '\n' : ''}` }] : [];
+  }
   for (const spec of specs) {
-    if (!standardGroup) {
-      edits.push({ start: bodyStart, end: bodyStart, text: `\t${spec}\n${entries.length ? '\n' : ''}` });
-      continue;
-    }
-    const next = entries.find((entry) => entry.spec.replace(/^\w+\s+/, '') > spec);
+    const next = entries.find((entry) => path(entry.spec) > path(spec));
     const at = next ? next.start : text.indexOf('\n', entries[entries.length - 1].start) + 1;
-    edits.push({ start: at, end: at, text: `\t${spec}\n` });
+    // Specs that go in at one place are one edit, in order.
+    const same = edits.find((edit) => edit.start === at);
+    if (same) same.text += `\t${spec}\n`;
+    else edits.push({ start: at, end: at, text: `\t${spec}\n` });
   }
   return edits;
 }

@@ -9,6 +9,7 @@ import { applyEdits, lockFix, type FileChange, type TextChange } from '../lockFi
 import type { FoundManifest } from '../manifests';
 import { fixClient } from '../quickFix';
 import { FixDocument } from './document';
+import { projectHelper } from './helper';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire, timestampLease } from './lease';
 import { blockingRelease, releaseFix } from './release';
@@ -130,7 +131,7 @@ export async function planRemedies(
           remedies.suggestions.push(planned('suggestion', suggestion, finding, text, languageId, env));
       }
       const rewrite =
-        client && finding.fix && helperTakes(document, client.id, finding.fix)
+        client && finding.fix && helperTakes(document, client.id, finding.fix) && inlineTakes(client, text, env)
           ? helperRewrite(finding, client, text, languageId, env, helperRewrites)
           : undefined;
       // A try-lock stays one: the helper's try variant comes before the waiting rewrite.
@@ -185,6 +186,16 @@ function helperTakes(document: FixDocument | undefined, clientId: string, plan: 
     default:
       return true;
   }
+}
+
+/**
+ * Whether the rewrite can take the code's client where the project has no place for the helper
+ * and the rewrite writes the inline lock: Jedis's inline lock assumes a JedisPool, which the
+ * helper's callers (a UnifiedJedis) do not have.
+ */
+function inlineTakes(client: NonNullable<ReturnType<typeof fixClient>>, text: string, env: FixEnvironment): boolean {
+  if (client.id !== 'jedis') return true;
+  return !isNoFix(projectHelper(client, { ...env, text }));
 }
 
 /** A minimal fix's edits as a remedy; imports that only the edited code used go with them. */
