@@ -70,7 +70,21 @@ for (const client of CLIENTS) {
   });
 }
 
-test('every pack script is embedded somewhere, so this check covers it', () => {
+/**
+ * Pack v3's scripts that only the ioredis runtime runs (pack/queue.ts, multi.ts, fenced.ts load them
+ * from the pack by name, so there is no copy to check); a helper that adopts one moves it out.
+ */
+const RUNTIME_ONLY: readonly ScriptName[] = [
+  'queue_acquire',
+  'queue_release',
+  'multi_acquire',
+  'multi_release',
+  'multi_extend',
+  'guarded_set',
+  'fenced_set',
+];
+
+test('every pack script is embedded somewhere, so this check covers it, or the runtime alone runs it', () => {
   const everywhere = new Set(
     CLIENTS.flatMap((client) => {
       const kinds = helperKinds(client.id).join(',');
@@ -78,5 +92,5 @@ test('every pack script is embedded somewhere, so this check covers it', () => {
       return [...text.matchAll(/@locksmith-script (\w+)/g)].map((match) => match[1]);
     }),
   );
-  assert.deepEqual([...everywhere].sort(), [...SCRIPT_NAMES].sort());
+  assert.deepEqual([...everywhere].sort(), SCRIPT_NAMES.filter((name) => !RUNTIME_ONLY.includes(name)).sort());
 });

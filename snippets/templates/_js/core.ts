@@ -286,7 +286,8 @@ function waitersKey(key«ts:: string»)«ts:: string | undefined» {
     const queueMs = Math.max(1, deadline - Date.now()) + 2 * retryMs;
     const replies = await call(redis, 'locksmithAcquireQueued', [key, queue, ...fence], [token, ttlMs, queueMs]);
     const [taken = 0, pttl = -1] = «ts:(replies as unknown[])»«js:replies».map(Number);
-    return { reply: taken, retryInMs: pttl === -2 ? 0 : pttl > 0 ? pttl : undefined };
+    // PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
+    return { reply: taken, retryInMs: pttl === -1 ? undefined : Math.max(pttl, 0) };
   }).catch(async (error«ts:: unknown») => {
     if (queue !== undefined) await leaveLine(redis, queue, token).catch(() => 0); // cancelled: leave the line
     throw error;

@@ -438,7 +438,8 @@ def _attempt(plan: _Plan, reply: Any) -> _Attempt:
     if plan.queue is None:
         return int(reply), None
     taken, pttl = int(reply[0]), int(reply[1])
-    return taken, (0.0 if pttl == -2 else pttl / 1000 if pttl > 0 else None)
+    # PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
+    return taken, (None if pttl == -1 else max(pttl, 0) / 1000)
 
 
 def acquire(
