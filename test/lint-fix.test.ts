@@ -217,7 +217,7 @@ const WAITING: {
     file: 'payouts/PayoutJob.java',
     helper: 'payouts/Locksmith.java',
     call: /^ {8}try \(Locksmith\.Lease lease = Locksmith\.acquire\(jedis, "lock:payouts", Locksmith\.ttlMs\(45000\)\)\) \{\n {12}payAll\(\);\n {8}\}$/m,
-    kept: /^import redis\.clients\.jedis\.JedisPooled;$/m,
+    kept: /^import redis\.clients\.jedis\.RedisClient;$/m,
   },
 ];
 

@@ -130,13 +130,17 @@ export async function planRemedies(
         if (suggestion && !isNoFix(suggestion))
           remedies.suggestions.push(planned('suggestion', suggestion, finding, text, languageId, env));
       }
+      const blocker =
+        client && finding.fix
+          ? (helperBlocker(document, client.id, finding.fix) ?? inlineBlocker(client, text, env))
+          : undefined;
       const rewrite =
-        client && finding.fix && helperTakes(document, client.id, finding.fix) && inlineTakes(client, text, env)
+        client && finding.fix && !blocker
           ? helperRewrite(finding, client, text, languageId, env, helperRewrites)
           : undefined;
       // A try-lock stays one: the helper's try variant comes before the waiting rewrite.
       const tried =
-        document && client && finding.fix?.busy !== undefined && helperTakes(document, client.id, finding.fix)
+        document && client && finding.fix?.busy !== undefined && !blocker
           ? tryLockRewrite(document, client, finding, env)
           : undefined;
       if (tried && !isNoFix(tried))
@@ -148,6 +152,8 @@ export async function planRemedies(
       if (!remedies.fix)
         remedies.noFix =
           (isNoFix(minimal) ? minimal : undefined) ??
+          // Where the rewrite would have been the fix (it replaces a loop that only waits): why it is not.
+          (finding.fix?.replacesRetryLoop ? blocker : undefined) ??
           table.noFix ??
           (context ? noFix('unplanned', 'no fix for this shape') : noFix('language', 'no fix in this language'));
       return remedies;
@@ -158,44 +164,54 @@ export async function planRemedies(
 }
 
 /**
- * Whether the helper's scoped lock can take the client the code has, where the code is: Jedis's
- * helper takes a pool or a UnifiedJedis (not a single `Jedis` connection), Lettuce's acquire throws
- * InterruptedException (the method must declare it), go-redis's and redigo's take a context (the
- * function must have one), redigo's a pool (not a connection).
+ * Why the helper's scoped lock cannot take the client the code has, where the code is (undefined
+ * when it can): Jedis's helper takes a pool or a UnifiedJedis (not a single `Jedis` connection),
+ * Jedis's and Lettuce's acquire throws InterruptedException (the method must declare it), go-redis's
+ * and redigo's take a context (the function must have one) and their call site returns the
+ * acquire's error (the function must return an error alone), redigo's takes a pool (not a connection).
  */
-function helperTakes(document: FixDocument | undefined, clientId: string, plan: NonNullable<Finding['fix']>): boolean {
+function helperBlocker(
+  document: FixDocument | undefined,
+  clientId: string,
+  plan: NonNullable<Finding['fix']>,
+): NoFix | undefined {
   const text = document?.text ?? '';
   const name = plan.receiver.replace(/^this\./, '');
   const at = document?.root.descendantForIndex(plan.start);
   const fn = at ? document?.functionOf(at) : undefined;
   const header = fn ? text.slice(fn.startIndex, fn.childForFieldName('body')?.startIndex ?? fn.endIndex) : '';
-  switch (clientId) {
-    case 'jedis':
-      return !new RegExp(`\\bJedis\\s+${name}\\b`).test(text);
-    case 'lettuce':
-      return /\bthrows\b[^{]*\b(InterruptedException|Exception|Throwable)\b/.test(header);
-    // The call site returns the acquire's error: the function must return an error alone.
-    case 'go-redis':
-      return /\bctx\b/.test(header) && /\)\s*error\s*$/.test(header.trim());
-    case 'redigo':
-      return (
-        /\bctx\b/.test(header) &&
-        /\)\s*error\s*$/.test(header.trim()) &&
-        new RegExp(`\\b${name}\\s+\\*?\\w+\\.Pool\\b`).test(text)
-      );
-    default:
-      return true;
-  }
+  const java = clientId === 'jedis' || clientId === 'lettuce';
+  const go = clientId === 'go-redis' || clientId === 'redigo';
+  if (clientId === 'jedis' && new RegExp(`\\bJedis\\s+${name}\\b`).test(text))
+    return noFix('client-connection', 'the lock helper takes a pool or a UnifiedJedis, not one Jedis connection');
+  if (java && !/\bthrows\b[^{]*\b(InterruptedException|Exception|Throwable)\b/.test(header))
+    return noFix(
+      'interrupted',
+      "the lock helper's waiting acquire throws InterruptedException, which this method does not declare",
+    );
+  if (go && !/\bctx\b/.test(header))
+    return noFix('no-context', 'the lock helper takes a context; this function has none');
+  if (go && !/\)\s*error\s*$/.test(header.trim()))
+    return noFix('go-return', "the lock helper's call site returns the acquire's error: this function returns more");
+  if (clientId === 'redigo' && !new RegExp(`\\b${name}\\s+\\*?\\w+\\.Pool\\b`).test(text))
+    return noFix('client-connection', "redigo's lock helper takes a pool, not a connection");
+  return undefined;
 }
 
 /**
- * Whether the rewrite can take the code's client where the project has no place for the helper
+ * Why the rewrite cannot take the code's client where the project has no place for the helper
  * and the rewrite writes the inline lock: Jedis's inline lock assumes a JedisPool, which the
  * helper's callers (a UnifiedJedis) do not have.
  */
-function inlineTakes(client: NonNullable<ReturnType<typeof fixClient>>, text: string, env: FixEnvironment): boolean {
-  if (client.id !== 'jedis') return true;
-  return !isNoFix(projectHelper(client, { ...env, text }));
+function inlineBlocker(
+  client: NonNullable<ReturnType<typeof fixClient>>,
+  text: string,
+  env: FixEnvironment,
+): NoFix | undefined {
+  const helper = client.id === 'jedis' ? projectHelper(client, { ...env, text }) : undefined;
+  return helper && isNoFix(helper)
+    ? noFix('no-helper', `${helper.why}, and the inline Jedis lock needs a JedisPool`)
+    : undefined;
 }
 
 /** A minimal fix's edits as a remedy; imports that only the edited code used go with them. */
