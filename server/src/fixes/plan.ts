@@ -16,7 +16,7 @@ import { blockingRelease, releaseFix } from './release';
 import { renewalFix, renewalSuggestion } from './renewal';
 import { tokenPerAcquisition } from './token';
 import { tryLockRewrite } from './tryLock';
-import { isNoFix, noFix, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
+import { isNoFix, noFix, unreadCall, type FindingRemedies, type NoFix, type Remedy, type RemedyKind } from './remedy';
 
 export interface FixEnvironment {
   pack: Pack;
@@ -62,7 +62,7 @@ const onAcquire =
   (plan: (context: PlanContext, op: NonNullable<ReturnType<FixDocument['opAt']>>) => PlannedEdit | NoFix): Planner =>
   (context, finding) => {
     const op = context.document.opAt(finding.start);
-    return op ? plan(context, op) : noFix('unread', 'the flagged call could not be read again');
+    return op ? plan(context, op) : unreadCall(context.document.text, finding.start);
   };
 
 const BEHAVIOUR = (what: string) => noFix('changes-behaviour', `${what}: a suggestion, never applied by --fix alone`);

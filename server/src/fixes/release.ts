@@ -17,7 +17,7 @@ import { helperImports, projectHelper, type ProjectHelper } from './helper';
 import { importEdits } from './imports';
 import { goVersion, keptInLocal, ownerAt, tokenExpression, type Owner } from './owner';
 import type { PlanContext, PlannedEdit } from './plan';
-import { isNoFix, noFix, type NoFix } from './remedy';
+import { isNoFix, noFix, unreadCall, type NoFix } from './remedy';
 import { classify, NEGATIONS } from './replies';
 
 /** The language's true, for a release answered before the fix returned the DEL's count test. */
@@ -484,7 +484,7 @@ const unwrapParens = (node: Node): Node => {
 /** LOCK003 and LOCK004; `blocking`: a C# method that cannot await blocks on the helper's release (a suggestion). */
 export function releaseFix(context: PlanContext, finding: Finding, blocking = false): PlannedEdit | NoFix {
   const del = context.document.opAt(finding.start);
-  if (!del) return noFix('unread', 'the flagged call could not be read again');
+  if (!del) return unreadCall(context.document.text, finding.start);
   return finding.code === 'LOCK004'
     ? releaseCheckedDel(context, del, blocking)
     : releaseBlindDel(context, del, blocking);

@@ -28,6 +28,18 @@ export interface NoFix {
 
 export const noFix = (code: string, why: string): NoFix => ({ code, why });
 
+/**
+ * Why a flagged call at `start` was not read again as a Redis command: a call of the code's own
+ * method (`this.setnx(...)`, `self.delete(...)`, `$this->del(...)`, or no receiver at all) has no
+ * client the fix could call; anything else is a call the fixes do not read.
+ */
+export function unreadCall(text: string, start: number): NoFix {
+  const before = text.slice(Math.max(0, start - 8), start);
+  return /(\bthis\.|\bself\.|\$this->|[^\w.>:]|^)$/.test(before)
+    ? noFix('own-commands', "the lock's commands are this code's own methods, not a Redis client's: no client to fix")
+    : noFix('unread', 'the flagged call could not be read again');
+}
+
 export const isNoFix = (value: unknown): value is NoFix =>
   typeof value === 'object' && value !== null && 'why' in value && 'code' in value && !('changes' in value);
 

@@ -14,7 +14,7 @@ import { importEdits } from './imports';
 import { JS_LANGUAGES, ownerAt } from './owner';
 import type { PlanContext, PlannedEdit } from './plan';
 import { helperChanges, helperSite, siteCall } from './release';
-import { isNoFix, noFix, type NoFix } from './remedy';
+import { isNoFix, noFix, unreadCall, type NoFix } from './remedy';
 
 /** The renewal's lease in ms, as an expression of the code (`30000`, `ttl * 1000`, `ttl.Milliseconds()`). */
 function leaseMs(document: FixDocument, op: RedisOp): string | NoFix {
@@ -130,7 +130,7 @@ function checked(document: FixDocument, call: string, report: string, indent: st
 function renewal(context: PlanContext, finding: Finding, kind: 'fix' | 'suggestion'): PlannedEdit | NoFix {
   const { document } = context;
   const op = document.opAt(finding.start);
-  if (!op) return noFix('unread', 'the flagged call could not be read again');
+  if (!op) return unreadCall(document.text, finding.start);
   if (op.kind !== 'expire')
     return noFix('script-renewal', 'the renewal runs a script of its own: check its reply by hand');
   const fn = document.functionOf(op.call.node);
