@@ -46,6 +46,8 @@ export interface PlannedEdit {
   edits: TextChange[];
   /** Files the fix adds (the project's lock helper). */
   created?: FileChange[];
+  /** What the fix wrote instead of the usual, and why (the helper at another place): for reports. */
+  note?: string;
 }
 
 type Planner = (context: PlanContext, finding: Finding) => PlannedEdit | NoFix;
@@ -226,6 +228,7 @@ function planned(
   return {
     kind,
     title: plan.title,
+    ...(plan.note && { note: plan.note }),
     id: `${kind}:${finding.code}:${finding.start}`,
     changes: () => {
       const after = applyEdits(text, plan.edits);

@@ -164,6 +164,7 @@ export function helperChanges(document: FixDocument, site: HelperSite, importedN
   return {
     imports: joinedImport(document, site.helper.helperImport, lines) ?? importEdits(document, lines),
     created: site.helper.created ? [site.helper.created] : [],
+    ...(site.helper.created && site.helper.note && { note: site.helper.note }),
   };
 }
 
@@ -286,11 +287,12 @@ export function releaseBlindDel(context: PlanContext, del: RedisOp, blocking: bo
   const edits =
     document.grammar === 'go' ? replaceGoDel(document, del, call.code) : replaceDel(document, del, call.code);
   if (isNoFix(edits)) return edits;
-  const { imports, created } = helperChanges(document, site, call.importedNames);
+  const { imports, created, note } = helperChanges(document, site, call.importedNames);
   return {
     title: releaseTitle(site, owner),
     edits: [...imports, ...owner.edits, ...edits],
     created,
+    ...(note && { note }),
   };
 }
 
@@ -466,12 +468,13 @@ function releaseCheckedDel(context: PlanContext, del: RedisOp, blocking: boolean
     const removal = kept.length ? undefined : document.deleteStatement(statement);
     if (removal) edits.push(removal);
   }
-  const { imports, created } = helperChanges(document, site, call.importedNames);
+  const { imports, created, note } = helperChanges(document, site, call.importedNames);
   const added = site.helper.addedPath ? `, adding ${site.helper.addedPath}` : '';
   return {
     title: `Compare and delete in one step (the lock helper's release of ${found.other.text})${added}`,
     edits: [...imports, ...edits],
     created,
+    ...(note && { note }),
   };
 }
 

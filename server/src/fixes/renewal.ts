@@ -186,7 +186,7 @@ function renewal(context: PlanContext, finding: Finding, kind: 'fix' | 'suggesti
       { start: statement.startIndex, end: statement.endIndex, text: checked(document, call.code, report.text, indent) },
     ];
   }
-  const { imports, created } = helperChanges(document, site, call.importedNames);
+  const { imports, created, note } = helperChanges(document, site, call.importedNames);
   const errors =
     document.grammar === 'go' && report.text.includes('errors.New') ? importEdits(document, ['import "errors"']) : [];
   const added = site.helper.addedPath ? `, adding ${site.helper.addedPath}` : '';
@@ -195,6 +195,7 @@ function renewal(context: PlanContext, finding: Finding, kind: 'fix' | 'suggesti
     title: `Renew with compare-and-extend (the lock helper's extend of ${owner.token}); when the lease is lost, ${what}${added}`,
     edits: [...imports, ...errors, ...owner.edits, ...edits],
     created,
+    ...(note && { note }),
   };
 }
 

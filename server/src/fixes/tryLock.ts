@@ -82,5 +82,6 @@ export function tryLockRewrite(
     title: `Replace with the lock helper's try variant (one try, skips when busy as before)${leased}${added}`,
     edits: [...imports, ...edits],
     created: helper.created ? [helper.created] : [],
+    ...(helper.created && helper.note && { note: helper.note }),
   };
 }
