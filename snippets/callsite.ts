@@ -40,6 +40,7 @@ export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
   'redis-py': 'locksmith',
   jedis: '',
   lettuce: '',
+  'spring-data-redis': '',
   'go-redis': 'example.com/app/internal/locksmith',
   redigo: 'example.com/app/internal/locksmith',
   stackexchange: 'Locksmith',

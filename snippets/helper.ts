@@ -66,6 +66,7 @@ const SPECS: Record<string, HelperSpec> = {
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   lettuce: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
+  'spring-data-redis': { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   'go-redis': { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
   redigo: { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
   stackexchange: { options: [OPTIONS.csNamespace, OPTIONS.kinds], fileName: () => 'RedisLock.cs' },

@@ -40,6 +40,7 @@ export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   'redis-py': 'None',
   jedis: 'null',
   lettuce: 'null',
+  'spring-data-redis': 'null',
   'go-redis': 'ok == false (lease, ok, err := ...)',
   redigo: 'ok == false (lease, ok, err := ...)',
   stackexchange: 'null',
@@ -106,6 +107,15 @@ const API: Record<string, ClientApi> = {
   'redis-py': PYTHON_API,
   jedis: JAVA_API,
   lettuce: JAVA_API,
+  // A Locksmith wraps the user's StringRedisTemplate (or is their bean): its methods take no client.
+  'spring-data-redis': {
+    names: JAVA_API.names,
+    render: {
+      release: (a) => `new Locksmith(${a.client}).releaseLock(${a.key}, ${a.token})`,
+      extend: (a) => `new Locksmith(${a.client}).extendLock(${a.key}, ${a.token}, ${a.ttlMs})`,
+      tryAcquire: (a) => `new Locksmith(${a.client}).tryAcquire(${a.key}, Locksmith.ttlMs(${a.ttlMs}))`,
+    },
+  },
   // go-redis takes a context with each call; redigo's low-level calls take a connection (Conn.Do has none).
   'go-redis': goApi('ctx, '),
   redigo: goApi(''),

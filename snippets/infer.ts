@@ -22,6 +22,9 @@ const tomlDependency = (name: string) => new RegExp(`^\\s*${name}\\s*=`, 'm');
 // requirements.txt and pyproject's PEP 508 lists: the name, then a version, extra or the end.
 const pep508 = /(^|["'\s])redis\s*(\[[^\]]*\])?\s*([<>=!~;,"'\s]|$)/m;
 
+// Spring Boot's starter (the reactive one too) or the library itself, as a Gradle coordinate.
+const SPRING_DATA_REDIS_GRADLE = /org\.springframework\.(boot:spring-boot-starter|data:spring)-data-redis\b/;
+
 const EVIDENCE: Record<string, Evidence> = {
   ioredis: {
     manifests: [{ name: 'package.json', dependency: jsonDependency('ioredis') }],
@@ -54,6 +57,14 @@ const EVIDENCE: Record<string, Evidence> = {
       { name: 'build.gradle.kts', dependency: /io\.lettuce:lettuce-core\b/ },
     ],
     imports: /^\s*import\s+io\.lettuce\.core\b/m,
+  },
+  'spring-data-redis': {
+    manifests: [
+      { name: 'pom.xml', dependency: /<artifactId>\s*spring-(boot-starter-)?data-redis(-reactive)?\s*</ },
+      { name: 'build.gradle', dependency: SPRING_DATA_REDIS_GRADLE },
+      { name: 'build.gradle.kts', dependency: SPRING_DATA_REDIS_GRADLE },
+    ],
+    imports: /^\s*import\s+org\.springframework\.data\.redis\./m,
   },
   'go-redis': {
     manifests: [{ name: 'go.mod', dependency: /github\.com\/(redis\/go-redis|go-redis\/redis)\b/ }],

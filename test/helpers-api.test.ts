@@ -1,8 +1,8 @@
 // The helper API the lint fixes call (snippets/helperApi.ts): the try variant and the low-level
 // release and extend, written by helperCall and run as real programs against a throwaway Redis for
 // every client this machine runs (ioredis, node-redis, redis-py sync and asyncio, phpredis, Predis,
-// redis-rb, redigo, go-redis, Jedis, Lettuce, redis-rs) on Redis 7.0 and Valkey 9, and compiled for the typed ones (tsc strict against the real ioredis and
-// node-redis types; javac with Jedis and Lettuce, go vet with go-redis, cargo check with redis-rs).
+// redis-rb, redigo, go-redis, Jedis, Lettuce, Spring Data Redis, redis-rs) on Redis 7.0 and Valkey 9, and compiled for the typed ones (tsc strict against the real ioredis and
+// node-redis types; javac with Jedis, Lettuce and Spring Data Redis, go vet with go-redis, cargo check with redis-rs).
 //   try while another holds: "busy" at once, one script call, no subscription, no waiter queue;
 //   try while free: the lease, which releases;
 //   release / extend with a foreign token: false, the holder's key and lease untouched;
@@ -381,17 +381,33 @@ func main() {
   },
 };
 
+/** How each Java program connects: its import, the statements that make `redis`, and those that close it. */
+const JVM_CONNECT = {
+  jedis: ['import redis.clients.jedis.RedisClient;', 'var redis = RedisClient.create(url);', 'redis.close();'],
+  lettuce: [
+    'import io.lettuce.core.RedisClient;',
+    'var client = RedisClient.create(url);\n        var connection = client.connect();\n        var redis = connection.sync();',
+    'connection.close();\n        client.shutdown();',
+  ],
+  // A StringRedisTemplate over Lettuce, as Spring Boot configures one.
+  'spring-data-redis': [
+    'import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;\nimport org.springframework.data.redis.core.StringRedisTemplate;',
+    'var factory = new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(url));\n        factory.afterPropertiesSet();\n        factory.start();\n        var redis = new StringRedisTemplate(factory);',
+    'factory.destroy();',
+  ],
+};
+
 /** A Java program: the helper in the default package beside Api.java, compiled against the pinned jars. */
-const jvm = (client: 'jedis' | 'lettuce'): ApiProgram => ({
+const jvm = (client: keyof typeof JVM_CONNECT): ApiProgram => ({
   name: client,
   client,
   async prepare(dir) {
     writeHelper(dir, client);
     const c = calls(client, { default: 'redis' }, { key: 'key', token: 'token', ttlMs: 'ttlMs' }, '');
-    const jedis = client === 'jedis';
+    const [imports, connect, close] = JVM_CONNECT[client];
     writeFileSync(
       join(dir, 'Api.java'),
-      `${jedis ? 'import redis.clients.jedis.RedisClient;' : 'import io.lettuce.core.RedisClient;'}
+      `${imports}
 
 public class Api {
     public static void main(String[] args) {
@@ -400,7 +416,7 @@ public class Api {
         String token = args.length > 2 ? args[2] : "";
         long ttlMs = args.length > 3 ? Long.parseLong(args[3]) : 5000;
         String key = "${KEY}";
-        ${jedis ? 'var redis = RedisClient.create(url);' : 'var client = RedisClient.create(url);\n        var connection = client.connect();\n        var redis = connection.sync();'}
+        ${connect}
         switch (mode) {
             case "try" -> {
                 try (Locksmith.Lease lease = ${c.tryAcquire.code}) {
@@ -410,7 +426,7 @@ public class Api {
             case "release" -> System.out.println(${c.release.code});
             default -> System.out.println(${c.extend.code});
         }
-        ${jedis ? 'redis.close();' : 'connection.close();\n        client.shutdown();'}
+        ${close}
     }
 }
 `,
@@ -474,6 +490,7 @@ const PROGRAMS = [
   goRedis,
   jvm('jedis'),
   jvm('lettuce'),
+  jvm('spring-data-redis'),
   redisRs,
 ];
 
@@ -578,10 +595,11 @@ export async function api(redis: Client, key: string, token: string, ttlMs: numb
     }
   });
 
-  test('jedis and lettuce: javac against the real libraries', async () => {
+  test('jedis, lettuce and spring-data-redis: javac against the real libraries', async () => {
     const clients = {
       jedis: ['UnifiedJedis', '@SuppressWarnings("deprecation") JedisPool', 'Jedis'],
       lettuce: ['RedisCommands<String, String>'],
+      'spring-data-redis': ['StringRedisTemplate'],
     };
     for (const [client, types] of Object.entries(clients)) {
       const dir = join(work, 'java', client);
@@ -610,6 +628,7 @@ ${tried}        return ${c.release.code} && ${c.extend.code};
         'app/Api.java': `package app;
 ${c.imports}
 import io.lettuce.core.api.sync.RedisCommands;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.UnifiedJedis;

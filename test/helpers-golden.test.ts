@@ -1,8 +1,8 @@
 // The lock helpers beyond what test/helpers-proof.test.ts runs: golden files for StackExchange.Redis
 // (its library needs NuGet, which this machine does not reach) and Predis
-// (test/golden/<client>/helper.<ext>, byte for byte), the embedded Lua of all twelve helpers read
+// (test/golden/<client>/helper.<ext>, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
-// helper and its call sites against the real libraries (javac with Jedis and Lettuce, go vet with
+// helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
 // go-redis and redigo, cargo check with redis-rs, tsc with ioredis and node-redis), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
 // pinned by its golden file and read-back only.
@@ -43,6 +43,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const OPTIONS: Record<string, HelperOptions> = {
   jedis: { package: 'com.example.locks' },
   lettuce: { package: 'com.example.locks' },
+  'spring-data-redis': { package: 'com.example.locks' },
 };
 const helperOf = (client: string, options: HelperOptions = OPTIONS[client] ?? {}) =>
   renderHelper(client, pack, options);
@@ -96,11 +97,12 @@ describe('embedded Lua read back equals the pack', () => {
 const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
 
 describe('compile checks', () => {
-  test('jedis and lettuce: helper and call sites compile with javac (Java 17) against the real libraries', async () => {
+  test('jedis, lettuce and spring-data-redis: helper and call sites compile with javac (Java 17) against the real libraries', async () => {
     const clients = {
       // JedisPool is deprecated in Jedis 8 (not in the 4.x to 7 the helper also serves).
       jedis: ['UnifiedJedis jedis', '@SuppressWarnings("deprecation") JedisPool jedis'],
       lettuce: ['RedisCommands<String, String> redis'],
+      'spring-data-redis': ['StringRedisTemplate redisTemplate'],
     };
     for (const [client, parameters] of Object.entries(clients)) {
       const dir = join(work, 'java', client);
@@ -117,6 +119,7 @@ ${indent(code, '        ')}    }
         'app/CallSites.java': `package app;
 ${sites[0].imports.join('\n')}
 import io.lettuce.core.api.sync.RedisCommands;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.UnifiedJedis;
 

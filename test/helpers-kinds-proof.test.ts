@@ -109,7 +109,11 @@ function proofs(server: ServerKind): void {
           run('rw-reader', '40').done,
         ]);
         assert.equal(await fx.redis.get('proof:counter'), '80');
-        assert.equal(await fx.redis.get('proof:overlap'), '1', 'two readers held the lock at once');
+        assert.equal(
+          await fx.redis.get('proof:overlap'),
+          '1',
+          'no two readers ever held the lock at once: readers must share it',
+        );
         assert.equal(await fx.redis.exists('proof:rw'), 0, 'released');
       });
 

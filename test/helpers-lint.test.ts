@@ -23,6 +23,7 @@ const PRELUDE: Record<string, string> = {
   'redis-py': 'import redis',
   jedis: 'import redis.clients.jedis.JedisPooled;',
   lettuce: 'import io.lettuce.core.RedisClient;',
+  'spring-data-redis': 'import org.springframework.data.redis.core.StringRedisTemplate;',
   'go-redis': 'import "github.com/redis/go-redis/v9"',
   redigo: 'import "github.com/gomodule/redigo/redis"',
   stackexchange: 'using StackExchange.Redis;',

@@ -44,6 +44,7 @@ const CORE: Record<string, ScriptName[]> = {
   'redis-rb': PLAIN,
   jedis: PLAIN,
   lettuce: PLAIN,
+  'spring-data-redis': PLAIN,
   predis: PLAIN,
   'redis-rs': PLAIN,
 };
@@ -309,6 +310,36 @@ describe('helper options', () => {
   });
 });
 
+describe("spring-data-redis: the helper in Spring's idiom", () => {
+  const { text } = renderHelper('spring-data-redis', pack, { package: 'com.example.locks' });
+
+  test('one Locksmith per StringRedisTemplate, made by its constructor (a bean, or new where needed)', () => {
+    assert.match(text, /^ {4}public Locksmith\(StringRedisTemplate redis\) \{$/m);
+    assert.doesNotMatch(
+      text,
+      /public static (Lease|boolean) /,
+      'acquire, tryAcquire, releaseLock, extendLock are methods',
+    );
+    for (const signature of [
+      'public Lease acquire(String key, Options options) throws InterruptedException',
+      'public Lease tryAcquire(String key, Options options)',
+      'public boolean releaseLock(String key, String token)',
+      'public boolean extendLock(String key, String token, long ttlMs)',
+      'public static final class Lease implements AutoCloseable',
+    ]) {
+      assert.ok(text.includes(signature), signature);
+    }
+  });
+
+  test('the scripts are RedisScript<Long> constants the template runs (EVALSHA, EVAL on NOSCRIPT): no SHA1 of its own', () => {
+    for (const name of ['ACQUIRE', 'EXTEND', 'RELEASE']) {
+      assert.ok(text.includes(`    static final RedisScript<Long> ${name} = RedisScript.of("""\n-- @script`), name);
+    }
+    assert.ok(text.includes('redis.execute(script, keys, (Object[]) args)'));
+    assert.doesNotMatch(text, /MessageDigest|\.evalsha\(/i);
+  });
+});
+
 describe('call sites', () => {
   for (const client of CLIENTS) {
     for (const pattern of PATTERNS) {
@@ -349,6 +380,7 @@ describe('call sites', () => {
     assert.deepEqual(imports('node-redis', './locksmith', 'cjs'), ["const { withLock } = require('./locksmith');"]);
     assert.deepEqual(imports('jedis', 'com.example.locks'), ['import com.example.locks.Locksmith;']);
     assert.deepEqual(imports('lettuce', ''), []);
+    assert.deepEqual(imports('spring-data-redis', 'com.example.locks'), ['import com.example.locks.Locksmith;']);
     assert.deepEqual(imports('redigo', 'example.com/app/internal/locksmith'), [
       'import "example.com/app/internal/locksmith"',
     ]);

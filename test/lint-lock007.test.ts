@@ -3,27 +3,16 @@
 // declared key or argument (a queue's `{prefix}`) is reported one severity step lower, in the
 // analysis and through the language server.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyzeText } from '../server/src/analysis';
 import { LspClient } from './harness/lsp';
 
-// Every key is built on KEYS[1], the queue's prefix.
-const PREFIXED = [
-  'local prefix = KEYS[1]',
-  'local due = redis.call("ZRANGEBYSCORE", prefix .. "delayed", 0, ARGV[1])',
-  'for _, id in ipairs(due) do',
-  '  redis.call("LPUSH", prefix .. "wait", id)',
-  'end',
-  'redis.call("ZREMRANGEBYSCORE", prefix .. "delayed", 0, ARGV[1])',
-  'return #due',
-  '',
-].join('\n');
-
+// Every key is built on KEYS[1], the queue's prefix (user code the linter reads: a fixture).
+const PREFIXED = readFileSync(join(__dirname, 'fixtures', 'lock007', 'queue-prefixed.lua'), 'utf8');
 // The same, but one key is read from a hash: it may belong to another queue.
-const MIXED = PREFIXED.replace(
-  'return #due',
-  'local parent = redis.call("HGET", KEYS[2], "parent")\nredis.call("SADD", parent .. ":done", ARGV[1])\nreturn #due',
-);
+const MIXED = readFileSync(join(__dirname, 'fixtures', 'lock007', 'queue-mixed.lua'), 'utf8');
 
 const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length - 1;
 

@@ -83,7 +83,7 @@ describe('golden files', () => {
 });
 
 /** The snippets whose scripts are read back here: these clients' literal rules are in golden-support.ts. */
-const READ_BACK = [...GOLDEN_CLIENTS, 'jedis', 'lettuce', 'go-redis', 'redis-rs'];
+const READ_BACK = [...GOLDEN_CLIENTS, 'jedis', 'lettuce', 'spring-data-redis', 'go-redis', 'redis-rs'];
 
 describe('embedded Lua equals the pack', () => {
   for (const client of READ_BACK) {
@@ -130,6 +130,10 @@ const JAVA_CLIENT: Record<string, { imports: string[]; parameter: string }> = {
   // JedisPool is deprecated in Jedis 8: the snippet does not name it, this wrapper does.
   jedis: { imports: ['redis.clients.jedis.JedisPool'], parameter: '@SuppressWarnings("deprecation") JedisPool pool' },
   lettuce: { imports: ['io.lettuce.core.api.sync.RedisCommands'], parameter: 'RedisCommands<String, String> redis' },
+  'spring-data-redis': {
+    imports: ['org.springframework.data.redis.core.StringRedisTemplate'],
+    parameter: 'StringRedisTemplate redisTemplate',
+  },
 };
 
 // Predis runs the snippets like test/proofs/: two processes around a non-atomic counter (with a
@@ -189,7 +193,7 @@ ${indent(PREDIS_AFTER[pattern], '    ')}
 }
 
 describe('compile checks', () => {
-  for (const client of ['jedis', 'lettuce']) {
+  for (const client of Object.keys(JAVA_CLIENT)) {
     test(`${client}: every pattern compiles with javac (Java 17) against the real library, its header's imports only`, async () => {
       const dir = join(work, client);
       const sources: string[] = [];

@@ -39,6 +39,40 @@ test('a manifest dependency picks between clients of one language', () => {
   }
 });
 
+test('Spring Data Redis: the Boot starter or the library in pom.xml or Gradle, or an import of its package', () => {
+  const manifests: Array<[string, string]> = [
+    [
+      'pom.xml',
+      '<dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-data-redis</artifactId></dependency>',
+    ],
+    ['pom.xml', '<dependency>\n  <artifactId>spring-boot-starter-data-redis-reactive</artifactId>\n</dependency>'],
+    [
+      'pom.xml',
+      '<dependency><groupId>org.springframework.data</groupId><artifactId>spring-data-redis</artifactId></dependency>',
+    ],
+    ['build.gradle', "implementation 'org.springframework.boot:spring-boot-starter-data-redis'"],
+    ['build.gradle.kts', 'implementation("org.springframework.data:spring-data-redis:4.1.2")'],
+  ];
+  for (const [name, text] of manifests) {
+    assert.equal(first({ languageId: 'java', manifests: [{ name, text }] }), 'spring-data-redis', `${name}: ${text}`);
+  }
+  const notSpring: Array<[string, string]> = [
+    ['pom.xml', '<artifactId>spring-boot-starter-data-jpa</artifactId>'],
+    ['build.gradle', "implementation 'org.springframework.session:spring-session-data-redis'"],
+  ];
+  for (const [name, text] of notSpring) {
+    assert.notEqual(
+      first({ languageId: 'java', manifests: [{ name, text }] }),
+      'spring-data-redis',
+      `${name}: ${text}`,
+    );
+  }
+  const source = 'package app;\n\nimport org.springframework.data.redis.core.StringRedisTemplate;\n';
+  const jedisManifest = [{ name: 'pom.xml', text: '<artifactId>jedis</artifactId>' }];
+  assert.equal(first({ languageId: 'java', source, manifests: jedisManifest }), 'spring-data-redis');
+  assert.equal(first({ languageId: 'java', source: 'import org.springframework.stereotype.Service;\n' }), 'jedis');
+});
+
 test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
   const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
   assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');

@@ -22,6 +22,7 @@ import { proof as redigo } from './proofs/redigo';
 import { proof as redisPy } from './proofs/redis-py';
 import { proof as redisRs } from './proofs/redis-rs';
 import { proof as redisRb } from './proofs/redis-rb';
+import { proof as springDataRedis } from './proofs/spring-data-redis';
 import { useRedis } from './helpers';
 import { SERVER_KINDS, type ServerKind } from './harness/redis';
 import { loadPack } from '../pack/pack';
@@ -32,7 +33,19 @@ const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const PROOFS: Proof[] = [goRedis, ioredis, jedis, lettuce, nodeRedis, phpredis, redigo, redisPy, redisRb, redisRs];
+const PROOFS: Proof[] = [
+  goRedis,
+  ioredis,
+  jedis,
+  lettuce,
+  nodeRedis,
+  phpredis,
+  redigo,
+  redisPy,
+  redisRb,
+  redisRs,
+  springDataRedis,
+];
 for (const proof of PROOFS) proof.setup?.(work);
 
 function program(proof: Proof, pattern: PatternId, ttl: number): string {

@@ -37,7 +37,7 @@ export interface LocksmithApi {
 }
 
 export function activate(extension: vscode.ExtensionContext): LocksmithApi {
-  const log = vscode.window.createOutputChannel('Redis Locksmith', { log: true });
+  const log = quietOnceClosed(vscode.window.createOutputChannel('Redis Locksmith', { log: true }));
   const pack = loadPack(defaultPackDir(extension.extensionPath));
   const config = new Config();
   const ctx: Ctx = { extension, log, config, connections: new Connections(config, extension.secrets, log, pack), pack };
@@ -118,4 +118,25 @@ export function activate(extension: vscode.ExtensionContext): LocksmithApi {
   }, 0);
   extension.subscriptions.push({ dispose: () => clearTimeout(starting) });
   return { ctx, locks: controller, locksTree, scriptsTree, timeline, walkthroughDone: stepsDone, tlsMigration };
+}
+
+/**
+ * The log channel, whose lines are dropped once it is disposed: a connection's socket may report
+ * its close after deactivation, and a closed channel throws on every write.
+ */
+function quietOnceClosed(channel: vscode.LogOutputChannel): vscode.LogOutputChannel {
+  let closed = false;
+  return new Proxy(channel, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property === 'dispose')
+        return () => {
+          closed = true;
+          target.dispose();
+        };
+      return typeof value === 'function'
+        ? (...args: unknown[]): unknown => (closed ? undefined : Reflect.apply(value, target, args))
+        : value;
+    },
+  });
 }

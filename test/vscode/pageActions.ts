@@ -20,6 +20,9 @@ function visibleHover(page: Page): Promise<string | undefined> {
   })()`);
 }
 
+/** A tooltip's text on screen, not VS Code's placeholder while it asks the extension for it. */
+const shown = (text: string | undefined) => text !== undefined && text.trim() !== 'Loading...';
+
 /** Rests the pointer on a side bar row and notes what the hover shows, every 100 ms for `holdMs`. */
 async function hoverRow(page: Page, row: string, holdMs: number): Promise<HoverSample[]> {
   const target = page.locator(`.part.sidebar .monaco-list-row[aria-label^="${row.replace(/"/g, '\\"')}"]`).first();
@@ -32,13 +35,16 @@ async function hoverRow(page: Page, row: string, holdMs: number): Promise<HoverS
   const started = Date.now();
   const samples: HoverSample[] = [];
   // Until a tooltip shows, the pointer moves along the key every 300 ms, as a hand settling on a
-  // row does (VS Code arms a tooltip when the pointer moves onto its text); then it rests.
+  // row does (VS Code arms a tooltip when the pointer moves onto its text); then it rests. VS Code's
+  // "Loading..." is no tooltip yet: a redraw that lands before the extension host is asked for the
+  // tooltip closes it (the tree cannot hold a redraw for a hover it does not know of yet), and a
+  // user moves the pointer again.
   const spots = [box.x + 20, box.x + 50];
   let moves = 0;
   while (Date.now() - started < holdMs) {
     const text = await visibleHover(page);
     samples.push({ at: Date.now() - started, ...(text === undefined ? {} : { text }) });
-    if (!samples.some((sample) => sample.text !== undefined) && samples.length % 3 === 0) {
+    if (!samples.some((sample) => shown(sample.text)) && samples.length % 3 === 0) {
       await page.mouse.move(spots[++moves % 2], box.y + box.height / 2, { steps: 3 });
     }
     await page.waitForTimeout(SAMPLE_EVERY_MS);

@@ -12,7 +12,7 @@ LUA;
 «kinds:scripts»
 
     /**
-     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, ±50 %),
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half),
      * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
      * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
      * Redis errors are thrown as the client throws them.
@@ -137,7 +137,7 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1500), $leftUs)); // in µs
+            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
         }
     }
 

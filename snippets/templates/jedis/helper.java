@@ -193,7 +193,7 @@ public final class Locksmith {
 
     /**
      * Takes the lock, waiting up to options.waitMs, then LockBusyException: with a subscriber, woken
-     * by the release; without one, by jittered back-off (10 ms doubling to options.retryMs, ±50 %).
+     * by the release; without one, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half).
      * Redis errors are thrown as Jedis throws them.
      */
     public static Lease acquire(Scripts redis, Subscriber subscriber, String key, Options options)
@@ -217,7 +217,7 @@ public final class Locksmith {
                 double random = ThreadLocalRandom.current().nextDouble();
                 double sleepMs = wakeups != null
                         ? options.retryMs * (0.5 + random / 2)
-                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random);
+                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random / 2);
                 long ms = Math.min((long) sleepMs, leftMs);
                 if (wakeups != null) wakeups.await(ms);
                 else Thread.sleep(ms);

@@ -126,7 +126,7 @@ public final class Locksmith {
 
     /**
      * Takes the lock, waiting up to options.waitMs, then LockBusyException: with options.wakeups,
-     * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs, ±50 %).
+     * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half).
      * Redis errors are thrown as Lettuce throws them.
      */
     public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
@@ -149,7 +149,7 @@ public final class Locksmith {
                 double random = ThreadLocalRandom.current().nextDouble();
                 double sleepMs = wakeups != null
                         ? options.retryMs * (0.5 + random / 2)
-                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random);
+                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random / 2);
                 long ms = Math.min((long) sleepMs, leftMs);
                 if (wakeups != null) wakeups.await(ms);
                 else Thread.sleep(ms);

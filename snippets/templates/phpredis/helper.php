@@ -13,7 +13,7 @@ declare(strict_types=1);
 // the callback calls $lease->check() between steps, which extends the lease once a third of the TTL
 // has passed and throws LeaseLostException once it is gone.
 //
-// A waiter polls with jittered back-off (10 ms doubling to $retryMs, ±50 %): the release's
+// A waiter polls with jittered back-off (10 ms doubling to $retryMs, jittered down to half): the release's
 // wake-up (SPUBLISH) needs SSUBSCRIBE, which phpredis gains only in 6.0, and its subscribe calls
 // hold the calling process in a callback loop until a message comes, with no timeout of their own.
 

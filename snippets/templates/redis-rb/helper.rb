@@ -11,7 +11,7 @@ require 'socket'
 # one; Locksmith.try_lock and try_acquire try once and never wait (nil when busy); release_lock and
 # extend_lock take a key and a token.
 #
-# A waiter polls with jittered back-off (10 ms doubling to retry_ms, +-50 %): the release's
+# A waiter polls with jittered back-off (10 ms doubling to retry_ms, jittered down to half): the release's
 # wake-up (SPUBLISH) needs SSUBSCRIBE, which redis-rb 4.x does not have (Debian 12 ships 4.8).
 module Locksmith
   ACQUIRE = <<~'LUA'
@@ -128,7 +128,7 @@ module Locksmith
   module_function
 
   # Takes the lock, waiting up to wait_ms with jittered back-off (10 ms doubling to retry_ms,
-  # +-50 %), then BusyError. ttl_ms: how long the lock outlives a holder that dies without
+  # jittered down to half), then BusyError. ttl_ms: how long the lock outlives a holder that dies without
   # releasing it; fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag});
   # Redis errors are raised as they are.
   def acquire(redis, key, ttl_ms:, wait_ms: 10_000, fence_key: nil, renew: false, retry_ms: 500, **kind) # rubocop:disable Metrics/ParameterLists
@@ -207,7 +207,7 @@ module Locksmith
       left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
       raise BusyError.new(key, wait_ms, holders) if left <= 0
 
-      sleep([[0.01 * 2**[attempt, 20].min, retry_ms / 1000.0].min * (0.5 + rand), left].min)
+      sleep([[0.01 * 2**[attempt, 20].min, retry_ms / 1000.0].min * (0.5 + rand / 2), left].min)
       attempt += 1
     end
   end

@@ -191,7 +191,7 @@ impl Lease {
     }
 
     /// Takes the lock, waiting up to `options.wait` with jittered back-off (10 ms doubling to
-    /// 500 ms, ±50 %), then `LockError::Busy`. Redis errors come back as `LockError::Redis`.
+    /// 500 ms, jittered down to half), then `LockError::Busy`. Redis errors come back as `LockError::Redis`.
     pub fn acquire_with(
         con: &mut dyn redis::ConnectionLike,
         key: &str,
@@ -217,7 +217,7 @@ impl Lease {
             if left.is_zero() {
                 return Err(LockError::Busy { key: key.to_owned(), waited: options.wait });
             }
-            let jitter = 0.5 + (random_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let jitter = 0.5 + (random_u64() >> 12) as f64 / (1u64 << 53) as f64;
             let backoff = Duration::from_secs_f64((10.0 * 2f64.powi(attempt.min(6))).min(500.0) * jitter / 1000.0);
             std::thread::sleep(backoff.min(left));
         }

@@ -6,7 +6,7 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 71418a156822a601d5a282ca427cd69169d888e6
+// @locksmith-digest 5283ec47a867026ce788f0c5989f6d53b70ada95
 
 declare(strict_types=1);
 
@@ -236,7 +236,7 @@ return 1
 LUA;
 
     /**
-     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, ±50 %),
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half),
      * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
      * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
      * Redis errors are thrown as the client throws them.
@@ -355,7 +355,7 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1500), $leftUs)); // in µs
+            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
         }
     }
 

@@ -164,6 +164,8 @@ export const HELPER_PROOFS: HelperProof[] = [
   goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
+  // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
+  jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true }),
   redisRs,
 ];
 
