@@ -12,6 +12,7 @@ export default tseslint.config(
       'snippets/templates/**',
       // Programs in the clients' languages that run the generated helpers, not project code.
       'test/proofs/helpers/*.js',
+      'test/proofs/fixes/*.js',
       'test/proofs/glide/*.js',
       '.test-artifacts/**',
       // The npm package assembled by tools/npm-package.ts: a copy of built files and templates.

@@ -122,3 +122,32 @@ export function renderCode(
   });
   return indentOutsideLua(marked, indent);
 }
+
+/**
+ * The import lines the inline snippet needs, as its header names them (`Imports: java.util.List,
+ * ...`), in the language's syntax: Java `import java.util.List;`, Go `import "fmt"` (or `import
+ * crand "crypto/rand"`). Empty for languages whose snippets carry their imports in the code.
+ */
+export function inlineImports(clientId: string, patternId: string): string[] {
+  const client = findClient(clientId);
+  const header = loadTemplate(client, checkPattern(patternId))
+    .split('\n')
+    .filter((line) => line.startsWith('//'))
+    .map((line) => line.slice(2).trim())
+    .join(' ');
+  // The list ends at the first full stop that ends a sentence (package names have dots inside).
+  const list = /\bImports: (.*?)\.(?:\s|$)/.exec(header)?.[1];
+  if (!list) return [];
+  const names = list.split(/,\s*/);
+  switch (client.extension) {
+    case 'java':
+      return names.map((name) => `import ${name};`);
+    case 'go':
+      return names.map((name) => {
+        const [alias, path] = name.includes(' ') ? name.split(/\s+/) : [undefined, `"${name}"`];
+        return alias ? `import ${alias} ${path}` : `import ${path}`;
+      });
+    default:
+      return [];
+  }
+}

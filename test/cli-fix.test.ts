@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { unifiedDiff } from '../server/src/cli/diff';
+import { writeFixes } from '../server/src/cli/fix';
 import { checkHelperFile, renderHelper } from '../snippets/helper';
 import { copyFixture, ensureCli, removeCopies, runCli } from './harness/cli';
 
@@ -36,65 +37,113 @@ function snapshot(root: string): Map<string, string> {
 
 const read = (root: string, path: string) => readFileSync(join(root, path), 'utf8');
 
-describe('--fix on the shop project', () => {
-  let shop: string;
-  let original: Map<string, string>;
-  let fixed: Awaited<ReturnType<typeof runCli>>;
+/** A copy of the shop project, its files before, and the run of `lint` with `args` on it. */
+function fixShop(args: string[]) {
+  const run = { shop: '', original: new Map<string, string>(), fixed: { code: 0, stdout: '', stderr: '' } };
   before(async () => {
-    shop = copyFixture('shop');
-    original = snapshot(shop);
-    fixed = await runCli(['lint', '--fix'], shop);
+    run.shop = copyFixture('shop');
+    run.original = snapshot(run.shop);
+    run.fixed = await runCli(['lint', ...args], run.shop);
   });
+  return run;
+}
+
+describe('--fix on the shop project: fixes only', () => {
+  const run = fixShop(['--fix']);
 
   test('reports what it fixed and what remains, and exits 1 for what remains', () => {
-    const lines = fixed.stdout.split('\n');
+    const lines = run.fixed.stdout.split('\n');
+    assert.deepEqual(lines.slice(0, 3), [
+      '',
+      'Fixed src/api/orders.ts: LOCK004, created src/lib/locksmith.ts',
+      'Fixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003',
+    ]);
+    const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
+    assert.deepEqual(remaining, ['LOCK007', 'LOCK002', 'LOCK009'], 'a lease where there was none is a suggestion');
+    assert.match(
+      run.fixed.stdout,
+      /1 problem with suggestions that change behaviour: `--fix --fix-type suggestion`\.\n$/,
+    );
+    assert.equal(run.fixed.code, 1);
+  });
+
+  test("minimal edits in ioredis's own API and the helper's release; nothing else changes", () => {
+    const after = snapshot(run.shop);
+    const changed = (path: string) =>
+      unifiedDiff(path, run.original.get(path), after.get(path)!)
+        .split('\n')
+        .filter((line) => /^[-+][^-+]/.test(line));
+    assert.deepEqual(changed('src/jobs/report.ts'), [
+      "+import { randomUUID } from 'node:crypto';",
+      "+import { releaseLock } from '../lib/locksmith';",
+      "-  const acquired = await redis.setnx('lock:nightly-report', 'locked');",
+      '+  const token = randomUUID();',
+      "+  const acquired = await redis.set('lock:nightly-report', token, 'EX', 600, 'NX');",
+      "-  await redis.expire('lock:nightly-report', 600);",
+      "-    await redis.del('lock:nightly-report');",
+      "+    await releaseLock(redis, 'lock:nightly-report', token);",
+    ]);
+    assert.deepEqual(changed('src/api/orders.ts'), [
+      "+import { releaseLock } from '../lib/locksmith';",
+      '-    if ((await redis.get(key)) === token) await redis.del(key);',
+      '+    await releaseLock(redis, key, token);',
+    ]);
+    const created = [...after.keys()].filter((path) => !run.original.has(path));
+    assert.deepEqual(created, ['src/lib/locksmith.ts'], 'one lock helper for both files');
+    const helper = checkHelperFile(after.get('src/lib/locksmith.ts')!, pack);
+    assert.equal(helper?.header.client, 'ioredis');
+    assert.equal(helper?.outdated, false);
+    for (const path of run.original.keys())
+      if (!/report\.ts|orders\.ts/.test(path))
+        assert.equal(after.get(path), run.original.get(path), `${path} unchanged`);
+  });
+
+  test('the fixed files and the helper check clean but for the suggestion', async () => {
+    const again = await runCli(['lint', '--format', 'json', 'src/jobs', 'src/api/orders.ts', 'src/lib'], run.shop);
+    const report = JSON.parse(again.stdout) as { files: { path: string; problems: { rule: string }[] }[] };
+    assert.deepEqual(
+      report.files.flatMap((file) => file.problems.map((problem) => `${file.path} ${problem.rule}`)),
+      ['src/api/orders.ts LOCK002'],
+    );
+  });
+
+  test('a second --fix has nothing left to fix; each problem left says why it has no fix', async () => {
+    const second = await runCli(['lint', '--fix', '--format', 'json'], run.shop);
+    const report = JSON.parse(second.stdout) as {
+      fixes: unknown[];
+      files: { problems: { fixable: boolean; noFix?: { reason: string; message: string }; suggestions: string[] }[] }[];
+    };
+    assert.deepEqual(report.fixes, []);
+    for (const problem of report.files.flatMap((file) => file.problems)) {
+      assert.equal(problem.fixable, false);
+      assert.ok(problem.noFix?.reason && problem.noFix.message, JSON.stringify(problem));
+    }
+  });
+});
+
+describe('--fix --fix-type fix,suggestion on the shop project', () => {
+  const run = fixShop(['--fix', '--fix-type', 'fix,suggestion']);
+
+  test('the suggestion too: a 30 s lease where the lock had none', () => {
+    const lines = run.fixed.stdout.split('\n');
     assert.deepEqual(lines.slice(0, 3), [
       '',
       'Fixed src/api/orders.ts: LOCK002, LOCK004, created src/lib/locksmith.ts',
       'Fixed src/jobs/report.ts: LOCK001, LOCK006, LOCK003',
     ]);
+    assert.match(read(run.shop, 'src/api/orders.ts'), /await redis\.set\(key, token, 'EX', 30, 'NX'\)\) !== 'OK'/);
     const remaining = lines.filter((line) => /^\s+\d+:\d+/.test(line)).map((line) => line.trim().split(/\s+/).at(-1));
     assert.deepEqual(remaining, ['LOCK007', 'LOCK009'], 'Lua and the renewal have no fix');
-    assert.match(fixed.stdout, /✖ 2 problems \(0 errors, 2 warnings\)\n$/);
-    assert.equal(fixed.code, 1);
-  });
-
-  test('one lock helper, created once and imported by both files', () => {
-    const after = snapshot(shop);
-    const created = [...after.keys()].filter((path) => !original.has(path));
-    assert.deepEqual(created, ['src/lib/locksmith.ts']);
-    const helper = checkHelperFile(after.get('src/lib/locksmith.ts')!, pack);
-    assert.equal(helper?.header.client, 'ioredis');
-    assert.equal(helper?.outdated, false);
-    const helpers = [...after.entries()].filter(([, text]) => text.includes('@locksmith-helper'));
-    assert.equal(helpers.length, 1);
-    for (const file of ['src/jobs/report.ts', 'src/api/orders.ts']) {
-      assert.match(after.get(file)!, /^import \{ withLock \} from '\.\.\/lib\/locksmith';$/m, file);
-      assert.doesNotMatch(after.get(file)!, /setnx|redis\.del|redis\.get\(/, file);
-    }
-    assert.match(after.get('src/jobs/report.ts')!, /await withLock\(redis, 'lock:nightly-report', \{ ttlMs: 600000 \}/);
-    const untouched = [...original.keys()].filter((path) => !/report\.ts|orders\.ts/.test(path));
-    for (const path of untouched) assert.equal(after.get(path), original.get(path), `${path} unchanged`);
-  });
-
-  test('the fixed files and the helper check clean', async () => {
-    const again = await runCli(['lint', 'src/jobs', 'src/api/orders.ts', 'src/lib'], shop);
-    assert.deepEqual(again, { code: 0, stdout: '\n✔ No problems (3 files checked, 3 analysed)\n', stderr: '' });
-  });
-
-  test('a second --fix has nothing left to fix', async () => {
-    const second = await runCli(['lint', '--fix', '--format', 'json'], shop);
-    const report = JSON.parse(second.stdout) as { fixes: unknown[]; summary: { warnings: number } };
-    assert.deepEqual(report.fixes, []);
-    assert.equal(report.summary.warnings, 2);
+    assert.equal(run.fixed.code, 1);
   });
 });
 
 describe('--fix-dry-run', () => {
-  test('changes nothing, and its diff is exactly what --fix writes', async () => {
+  test('changes nothing, reports as lint does, and its diff is exactly what --fix writes', async () => {
     const dry = copyFixture('shop');
     const untouched = snapshot(dry);
-    const { code, stdout } = await runCli(['lint', '--fix-dry-run'], dry);
+    const linted = await runCli(['lint'], dry);
+    const { code, stdout } = await runCli(['lint', '--fix-dry-run', '--fix-type', 'fix,suggestion'], dry);
     assert.equal(code, 1);
     assert.deepEqual(snapshot(dry), untouched, 'no file written or created');
     const diff = stdout.slice(0, stdout.indexOf('\nWould fix'));
@@ -103,19 +152,37 @@ describe('--fix-dry-run', () => {
       /^diff --git a\/src\/lib\/locksmith\.ts b\/src\/lib\/locksmith\.ts\nnew file mode 100644\n--- \/dev\/null\n/m,
     );
     assert.match(diff, /^- {2}const acquired = await redis\.setnx\('lock:nightly-report', 'locked'\);$/m);
-    assert.match(diff, /^\+import \{ withLock \} from '\.\.\/lib\/locksmith';$/m);
+    assert.match(diff, /^\+import \{ releaseLock \} from '\.\.\/lib\/locksmith';$/m);
     assert.match(stdout, /^Would fix src\/jobs\/report\.ts: LOCK001, LOCK006, LOCK003$/m);
-    assert.match(stdout, /✖ 2 problems \(0 errors, 2 warnings\)/, 'the report is what would remain');
+    assert.equal(
+      stdout.slice(stdout.indexOf('\n\n', stdout.indexOf('Would fix')) + 1),
+      linted.stdout,
+      'the report is what lint reports: nothing was written',
+    );
 
     const real = copyFixture('shop');
-    await runCli(['lint', '--fix'], real);
+    await runCli(['lint', '--fix', '--fix-type', 'fix,suggestion'], real);
     execFileSync('git', ['apply', '-'], { cwd: dry, input: diff });
     assert.deepEqual(snapshot(dry), snapshot(real));
   });
 
+  test('exits as lint does: 1 while the files still have the problems', async () => {
+    const dry = copyFixture('shop');
+    const { code, stdout } = await runCli(['lint', '--fix-dry-run', 'src/jobs'], dry);
+    assert.match(
+      stdout,
+      /^Would fix src\/jobs\/report\.ts: LOCK001, LOCK006, LOCK003, created src\/lib\/locksmith\.ts$/m,
+    );
+    assert.match(stdout, /✖ 3 problems/);
+    assert.equal(code, 1);
+  });
+
   test('with json, the report goes to --output-file and the diff to stdout', async () => {
     const dry = copyFixture('shop');
-    const { code, stdout } = await runCli(['lint', '--fix-dry-run', '--format', 'json', '-o', 'report.json'], dry);
+    const { code, stdout } = await runCli(
+      ['lint', '--fix-dry-run', '--fix-type', 'fix,suggestion', '--format', 'json', '-o', 'report.json'],
+      dry,
+    );
     assert.equal(code, 1);
     assert.match(stdout, /^diff --git /);
     const report = JSON.parse(read(dry, 'report.json')) as { fixes: { path: string; applied: boolean }[] };
@@ -131,7 +198,10 @@ describe('--fix-dry-run', () => {
 
 test('with sarif, what --fix changed goes to stderr and the log holds what remains', async () => {
   const shop = copyFixture('shop');
-  const { code, stdout, stderr } = await runCli(['lint', '--fix', '--format', 'sarif'], shop);
+  const { code, stdout, stderr } = await runCli(
+    ['lint', '--fix', '--fix-type', 'fix,suggestion', '--format', 'sarif'],
+    shop,
+  );
   assert.equal(code, 1);
   assert.equal(
     stderr,
@@ -195,12 +265,69 @@ test('Windows line breaks and a byte order mark are kept', async () => {
   const shop = copyFixture('shop');
   const path = join(shop, 'src', 'jobs', 'report.ts');
   writeFileSync(path, `\uFEFF${readFileSync(path, 'utf8').replace(/\n/g, '\r\n')}`);
-  const { code } = await runCli(['lint', '--fix', 'src/jobs'], shop);
+  const { code } = await runCli(['lint', '--fix', '--fix-type', 'fix,suggestion', 'src/jobs'], shop);
   assert.equal(code, 0);
   const text = readFileSync(path, 'utf8');
   assert.ok(text.startsWith('\uFEFFimport Redis'));
-  assert.match(text, /withLock/);
+  assert.match(text, /releaseLock/);
   assert.doesNotMatch(text.replace(/\r\n/g, ''), /\n/, 'every line break is CRLF');
+});
+
+describe('bytes outside the fix are kept', () => {
+  const JOB = [
+    '# Rapport nocturne: caf\xe9, \xff\xfe (Latin-1 bytes, not UTF-8)',
+    'import redis',
+    '',
+    'r = redis.Redis()',
+    '',
+    '',
+    'def nightly(token):',
+    '    if r.setnx("lock:nightly", token):  # r\xe9serv\xe9',
+    '        r.expire("lock:nightly", 60)',
+    '        return True',
+    '    return False',
+    '',
+  ].join('\r\n');
+
+  test('a file that is not UTF-8 is fixed byte for byte: only the fixed lines differ', async () => {
+    const project = copyFixture('shop');
+    const path = join(project, 'jobs.py');
+    const original = Buffer.from(JOB, 'latin1');
+    writeFileSync(path, original);
+    const { code, stdout, stderr } = await runCli(['lint', '--fix', 'jobs.py'], project);
+    assert.equal(stderr, '');
+    assert.match(stdout, /^Fixed jobs\.py: LOCK001$/m);
+    assert.equal(code, 0);
+    const expected = Buffer.from(
+      JOB.replace('r.setnx("lock:nightly", token)', 'r.set("lock:nightly", token, nx=True, ex=60)').replace(
+        '        r.expire("lock:nightly", 60)\r\n',
+        '',
+      ),
+      'latin1',
+    );
+    assert.ok(readFileSync(path).equals(expected), readFileSync(path).toString('latin1'));
+  });
+
+  test('a fix whose text the file cannot hold is not written: an error naming why, nothing changed', () => {
+    const project = copyFixture('shop');
+    const path = join(project, 'jobs.py');
+    writeFileSync(path, Buffer.from(JOB, 'latin1'));
+    const before = { text: JOB, bom: false, encoding: 'latin1' as const };
+    const unwritten = writeFixes(new Map([[path, { path, before, after: `# \u65e5\n${JOB}` }]]));
+    assert.equal(unwritten.length, 1);
+    assert.match(unwritten[0].message, /not UTF-8 \(read as Latin-1, byte for byte\).*nothing was written/);
+    assert.ok(readFileSync(path).equals(Buffer.from(JOB, 'latin1')));
+  });
+
+  test('a file changed on disk since it was read is not written', () => {
+    const project = copyFixture('shop');
+    const path = join(project, 'jobs.py');
+    writeFileSync(path, 'changed meanwhile\n');
+    const before = { text: JOB, bom: false, encoding: 'utf8' as const };
+    const unwritten = writeFixes(new Map([[path, { path, before, after: 'fixed\n' }]]));
+    assert.match(unwritten[0].message, /changed while it was being fixed/);
+    assert.equal(read(project, 'jobs.py'), 'changed meanwhile\n');
+  });
 });
 
 describe('unified diffs', () => {

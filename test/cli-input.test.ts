@@ -44,6 +44,12 @@ describe('usage errors: exit 2, one line on stderr, nothing checked', () => {
     ['no analysis threads', ['lint', '--jobs', '0'], /--jobs 0: give a number of threads, 1 or more/],
     ['--fix with --fix-dry-run', ['lint', '--fix', '--fix-dry-run'], /--fix and --fix-dry-run together: choose one/],
     [
+      'an unknown --fix-type',
+      ['lint', '--fix', '--fix-type', 'layout'],
+      /--fix-type layout: unknown type \(use fix or suggestion, or both: fix,suggestion\)/,
+    ],
+    ['--fix-type without --fix', ['lint', '--fix-type', 'suggestion'], /give --fix or --fix-dry-run with it/],
+    [
       'a dry run whose json would mix with the diff',
       ['lint', '--fix-dry-run', '--format', 'json'],
       /send the json report to a file with --output-file/,
@@ -87,6 +93,14 @@ describe('a missing path', () => {
       `error: src/nope: no such file or folder: check the path (relative to ${shop})\n` +
         `error: scripts/gone.lua: no such file or folder: check the path (relative to ${shop})\n`,
     );
+    assert.equal(code, 2);
+  });
+
+  test('alone: no "No problems" next to the error, and exit 2', async () => {
+    const shop = copyFixture('shop');
+    const { code, stdout, stderr } = await runCli(['lint', 'nope/'], shop);
+    assert.equal(stdout, '\n✖ 1 error in the run (on stderr); 0 files checked, 0 analysed\n');
+    assert.match(stderr, /^error: nope: no such file or folder/);
     assert.equal(code, 2);
   });
 

@@ -36,7 +36,8 @@ const STYLISH = [
   '  8:17  warning  The renewal of lockKey ignores its reply: when the lease already expired (or another holder took the lock), the renewal fails and this holder keeps working as if it still held the lock. Check the reply and stop the work when it says the lock is gone  LOCK009',
   '',
   '✖ 7 problems (0 errors, 7 warnings)',
-  '  5 problems fixable with the `--fix` option.',
+  '  4 problems fixable with the `--fix` option.',
+  '  1 problem with suggestions that change behaviour: `--fix --fix-type suggestion`.',
   '',
 ].join('\n');
 
@@ -89,10 +90,26 @@ describe('reports of the shop project', () => {
       column: 20,
       endLine: 7,
       endColumn: 41,
-      fixable: true,
+      fixable: false,
+      suggestions: [
+        'Add a 30 s lease (the lock never expired before: work longer than that loses it)',
+        "Replace with a call of the project's lock helper (ioredis), adding ../lib/locksmith.ts",
+      ],
+      noFix: {
+        reason: 'changes-behaviour',
+        message:
+          'a lease where the lock had none changes what happens to work that runs longer: a suggestion, never applied by --fix alone',
+      },
       help: `https://github.com/redis-locksmith/redis-locksmith/blob/HEAD/docs/rules.md#${githubAnchor(`LOCK002: ${RULE_TITLES.LOCK002}`)}`,
     });
     assert.equal(report.files[0].problems[0].fixable, false, 'LOCK007 in Lua has no fix');
+    assert.deepEqual(report.files[0].problems[0].suggestions, []);
+    assert.deepEqual(report.files[0].problems[0].noFix, {
+      reason: 'script-interface',
+      message: "passing the key in KEYS changes the script's interface: every caller's EVAL must change with it",
+    });
+    assert.equal(report.files[2].problems[0].rule, 'LOCK001');
+    assert.equal(report.files[2].problems[0].fixable, true, 'SETNX then EXPIRE: the lease moves into a SET');
     assert.deepEqual(report.summary, {
       checked: 6,
       analysed: 5,
@@ -100,7 +117,8 @@ describe('reports of the shop project', () => {
       warnings: 7,
       infos: 0,
       hints: 0,
-      fixable: 5,
+      fixable: 4,
+      onlySuggestions: 1,
     });
     assert.deepEqual([report.errors, report.notices, report.fixes], [[], [], []]);
   });

@@ -28,8 +28,9 @@ export const LAYERS: Layer[] = [
   { name: 'analysis', files: /^server\/src\/analysis\//, may: ['analysis', 'server tables'] },
   {
     name: 'language server',
-    files: /^server\/src\/server\.ts$/,
-    may: ['server core', 'analysis', 'server tables', 'snippets', 'pack'],
+    // codeActions.ts turns the fixes' plans into LSP code actions: LSP shapes only.
+    files: /^server\/src\/(server|codeActions)\.ts$/,
+    may: ['language server', 'server core', 'analysis', 'server tables', 'snippets', 'pack'],
     ownsPackages: ['vscode-languageserver'],
   },
   {

@@ -10,7 +10,8 @@ import { after, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { analyzeText } from '../server/src/analysis';
 import { lockFix, outdatedHelper, type FileChange } from '../server/src/lockFix';
-import { fixClient, readManifests, renderFix } from '../server/src/quickFix';
+import { ManifestCache } from '../server/src/manifests';
+import { fixClient, renderFix } from '../server/src/quickFix';
 import { CLIENTS } from '../snippets/clients';
 import { renderHelper } from '../snippets/helper';
 import { findClient } from '../snippets/render';
@@ -67,6 +68,7 @@ async function fixFile(path: string, text: string) {
   assert.ok(finding?.fix, `a fixable finding in ${path}`);
   return lockFix({
     client: findClient('redis-py'),
+    languageId: 'python',
     plan: finding.fix,
     pack,
     text,
@@ -120,6 +122,7 @@ describe('the lock fix calls the project helper', () => {
     const [finding] = (await analyzeText('python', UNSAFE)).filter((each) => each.fix);
     const fix = lockFix({
       client: findClient('redis-py'),
+      languageId: 'python',
       plan: finding.fix!,
       pack,
       text: UNSAFE,
@@ -214,7 +217,7 @@ const WAITING: {
     file: 'payouts/PayoutJob.java',
     helper: 'payouts/Locksmith.java',
     call: /^ {8}try \(Locksmith\.Lease lease = Locksmith\.acquire\(jedis, "lock:payouts", Locksmith\.ttlMs\(45000\)\)\) \{\n {12}payAll\(\);\n {8}\}$/m,
-    kept: /^import redis\.clients\.jedis\.JedisPooled;$/m,
+    kept: /^import redis\.clients\.jedis\.RedisClient;$/m,
   },
 ];
 
@@ -227,10 +230,10 @@ async function fixWaiting(fixture: string, languageId: string, file: string, man
   if (manifest) writeFileSync(join(root, manifest[0]), manifest[1]);
   const finding = (await analyzeText(languageId, text)).find((each) => each.code === 'LOCK010');
   assert.ok(finding?.fix?.replacesRetryLoop, `${fixture}: LOCK010 offers the fix`);
-  const manifests = readManifests(path, root);
+  const manifests = new ManifestCache().forFile(path, root);
   const client = fixClient(languageId, text, manifests);
   assert.ok(client, `${fixture}: a client`);
-  return lockFix({ client, plan: finding.fix, pack, text, file: path, root, manifests, readFile: read });
+  return lockFix({ client, languageId, plan: finding.fix, pack, text, file: path, root, manifests, readFile: read });
 }
 
 describe('LOCK010: the busy retry loop becomes a call of the helper, whose acquire waits', () => {
@@ -327,10 +330,13 @@ test("the busy branch stays out of the guarded code (Go's block holds a statemen
   );
   const finding = (await analyzeText('go', text)).find((each) => each.code === 'LOCK003');
   assert.ok(finding?.fix, `${fixture}: LOCK003 offers the fix`);
-  const manifests = readManifests(path, root);
+  const manifests = new ManifestCache().forFile(path, root);
   const client = fixClient('go', text, manifests);
   assert.ok(client, 'go-redis from the import');
-  apply(lockFix({ client, plan: finding.fix, pack, text, file: path, root, manifests, readFile: read }).changes);
+  apply(
+    lockFix({ client, languageId: 'go', plan: finding.fix, pack, text, file: path, root, manifests, readFile: read })
+      .changes,
+  );
   const fixed = readFileSync(path, 'utf8');
   assert.match(fixed, /defer lease\.Release\(ctx\)/);
   assert.doesNotMatch(fixed, /return ErrLocked/, 'the busy path is the helper’s error now');

@@ -148,7 +148,7 @@ test('initialize: the server names itself and offers incremental sync, quick fix
   });
   assert.equal(result.serverInfo.name, 'redis-locksmith');
   assert.equal(result.capabilities.textDocumentSync.change, 2);
-  assert.deepEqual(result.capabilities.codeActionProvider.codeActionKinds, ['quickfix']);
+  assert.deepEqual(result.capabilities.codeActionProvider.codeActionKinds, ['quickfix', 'refactor.rewrite']);
   assert.deepEqual(result.capabilities.executeCommandProvider.commands, ['locksmith.server.explainRule']);
   client.notify('initialized', {});
   // An editor without workspace/configuration pushes the settings.

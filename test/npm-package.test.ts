@@ -113,13 +113,16 @@ describe('npx redis-locksmith lint in a Python project', () => {
     assert.match(stdout, /3 problems \(0 errors, 3 warnings\)/);
   });
 
-  test('--fix replaces it with a call of the helper it creates, and the project then passes', async () => {
+  test('--fix makes the acquire one SET with its lease, gives it a token the release compares through the helper it creates, and the project then passes', async () => {
     const fixed = await run(npx, ['--offline', 'redis-locksmith', 'lint', '--fix'], project);
     assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
     assert.match(fixed.stdout, /Fixed src\/report_job\.py: LOCK001, LOCK006, LOCK003, created src\/locksmith\.py/);
     const job = readFileSync(join(project, 'src', 'report_job.py'), 'utf8');
-    assert.match(job, /^from locksmith import lock$/m);
-    assert.match(job, /^ {4}with lock\(r, key, ttl_ms=30000\):\n {8}build\(report_id\)$/m);
+    assert.match(job, /^from locksmith import release_lock$/m);
+    assert.match(
+      job,
+      /^ {4}if r\.set\(key, token, nx=True, ex=30\):\n {8}build\(report_id\)\n {8}release_lock\(r, key, token\)$/m,
+    );
     assert.match(readFileSync(join(project, 'src', 'locksmith.py'), 'utf8'), /^# @locksmith-helper redis-py$/m);
     const compiled = await run('python3', ['-m', 'py_compile', 'src/report_job.py', 'src/locksmith.py'], project);
     assert.equal(compiled.code, 0, compiled.stderr);

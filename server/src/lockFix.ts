@@ -4,16 +4,18 @@
 // the file, and the helper module is created when the project has none. Outside a project (an
 // unsaved file), the self-contained inline lock. And LOCK008: a helper whose embedded pack is
 // not the installed one, with its update. No LSP types here.
-import { posix, relative, resolve } from 'node:path';
 import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
-import { checkHelperFile, renderHelper, updatedHelper } from '../../snippets/helper';
-import { planImports, unusedGoImports } from '../../snippets/imports';
-import { helperImportFor, helperSearchPaths, proposeHelperPlacements, type ProjectFile } from '../../snippets/paths';
-import type { JsFlavor } from '../../snippets/template';
+import { checkHelperFile, updatedHelper } from '../../snippets/helper';
+import { planImports } from '../../snippets/imports';
+import { inlineImports } from '../../snippets/render';
+import type { ProjectFile } from '../../snippets/paths';
 import type { Finding } from './analysis';
 import type { FixPlan } from './analysis/fix';
+import { projectHelper } from './fixes/helper';
+import { importEdits, unusedImports } from './fixes/imports';
+import { isNoFix } from './fixes/remedy';
 import { renderFix } from './quickFix';
 
 export interface TextChange {
@@ -35,6 +37,8 @@ export interface LockFix {
 
 export interface FixInput {
   client: ClientInfo;
+  /** The file's language: imports only the replaced code used go with it. */
+  languageId: string;
   plan: FixPlan;
   pack: Pack;
   /** The file's text as it is now. */
@@ -46,50 +50,41 @@ export interface FixInput {
   manifests: readonly ProjectFile[];
   /** A file's text, or undefined when it does not exist (absolute path). */
   readFile(path: string): string | undefined;
+  /** Whether the helper file may be created (default true); an existing helper is used either way. */
+  canCreateFiles?: boolean;
 }
 
 export function lockFix(input: FixInput): LockFix {
-  const { client, plan, pack, text, file, root } = input;
+  const { client, plan, pack, text, file } = input;
   // The token's declaration goes when the fix leaves it unused.
   const dropped: TextChange[] = plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : [];
-  const inline = (why: string): LockFix => ({
-    title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
-    changes: [
-      {
-        path: file ?? '',
-        edits: [...dropped, { start: plan.start, end: plan.end, text: renderFix(client, plan, pack) }],
-      },
-    ],
-    note: `wrote the lock inline, no helper file: ${why}`,
-  });
-  if (!file || !root)
-    return inline('no helper file can be written here (an unsaved file, or an editor that creates no files)');
-  const project = { file: { path: relative(root, file).split('\\').join('/'), text }, manifests: input.manifests };
-  const proposals = proposeHelperPlacements(client.id, project);
-  if (!proposals.length) return inline(NO_PLACE[client.extension] ?? 'the project has no place for a helper');
-  // The helper the project has (one per client library: a file of another folder may have created
-  // it); else the first usual place, created.
-  let helper: { helperImport: string; flavor?: JsFlavor } | undefined;
-  let created: FileChange | undefined;
-  for (const path of helperSearchPaths(client.id, project)) {
-    const existing = input.readFile(resolve(root, path));
-    if (existing !== undefined && checkHelperFile(existing, pack)?.header.client === client.id) {
-      helper = helperImportFor(client.id, { path, text: existing }, project);
-      break;
-    }
-  }
-  // A file of the user's own at a usual place is never overwritten: the next free place, or inline.
-  const taken = proposals.filter((each) => input.readFile(resolve(root, each.path)) !== undefined);
-  const notHelpers = taken.map((each) => each.path).join(' and ');
-  if (!helper) {
-    const placement = proposals.find((each) => !taken.includes(each));
-    if (!placement)
-      return inline(
-        `${notHelpers} ${taken.length > 1 ? 'are files' : 'is a file'} of yours, not a Locksmith ${client.library} helper`,
-      );
-    helper = { helperImport: placement.helperImport, flavor: placement.flavor };
-    created = { path: resolve(root, placement.path), create: renderHelper(client.id, pack, placement.options).text };
-  }
+  // Comments right above the replaced statements described them: they go too.
+  const start = commentsAbove(text, plan.start);
+  const withUnusedImports = (edits: TextChange[]) => [
+    ...unusedImports(input.languageId, text, applyEdits(text, edits))
+      .filter((line) => !edits.some((edit) => edit.start < line.end && edit.end > line.start))
+      .map((line) => ({ ...line, text: '' })),
+    ...edits,
+  ];
+  const inline = (why: string): LockFix => {
+    const code = withDeclarations(renderFix(client, plan, pack), plan);
+    // The imports its code uses that the file lacks (Java's List, Go's os and fmt), after the file's own.
+    const imports = importEdits(
+      { languageId: input.languageId, text },
+      inlineImports(client.id, 'guard').filter((line) => usesImport(line, code)),
+    ).filter((edit) => edit.start <= start);
+    return {
+      title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
+      changes: [
+        { path: file ?? '', edits: withUnusedImports([...imports, ...dropped, { start, end: plan.end, text: code }]) },
+      ],
+      note: `wrote the lock inline, no helper file: ${why}`,
+    };
+  };
+  const helper = projectHelper(client, { ...input, canCreateFiles: input.canCreateFiles ?? true });
+  // No place for a helper (or only files of the user's own there): the inline lock, which needs none.
+  if (isNoFix(helper)) return inline(helper.why);
+  const { created } = helper;
   const call = renderCallSite(
     client.id,
     'guard',
@@ -101,35 +96,46 @@ export function lockFix(input: FixInput): LockFix {
     },
     helper,
   );
-  const code = withPhpCaptures(call.code, plan.body)
-    .replace(/\n$/, '')
-    .replace(/\n(?=.)/g, `\n${plan.indent}`);
-  const edits: TextChange[] = [...dropped, { start: plan.start, end: plan.end, text: code }];
+  const code = withDeclarations(
+    withPhpCaptures(call.code, plan.body)
+      .replace(/\n$/, '')
+      .replace(/\n(?=.)/g, `\n${plan.indent}`),
+    plan,
+  );
+  const replaced: TextChange[] = [...dropped, { start, end: plan.end, text: code }];
   const imports = planImports(client, text, call.imports);
-  if (imports && imports.offset <= plan.start)
-    edits.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
-  // Go does not compile with an import that only the replaced code used (`uuid` for the token).
-  if (client.extension === 'go')
-    edits.unshift(...unusedGoImports(text, applyEdits(text, edits)).map((line) => ({ ...line, text: '' })));
-  const helperPath = created
-    ? posix.relative(posix.dirname(project.file.path), relative(root, created.path).split('\\').join('/'))
-    : undefined;
-  const elsewhere = created && taken.length ? ` (${notHelpers} is not a Locksmith helper)` : '';
-  const placedAt = created && relative(root, created.path).split('\\').join('/');
+  if (imports && imports.offset <= start)
+    replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
+  const edits = withUnusedImports(replaced);
+  const elsewhere = helper.elsewhere ? ` (${helper.elsewhere})` : '';
   return {
-    title: `Replace with a call of the project's lock helper (${client.library})${helperPath ? `, adding ${helperPath}` : ''}${elsewhere}`,
-    changes: [...(created ? [created] : []), { path: file, edits }],
-    ...(elsewhere && {
-      note: `wrote the helper at ${placedAt}: ${notHelpers} is a file of yours, not a Locksmith helper`,
-    }),
+    title: `Replace with a call of the project's lock helper (${client.library})${helper.addedPath ? `, adding ${helper.addedPath}` : ''}${elsewhere}`,
+    changes: [...(created ? [created] : []), { path: file ?? '', edits }],
+    ...(helper.note && { note: helper.note }),
   };
 }
 
-/** Why a client's project has no place for a helper, where that can happen. */
-const NO_PLACE: Record<string, string> = {
-  go: 'the file is in no Go module (go.mod), where the helper package would go',
-  rs: 'the file is in no Cargo package (Cargo.toml), where the helper module would go',
-};
+/** The replacement, after what the replaced statements declared that the code kept still uses (Go's `var err error`). */
+const withDeclarations = (code: string, plan: FixPlan) =>
+  plan.declares ? `${plan.declares}\n${plan.indent}${code}` : code;
+
+/**
+ * Whether `code` uses what the import line brings in: Go's package by its name (`crand.Read`,
+ * `redis.NewScript`; a path's `v9` is not its name), Java's class by its simple name.
+ */
+function usesImport(line: string, code: string): boolean {
+  const go = /^import\s+(?:(\w+)\s+)?"([^"]+)"$/.exec(line);
+  const name = go
+    ? (go[1] ??
+      go[2]
+        .split('/')
+        .filter((part) => !/^v\d+$/.test(part))
+        .at(-1)!
+        .replace(/^go-/, ''))
+    : /([\w$]+);$/.exec(line)?.[1];
+  return !!name && new RegExp(`(?<![\\w.])${name}\\b${go ? '\\.' : ''}`).test(code);
+}
 
 /**
  * A PHP closure sees no variable of the function around it: the helper's callback takes the
@@ -143,6 +149,22 @@ function withPhpCaptures(code: string, body: string | undefined): string {
   return names.length
     ? code.replace('function ($lease) {', `function ($lease) use (${names.map((name) => `&${name}`).join(', ')}) {`)
     : code;
+}
+
+/**
+ * The start of the comment lines directly above the statement at `start` (their first
+ * non-blank character), or `start` when there are none.
+ */
+function commentsAbove(text: string, start: number): number {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (text.slice(lineStart, start).trim()) return start;
+  let first = lineStart;
+  while (first > 0) {
+    const previous = text.lastIndexOf('\n', first - 2) + 1;
+    if (!/^\s*(\/\/|#(?!!)|\*|\/\*)/.test(text.slice(previous, first))) break;
+    first = previous;
+  }
+  return first === lineStart ? start : first + /^[ \t]*/.exec(text.slice(first))![0].length;
 }
 
 /** `text` with `edits` (offsets of `text`, not overlapping) made. */

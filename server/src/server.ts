@@ -8,22 +8,23 @@ import {
   CodeActionKind,
   createConnection,
   DiagnosticSeverity,
+  DidChangeWatchedFilesNotification,
   ProposedFeatures,
   TextDocumentSyncKind,
-  type CodeAction,
   type Diagnostic,
   type Range,
-  type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { DEFAULT_LINT_SETTINGS, EXPLAIN_COMMAND, RULE_CODES, type LintSettings, type RuleCode } from './catalogue';
 import { AnalyzedDocument, findingSeverity, isAnalyzable, type Finding } from './analysis';
 import { loadPack } from '../../pack/pack';
 import { checkText, lintsLanguage, severityOf } from './check';
-import { lockFix, type LockFix } from './lockFix';
+import { codeActionsFor } from './codeActions';
 import { LockSiteIndex } from './lockSitesRequest';
+import { ManifestCache } from './manifests';
 import { LOCK_SITES_REQUEST, type LockSiteLocation, type LockSitesParams } from './protocol';
-import { fixClient, readIfExists, readManifests } from './quickFix';
+import { readIfExists } from './quickFix';
+import { MANIFEST_GLOBS } from '../../snippets/infer';
 import { ruleLinks } from './ruleDocs';
 import { readSettings } from './settings';
 
@@ -60,6 +61,10 @@ let canCreateFiles = false;
 /** A client command to run after a lock fix was applied (the extension's walkthrough step), if the client has one. */
 let fixAppliedCommand: string | undefined;
 const settingsCache = new Map<string, Promise<LintSettings>>();
+/** The projects' manifests (which client library a fix writes for), forgotten per folder when one changes. */
+const manifests = new ManifestCache();
+/** The client can watch files for the server: manifests are watched, else read again on every code action. */
+let canWatchFiles = false;
 
 const SEVERITY: Record<string, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -145,6 +150,7 @@ connection.onInitialize((params) => {
   canConfigure = !!params.capabilities.workspace?.configuration;
   const workspaceEdit = params.capabilities.workspace?.workspaceEdit;
   canCreateFiles = !!workspaceEdit?.documentChanges && !!workspaceEdit.resourceOperations?.includes('create');
+  canWatchFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
   const options = params.initializationOptions as { fixAppliedCommand?: unknown } | undefined;
   fixAppliedCommand = typeof options?.fixAppliedCommand === 'string' ? options.fixAppliedCommand : undefined;
   workspaceRoots = (params.workspaceFolders ?? [])
@@ -153,11 +159,22 @@ connection.onInitialize((params) => {
   return {
     capabilities: {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
       executeCommandProvider: { commands: [EXPLAIN_COMMAND] },
     },
     serverInfo: { name: 'redis-locksmith' },
   };
+});
+
+connection.onInitialized(() => {
+  if (!canWatchFiles) return;
+  void connection.client.register(DidChangeWatchedFilesNotification.type, {
+    watchers: [{ globPattern: `**/{${MANIFEST_GLOBS.join(',')}}` }],
+  });
+});
+
+connection.onDidChangeWatchedFiles(({ changes }) => {
+  for (const change of changes) if (change.uri.startsWith('file:')) manifests.changed(fileURLToPath(change.uri));
 });
 
 connection.onDidChangeConfiguration(({ settings }: { settings: unknown }) => {
@@ -232,14 +249,6 @@ connection.onDidCloseTextDocument(({ textDocument }) => {
   void connection.sendDiagnostics({ uri: textDocument.uri, diagnostics: [] });
 });
 
-const overlaps = (a: Range, b: Range) =>
-  !(
-    a.end.line < b.start.line ||
-    (a.end.line === b.start.line && a.end.character < b.start.character) ||
-    b.end.line < a.start.line ||
-    (b.end.line === a.start.line && b.end.character < a.start.character)
-  );
-
 connection.onCodeAction(async ({ textDocument, range, context }) => {
   const open = documents.get(textDocument.uri);
   if (!open) return [];
@@ -247,99 +256,33 @@ connection.onCodeAction(async ({ textDocument, range, context }) => {
     clearTimeout(open.timer);
     await check(textDocument.uri);
   }
-  const wanted = new Set(context.diagnostics.filter((d) => d.source === SOURCE).map((d) => String(d.code)));
-  const findings = open.findings.filter(
-    (finding) =>
-      overlaps(rangeOf(open.text, finding.start, finding.end), range) &&
-      (wanted.size === 0 || wanted.has(finding.code)),
-  );
-  if (!findings.length) return [];
-  const source = open.text.getText();
   const file = textDocument.uri.startsWith('file:') ? fileURLToPath(textDocument.uri) : undefined;
   const root = file && workspaceRoots.find((folder) => file.startsWith(folder));
-  const manifests = file ? readManifests(file, root) : [];
-  const client = fixClient(open.text.languageId, source, manifests);
-  const actions: CodeAction[] = [];
-  const fixed = new Set<string>();
-  for (const finding of findings) {
-    const diagnostic = context.diagnostics.find((d) => d.code === finding.code && d.source === SOURCE);
-    if (finding.code === 'LOCK008' && open.helperUpdate !== undefined) {
-      actions.push({
-        title: 'Update lock helper from the installed pack',
-        kind: CodeActionKind.QuickFix,
-        isPreferred: true,
-        ...(diagnostic && { diagnostics: [diagnostic] }),
-        edit: {
-          changes: {
-            [textDocument.uri]: [{ range: rangeOf(open.text, 0, source.length), newText: open.helperUpdate }],
-          },
-        },
-      });
-    }
-    if (client && finding.fix) {
-      const id = `${finding.fix.start}:${finding.fix.end}`;
-      if (!fixed.has(id)) {
-        fixed.add(id);
-        const fix = lockFix({
-          client,
-          plan: finding.fix,
-          pack,
-          text: source,
-          // A client that cannot create files gets the inline lock, which needs no helper file.
-          ...(canCreateFiles && file && root && { file, root }),
-          manifests,
-          readFile: (path) => openText(path) ?? readIfExists(path),
-        });
-        actions.push({
-          title: fix.title,
-          kind: CodeActionKind.QuickFix,
-          isPreferred: true,
-          ...(diagnostic && { diagnostics: [diagnostic] }),
-          edit: toWorkspaceEdit(fix, open),
-          ...(fixAppliedCommand && { command: { title: 'Lock fix applied', command: fixAppliedCommand } }),
-        });
-      }
-    }
-    actions.push({
-      title: `Explain ${finding.code}`,
-      kind: CodeActionKind.QuickFix,
-      ...(diagnostic && { diagnostics: [diagnostic] }),
-      command: { title: `Explain ${finding.code}`, command: EXPLAIN_COMMAND, arguments: [finding.code] },
-    });
-  }
-  return actions;
+  // Without watched manifests, a folder's manifests may have changed since they were read.
+  if (!canWatchFiles) manifests.clear();
+  return codeActionsFor({
+    document: open.text,
+    findings: open.findings,
+    range,
+    diagnostics: context.diagnostics,
+    source: SOURCE,
+    environment: {
+      pack,
+      file,
+      root,
+      manifests: file ? manifests.forFile(file, root) : [],
+      readFile: (path) => openText(path) ?? readIfExists(path),
+      // A client that cannot create files gets the inline lock, which needs no helper file.
+      canCreateFiles,
+      helperUpdate: open.helperUpdate,
+    },
+    fixAppliedCommand,
+  });
 });
 
 /** The text of an open document at `path`, which may be newer than the file on disk. */
 function openText(path: string): string | undefined {
   return documents.get(pathToFileURL(path).href)?.text.getText();
-}
-
-/** A lock fix as an LSP edit: a new helper file first, then the document's edits. */
-function toWorkspaceEdit(fix: LockFix, open: OpenDocument): WorkspaceEdit {
-  const uri = open.text.uri;
-  const documentEdits = (edits: { start: number; end: number; text: string }[]) =>
-    edits.map((edit) => ({ range: rangeOf(open.text, edit.start, edit.end), newText: edit.text }));
-  const created = fix.changes.flatMap((change) => ('create' in change ? [change] : []));
-  const own = fix.changes.flatMap((change) => ('edits' in change ? change.edits : []));
-  if (!created.length) return { changes: { [uri]: documentEdits(own) } };
-  return {
-    documentChanges: [
-      ...created.flatMap((change) => {
-        const target = pathToFileURL(change.path).href;
-        return [
-          { kind: 'create' as const, uri: target, options: { overwrite: false, ignoreIfExists: false } },
-          {
-            textDocument: { uri: target, version: null },
-            edits: [
-              { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: change.create },
-            ],
-          },
-        ];
-      }),
-      { textDocument: { uri, version: open.text.version }, edits: documentEdits(own) },
-    ],
-  };
 }
 
 const lockSiteIndex = new LockSiteIndex();

@@ -2,6 +2,7 @@
 // initialize, open/change/close documents, wait for their diagnostics, ask for code actions.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   createMessageConnection,
   StreamMessageReader,
@@ -23,10 +24,16 @@ export const SERVER = join(__dirname, '..', '..', 'server', 'out', 'server.js');
 export interface LspOptions {
   /** Answers workspace/configuration for `redisLocksmith.lint`; without it the server uses defaults. */
   settings?: () => unknown;
+  /** Workspace folders (absolute paths) the client opens. */
+  folders?: string[];
+  /** The client can create files in an edit and watch files for the server (as VS Code can). */
+  editor?: boolean;
 }
 
 export class LspClient {
   readonly shown: ShowDocumentParams[] = [];
+  /** Capabilities the server registered dynamically (client/registerCapability). */
+  readonly registered: { method: string; registerOptions?: unknown }[] = [];
   private readonly latest = new Map<string, PublishDiagnosticsParams>();
   private readonly waiters: Array<{ uri: string; version?: number; resolve: (d: Diagnostic[]) => void }> = [];
   private readonly versions = new Map<string, number>();
@@ -48,9 +55,16 @@ export class LspClient {
       this.shown.push(params);
       return { success: true };
     });
+    connection.onRequest(
+      'client/registerCapability',
+      ({ registrations }: { registrations: { method: string; registerOptions?: unknown }[] }) => {
+        this.registered.push(...registrations);
+        return null;
+      },
+    );
   }
 
-  static async start({ settings }: LspOptions = {}): Promise<LspClient> {
+  static async start({ settings, folders = [], editor = false }: LspOptions = {}): Promise<LspClient> {
     // A test file run alone after an edit gets a server built from the current sources.
     await ensureVsix();
     const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -65,7 +79,17 @@ export class LspClient {
     await connection.sendRequest('initialize', {
       processId: process.pid,
       rootUri: null,
-      capabilities: { workspace: { configuration: !!settings }, window: { showDocument: { support: true } } },
+      workspaceFolders: folders.map((folder) => ({ uri: pathToFileURL(folder).href, name: folder })),
+      capabilities: {
+        workspace: {
+          configuration: !!settings,
+          ...(editor && {
+            workspaceEdit: { documentChanges: true, resourceOperations: ['create'] },
+            didChangeWatchedFiles: { dynamicRegistration: true },
+          }),
+        },
+        window: { showDocument: { support: true } },
+      },
     });
     await connection.sendNotification('initialized', {});
     return client;
@@ -106,6 +130,13 @@ export class LspClient {
       textDocument: { uri },
       range,
       context: { diagnostics },
+    });
+  }
+
+  /** Tells the server that files it watches changed (1 created, 2 changed, 3 deleted). */
+  filesChanged(changes: { path: string; type: 1 | 2 | 3 }[]): void {
+    void this.connection.sendNotification('workspace/didChangeWatchedFiles', {
+      changes: changes.map(({ path, type }) => ({ uri: pathToFileURL(path).href, type })),
     });
   }
 

@@ -37,7 +37,7 @@ export function goToCode(server: () => LanguageServer | undefined): Cmd {
     );
     if (!sites.length) {
       void vscode.window.showInformationMessage(
-        `No code in this workspace takes a lock that can be named ${key} (searched ${params.files.length} source files).`,
+        `No code in this workspace takes a lock that can be named ${key} (searched ${params.files.length} source file${params.files.length === 1 ? '' : 's'}).`,
       );
       return { sites: [] };
     }

@@ -24,6 +24,10 @@ export interface FixPlan {
   replacesRetryLoop?: boolean;
   /** UTF-16 offsets of the token's declaration before the replaced statements, removed too: nothing else uses it. */
   unusedToken?: { start: number; end: number };
+  /** Go: the declaration of the error variable the replaced acquire declared and the kept code still uses (`var err error`). */
+  declares?: string;
+  /** A try-lock: what it did when the lock was busy (`return`, `return false;`), dedented; the try variant keeps it. */
+  busy?: string;
 }
 
 /** Statements that leave the block: return, raise, throw, continue, break. */
@@ -103,7 +107,7 @@ const TRANSACTION = /pipe|multi|tx|trans|batch/i;
  * The client a lock call is made on, when the fix can pass it to the helper; undefined for a
  * pipeline variable, a wrapper (`this.store.client()`) or Spring's `opsForValue()`.
  */
-function clientOf(receiver: string | undefined): string | undefined {
+export function clientOf(receiver: string | undefined): string | undefined {
   const text = receiver?.trim();
   const client = text && (CLIENT_REFERENCE.test(text) ? text : CLIENT_CHAIN.exec(text)?.[1]);
   return client && !TRANSACTION.test(client) ? client : undefined;
@@ -113,7 +117,7 @@ function clientOf(receiver: string | undefined): string | undefined {
 const AWAITING_CALL_SITES: ReadonlySet<string> = new Set(['javascript', 'typescript', 'tsx', 'c-sharp']);
 
 /** Whether a function is declared `async` (the word before its body). */
-function isAsync(fn: Node): boolean {
+export function isAsync(fn: Node): boolean {
   const body = fn.childForFieldName('body');
   return /\basync\b/.test(fn.text.slice(0, body ? body.startIndex - fn.startIndex : fn.text.length));
 }
@@ -179,9 +183,27 @@ export function planFix(
   const boundName = planned.bound;
   const mentionsBound = (node: Node) => mentions(node, boundName);
 
+  // Go's `ok, err := rdb.SetNX(...).Result()`: the error check after it (`if err != nil { return err }`)
+  // is the acquire's, and goes with it (the helper's acquire reports its own error).
+  const acquireErrors = first.type === 'short_var_declaration' ? declaredErrors(first, boundName) : [];
+  const checksAcquireError = (statement: Node) => {
+    const condition = statement.childForFieldName('condition');
+    const consequence = statement.childForFieldName('consequence');
+    return (
+      statement.type === 'if_statement' &&
+      !statement.childForFieldName('alternative') &&
+      !!condition &&
+      !!consequence &&
+      acquireErrors.some((name) => new RegExp(`^${name}\\s*!=\\s*nil$`).test(condition.text.trim())) &&
+      statementsOf(syntax, consequence).every((child) => EXITS.test(child.type))
+    );
+  };
+
   const body: string[] = [];
   const bodyNodes: Node[] = [];
+  let busy: string | undefined;
   const collect = (statement: Node) => {
+    if (statement !== first && checksAcquireError(statement)) return;
     const hasLockCall = calls.some((call) => within(call, statement));
     if (!hasLockCall && !mentionsBound(statement)) {
       body.push(dedent(statement));
@@ -193,7 +215,10 @@ export function planFix(
       // Go's block holds a statement_list: its statements are the block's.
       const children = statementsOf(syntax, inner).filter((child) => !NOT_GUARDED.test(child.type));
       // `if not r.setnx(...): return`: the branch taken when the lock was not acquired guards nothing.
-      if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) continue;
+      if (children.length && children.every((child) => EXITS.test(child.type)) && testsFailure(statement)) {
+        busy ??= children.map(dedent).join('\n');
+        continue;
+      }
       for (const child of children) collect(child);
     }
   };
@@ -246,6 +271,9 @@ export function planFix(
   if (!receiver) return undefined;
   const unusedToken = tokenDeclaration(text, statements.slice(0, statements.indexOf(first)), acquire, keptWithout);
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;
+  const stillUsed = acquireErrors.filter((name) =>
+    identifierPattern(name).test([...body, text.slice(last.endIndex, fn.endIndex)].join('\n')),
+  );
   const ttlMs = acquire.ttlMs ?? ops.find((op) => op.kind === 'expire' && op.ttlMs !== undefined)?.ttlMs;
   return {
     start: first.startIndex,
@@ -257,6 +285,8 @@ export function planFix(
     receiver,
     ...(retryLoop && { replacesRetryLoop: true }),
     ...(unusedToken && { unusedToken }),
+    ...(busy !== undefined && { busy }),
+    ...(stillUsed.length && { declares: `var ${stillUsed.join(', ')} error` }),
   };
 }
 
@@ -291,6 +321,15 @@ function tokenDeclaration(
 }
 
 /** Statements of a block, looking through nested blocks (Go's `block` holds a `statement_list`). */
+/** The error variables a Go declaration (`ok, err := ...`) declares besides `bound`. */
+function declaredErrors(declaration: Node, bound: string | undefined): string[] {
+  const left = declaration.childForFieldName('left');
+  return (left?.namedChildren ?? [])
+    .filter((child): child is Node => !!child && child.type === 'identifier' && child.text !== bound)
+    .map((child) => child.text)
+    .filter((name) => /^err/i.test(name));
+}
+
 function statementsOf(syntax: Syntax, block: Node): Node[] {
   return block.namedChildren.flatMap((child) =>
     !child || child.type.includes('comment')

@@ -10,6 +10,10 @@ import type { RuleOverrides } from './config';
 export const FORMATS = ['stylish', 'json', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** What `--fix` applies: fixes (kept meaning), suggestions (changed behaviour, asked for by name). */
+export const FIX_TYPES = ['fix', 'suggestion'] as const;
+export type FixType = (typeof FIX_TYPES)[number];
+
 export interface LintOptions {
   /** As given; `.` when none. */
   paths: string[];
@@ -20,6 +24,8 @@ export interface LintOptions {
   /** Warnings allowed before the exit code is 1; -1 for no limit. */
   maxWarnings: number;
   fix: 'no' | 'apply' | 'dry-run';
+  /** What --fix and --fix-dry-run apply; fixes only unless --fix-type says otherwise. */
+  fixTypes: FixType[];
   /** Threads that analyse files at once. */
   jobs: number;
 }
@@ -45,9 +51,12 @@ Options:
                           repeatable, or comma-separated (--rule LOCK006=off,LOCK003=error);
                           wins over .vscode/settings.json's redisLocksmith.lint.rules
   --max-warnings <n>      exit 1 only when there are more than n warnings (default 0; -1: never)
-  --fix                   apply the quick fixes (the project's lock helper is created once),
+  --fix                   apply the fixes (each keeps what the code does, minus the race),
                           then report what remains
-  --fix-dry-run           print the fixes as a unified diff and change nothing
+  --fix-dry-run           print the fixes as a unified diff, change nothing, report as lint does
+  --fix-type <types>      what --fix applies: fix (default), suggestion (edits that change
+                          behaviour: a lease where there was none, waiting instead of skipping,
+                          the project's lock helper, created once), or both: fix,suggestion
   -j, --jobs <n>          analyse on n threads (default: one per processor, at most 8)
   -h, --help              show this help
   -v, --version           print the version
@@ -76,6 +85,14 @@ function parseRules(specs: readonly string[]): RuleOverrides {
   return rules;
 }
 
+function parseFixTypes(specs: readonly string[]): FixType[] {
+  const types = specs.flatMap((each) => each.split(',')).map((each) => each.trim().toLowerCase());
+  for (const type of types)
+    if (!(FIX_TYPES as readonly string[]).includes(type))
+      throw new UsageError(`--fix-type ${type}: unknown type (use ${list(FIX_TYPES)}, or both: fix,suggestion)`);
+  return types.length ? [...new Set(types as FixType[])] : ['fix'];
+}
+
 function parseJobs(value: string | undefined): number {
   if (value === undefined) return availableParallelism();
   if (!/^[1-9]\d*$/.test(value.trim())) throw new UsageError(`--jobs ${value}: give a number of threads, 1 or more`);
@@ -96,6 +113,7 @@ const OPTIONS = {
   'max-warnings': { type: 'string' },
   fix: { type: 'boolean' },
   'fix-dry-run': { type: 'boolean' },
+  'fix-type': { type: 'string', multiple: true },
   jobs: { type: 'string', short: 'j' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -145,6 +163,9 @@ export function parseCommand(argv: readonly string[]): Command {
     throw new UsageError(`--format ${format}: unknown format (use ${list(FORMATS)})`);
   if (values.fix && values['fix-dry-run'])
     throw new UsageError('--fix and --fix-dry-run together: choose one (--fix-dry-run only shows what --fix would do)');
+  const fixTypes = parseFixTypes(values['fix-type'] ?? []);
+  if (values['fix-type'] && !values.fix && !values['fix-dry-run'])
+    throw new UsageError('--fix-type says what --fix applies: give --fix or --fix-dry-run with it');
   if (values['fix-dry-run'] && format !== 'stylish' && !values['output-file'])
     throw new UsageError(
       `--fix-dry-run prints the diff on stdout: send the ${format} report to a file with --output-file`,
@@ -158,6 +179,7 @@ export function parseCommand(argv: readonly string[]): Command {
       rules: parseRules(values.rule ?? []),
       maxWarnings: parseMaxWarnings(values['max-warnings']),
       fix: values.fix ? 'apply' : values['fix-dry-run'] ? 'dry-run' : 'no',
+      fixTypes,
       jobs: parseJobs(values.jobs),
     },
   };

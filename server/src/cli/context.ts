@@ -2,7 +2,7 @@
 // the same in the main thread and in every analysis worker.
 import { dirname, sep } from 'node:path';
 import type { Pack } from '../../../pack/pack';
-import { fixClient, readManifests } from '../quickFix';
+import { ManifestCache } from '../manifests';
 import type { AnalysisContext } from './lint';
 import { gitRootOf } from './walk';
 
@@ -25,9 +25,14 @@ export function projectRoots(cwd: string): ProjectRoots {
   };
 }
 
+/** The analysis context of a run: manifests read once per folder (a run does not change them). */
 export function analysisContext(pack: Pack, rootOf: (path: string) => string): AnalysisContext {
+  const manifests = new ManifestCache();
   return {
     pack,
-    canFix: (file, text) => !!fixClient(file.languageId, text, readManifests(file.path, rootOf(file.path))),
+    projectOf: (path) => {
+      const root = rootOf(path);
+      return { root, manifests: manifests.forFile(path, root) };
+    },
   };
 }

@@ -7,7 +7,11 @@ import type { Pack } from '../../../pack/pack';
 import { AnalyzedDocument, findingSeverity, mentionsRedis, type Finding } from '../analysis';
 import type { LintSettings, RuleCode, Severity } from '../catalogue';
 import { checkText, lintsLanguage, severityOf } from '../check';
+import { planRemedies } from '../fixes/plan';
+import type { NoFix } from '../fixes/remedy';
 import type { LintedLanguage } from '../languages';
+import type { FoundManifest } from '../manifests';
+import { readIfExists } from '../quickFix';
 import { LineIndex, type Place } from './positions';
 import type { FoundFile } from './walk';
 
@@ -26,6 +30,10 @@ export interface Problem {
   end: Place;
   /** `--fix` has a fix for it. */
   fixable: boolean;
+  /** Titles of the edits that change behaviour, applied with `--fix --fix-type suggestion`. */
+  suggestions: string[];
+  /** Why there is no fix (when not fixable): a short code to count by, and what to do by hand. */
+  noFix?: NoFix;
 }
 
 export interface FileReport {
@@ -46,6 +54,11 @@ export interface SourceText {
   text: string;
   /** The file starts with a UTF-8 byte order mark (kept out of `text`, put back on write). */
   bom: boolean;
+  /**
+   * How the bytes were decoded: UTF-8 when they are valid UTF-8, else Latin-1 (one character per
+   * byte), so that every byte the fixes do not touch is written back as it was.
+   */
+  encoding: 'utf8' | 'latin1';
 }
 
 export type ReadOutcome = SourceText | { skipped: string };
@@ -76,8 +89,7 @@ export function readSource(path: string): ReadOutcome {
         skipped: `skipped: binary content (a NUL byte in its first ${BINARY_PROBE_BYTES} bytes), not source text; list it in .gitignore to silence this`,
       };
     }
-    const text = content.toString('utf8');
-    return text.startsWith('\uFEFF') ? { text: text.slice(1), bom: true } : { text, bom: false };
+    return decode(content);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return { skipped: `skipped: cannot read it (${code}); check that it is a readable file` };
@@ -86,10 +98,36 @@ export function readSource(path: string): ReadOutcome {
   }
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A file's bytes as text, losslessly: UTF-8 (its BOM set aside) when they are valid UTF-8, else Latin-1. */
+export function decode(content: Buffer): SourceText {
+  let text: string;
+  try {
+    text = utf8.decode(content);
+  } catch {
+    return { text: content.toString('latin1'), bom: false, encoding: 'latin1' };
+  }
+  return text.startsWith('\uFEFF')
+    ? { text: text.slice(1), bom: true, encoding: 'utf8' }
+    : { text, bom: false, encoding: 'utf8' };
+}
+
+/** A fixed text as the bytes to write, or undefined when its encoding cannot hold a character the fix wrote. */
+export function encode(source: Omit<SourceText, 'text'>, text: string): Buffer | undefined {
+  const body = Buffer.from(text, source.encoding);
+  if (body.toString(source.encoding) !== text) return undefined;
+  return source.bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
+}
+
+/** What the fixes need to know of a file's project. */
+export interface ProjectOf {
+  (path: string): { root: string; manifests: FoundManifest[] };
+}
+
 export interface AnalysisContext {
   pack: Pack;
-  /** Whether `--fix` can fix a finding with a fix plan in this file (a client library is known for it). */
-  canFix: (file: FoundFile, text: string) => boolean;
+  projectOf: ProjectOf;
 }
 
 export interface CheckContext extends AnalysisContext {
@@ -127,20 +165,35 @@ export async function analyzeFile(
     analysis.dispose();
   }
   const lines = new LineIndex(text);
-  const fixPlans = findings.some((finding) => finding.fix) && context.canFix(file, text);
-  const problems: Problem[] = [];
-  for (const finding of findings) {
+  const reported = findings.flatMap((finding) => {
     const severity = findingSeverity(severityOf(settings, finding.code), finding);
-    if (severity === 'off') continue;
-    problems.push({
-      code: finding.code,
-      severity,
-      message: finding.message,
-      start: lines.placeOf(finding.start),
-      end: lines.placeOf(finding.end),
-      fixable: (finding.code === 'LOCK008' && helperUpdate !== undefined) || (!!finding.fix && fixPlans),
-    });
-  }
+    return severity === 'off' ? [] : [{ finding, severity }];
+  });
+  const { root, manifests } = context.projectOf(file.path);
+  const remedies = await planRemedies(
+    file.languageId,
+    text,
+    reported.map(({ finding }) => finding),
+    {
+      pack: context.pack,
+      file: file.path,
+      root,
+      manifests,
+      readFile: readIfExists,
+      canCreateFiles: true,
+      helperUpdate,
+    },
+  );
+  const problems: Problem[] = remedies.map(({ finding, fix, suggestions, noFix }, i) => ({
+    code: finding.code,
+    severity: reported[i].severity,
+    message: finding.message,
+    start: lines.placeOf(finding.start),
+    end: lines.placeOf(finding.end),
+    fixable: !!fix,
+    suggestions: suggestions.map((suggestion) => suggestion.title),
+    ...(!fix && noFix && { noFix }),
+  }));
   problems.sort((a, b) => a.start.line - b.start.line || a.start.column - b.start.column || compare(a.code, b.code));
   const place = errorAt === undefined ? undefined : lines.placeOf(errorAt);
   return {

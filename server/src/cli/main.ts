@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { defaultPackDir, loadPack } from '../../../pack/pack';
 import { languageOfFile } from '../languages';
 import { readAbout } from './about';
-import { EXTENSIONS, parseCommand, USAGE, UsageError, type LintOptions } from './args';
+import { EXTENSIONS, parseCommand, USAGE, UsageError, type FixType, type LintOptions } from './args';
 import { SettingsFinder } from './config';
 import { unifiedDiff } from './diff';
 import { planFixes, writeFixes, type FixOutcome } from './fix';
@@ -24,6 +24,7 @@ import {
   type FileReport,
   type LintOutcome,
   type Notice,
+  type Problem,
 } from './lint';
 import { AnalysisPool } from './pool';
 import { Progress } from './progress';
@@ -114,12 +115,15 @@ async function lint(options: LintOptions, io: Io, about: ReturnType<typeof readA
 
   let fixes: FixOutcome | undefined;
   if (options.fix !== 'no') {
-    ({ fixes, reports } = await fix(walked.files, reports, context, rootOf));
-    const stale = options.fix === 'apply' ? writeFixes(fixes.changed) : undefined;
-    if (stale) {
-      errors.push({ path: stale, message: 'changed while it was being fixed: nothing was written; run the fix again' });
-      fixes = undefined;
-      reports = linted.reports;
+    const fixed = await fix(walked.files, reports, context, options.fixTypes);
+    fixes = fixed.fixes;
+    // A dry run changes nothing: the report is what lint reports, the diff says what --fix would change.
+    if (options.fix === 'apply') {
+      const unwritten = writeFixes(fixes.changed);
+      if (unwritten.length) {
+        errors.push(...unwritten);
+        fixes = undefined;
+      } else reports = fixed.reports;
     }
   }
   progress.clear();
@@ -177,21 +181,23 @@ function emit(report: Report, options: LintOptions, io: Io, fixes: FixOutcome | 
   }
 }
 
-/** Fixes the files with fixable problems, and checks the fixed texts again. */
+/** Fixes the files with problems `types` apply to, and checks the fixed texts again. */
 async function fix(
   files: readonly FoundFile[],
   reports: FileReport[],
   context: CheckContext,
-  rootOf: (path: string) => string,
+  types: readonly FixType[],
 ): Promise<{ fixes: FixOutcome; reports: FileReport[] }> {
   const byPath = new Map(files.map((file) => [file.path, file]));
+  const applies = (problem: Problem) =>
+    (types.includes('fix') && problem.fixable) || (types.includes('suggestion') && problem.suggestions.length > 0);
   const toFix = [];
   for (const report of reports) {
-    if (!report.problems.some((problem) => problem.fixable)) continue;
+    if (!report.problems.some(applies)) continue;
     const source = readSource(report.path);
     if (!('skipped' in source)) toFix.push({ file: byPath.get(report.path)!, source });
   }
-  const fixes = await planFixes(toFix, { pack: context.pack, settingsFor: context.settingsFor, rootOf });
+  const fixes = await planFixes(toFix, { ...context, types });
   const after = new Map(reports.map((report) => [report.path, report]));
   for (const change of fixes.changed.values()) {
     const languageId = byPath.get(change.path)?.languageId ?? languageOfFile(change.path);

@@ -24,14 +24,16 @@ export interface Report {
   parsed: number;
 }
 
-export type Counts = Record<ReportedSeverity, number> & { fixable: number };
+/** Problems per severity; `fixable` with a fix, `suggestable` with only suggestions. */
+export type Counts = Record<ReportedSeverity, number> & { fixable: number; suggestable: number };
 
 export function countProblems(files: readonly FileReport[]): Counts {
-  const counts: Counts = { error: 0, warning: 0, information: 0, hint: 0, fixable: 0 };
+  const counts: Counts = { error: 0, warning: 0, information: 0, hint: 0, fixable: 0, suggestable: 0 };
   for (const file of files) {
     for (const problem of file.problems) {
       counts[problem.severity]++;
       if (problem.fixable) counts.fixable++;
+      else if (problem.suggestions.length) counts.suggestable++;
     }
   }
   return counts;

@@ -1,7 +1,7 @@
 // The machine-readable report: every file with problems, each problem with its rule, severity,
-// message, 1-based start and end (columns in UTF-16 code units), whether --fix fixes it and where
-// the rule is explained; the run's errors, the notices (skipped or partly checked files), the
-// fixes, the counts.
+// message, 1-based start and end (columns in UTF-16 code units), whether --fix fixes it (or why
+// not), the suggestions `--fix-type suggestion` would apply, and where the rule is explained; the
+// run's errors, the notices (skipped or partly checked files), the fixes, the counts.
 import type { Notice } from '../lint';
 import { countProblems, shown, type Report } from '../report';
 
@@ -29,6 +29,8 @@ export function json(report: Report): string {
           endLine: problem.end.line,
           endColumn: problem.end.column,
           fixable: problem.fixable,
+          suggestions: problem.suggestions,
+          ...(problem.noFix !== undefined && { noFix: { reason: problem.noFix.code, message: problem.noFix.why } }),
           help: report.about.rules.get(problem.code)!.helpUri,
         })),
       })),
@@ -49,6 +51,7 @@ export function json(report: Report): string {
       infos: counts.information,
       hints: counts.hint,
       fixable: counts.fixable,
+      onlySuggestions: counts.suggestable,
     },
   };
   return `${JSON.stringify(document, null, 2)}\n`;

@@ -72,6 +72,7 @@ export function sarif(report: Report): string {
       level: LEVEL[problem.severity],
       message: { text: problem.message },
       locations: [location(report, file.path, problem.start, problem.end)],
+      properties: { fixable: problem.fixable, suggestions: problem.suggestions },
     })),
   );
   const log = {

@@ -76,11 +76,18 @@ export function stylish(report: Report, style: Style): string {
     out.push('', style.underline(shown(report, file.path)), ...problemRows(file.problems, style));
   const counts = countProblems(report.files);
   const total = counts.error + counts.warning + counts.information + counts.hint;
-  if (total === 0) {
+  const checked = `${plural(report.checked, 'file')} checked, ${report.parsed.toLocaleString('en')} analysed`;
+  if (total === 0 && report.errors.length) {
+    // A missing path or a broken settings file: the run failed, whatever it found.
     out.push(
       '',
-      `✔ No problems (${plural(report.checked, 'file')} checked, ${report.parsed.toLocaleString('en')} analysed)`,
+      style.severity(
+        'error',
+        style.bold(`✖ ${plural(report.errors.length, 'error')} in the run (on stderr); ${checked}`),
+      ),
     );
+  } else if (total === 0) {
+    out.push('', `✔ No problems (${checked})`);
   } else {
     const parts = [plural(counts.error, 'error'), plural(counts.warning, 'warning')];
     if (counts.information) parts.push(plural(counts.information, 'info', 'infos'));
@@ -90,6 +97,13 @@ export function stylish(report: Report, style: Style): string {
     if (counts.fixable)
       out.push(
         style.severity(colour, style.bold(`  ${plural(counts.fixable, 'problem')} fixable with the \`--fix\` option.`)),
+      );
+    if (counts.suggestable)
+      out.push(
+        style.severity(
+          colour,
+          `  ${plural(counts.suggestable, 'problem')} with suggestions that change behaviour: \`--fix --fix-type suggestion\`.`,
+        ),
       );
   }
   return `${out.join('\n')}\n`;

@@ -1,0 +1,168 @@
+// Imports around a fix: the lines a fix's new code needs (placed as Insert Lock Snippet places
+// them), and the lines only the removed code used (`import socket` for a hostname that was the
+// lock's value, Go's `uuid`), which go with it. An import the file did not use before the fix
+// stays: cleaning up the user's own file is not the fix's business.
+import { CLIENTS } from '../../../snippets/clients';
+import { planImports, unusedGoImports } from '../../../snippets/imports';
+import { identifierPattern } from '../analysis/tree';
+import type { TextChange } from '../lockFix';
+import type { FixDocument } from './document';
+
+/** The edit that adds `lines` after the file's imports (none when it has them all). */
+export function importEdits(
+  document: Pick<FixDocument, 'languageId' | 'text'>,
+  lines: readonly string[],
+): TextChange[] {
+  const client = CLIENTS.find((each) => each.languageIds.includes(document.languageId));
+  if (!client || !lines.length) return [];
+  if (document.languageId === 'go') {
+    const block = goImportBlock(document.text, lines);
+    if (block) return block;
+  }
+  const insertion = planImports(client, document.text, lines);
+  return insertion ? [{ start: insertion.offset, end: insertion.offset, text: insertion.text }] : [];
+}
+
+/**
+ * Go: new standard-library imports go into the file's `import ( ... )` block, in the sorted
+ * standard-library group gofmt keeps (a group of their own at the top when it has none).
+ */
+function goImportBlock(text: string, lines: readonly string[]): TextChange[] | undefined {
+  const block = /^import \($/m.exec(text);
+  if (!block) return undefined;
+  const bodyStart = block.index + block[0].length + 1;
+  const close = text.indexOf('\n)', block.index);
+  if (close < 0) return undefined;
+  const path = (spec: string) => spec.replace(/^\w+\s+/, '');
+  const specs = lines
+    .map((line) => /^import\s+(.+)$/.exec(line)?.[1] ?? line)
+    .filter((spec) => !text.slice(bodyStart, close).includes(spec))
+    .sort((a, b) => (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
+  const edits: TextChange[] = [];
+  const isStandard = (spec: string) => !/^"[^"/]*\./.test(path(spec));
+  // The first group: the lines up to the first blank one.
+  const entries: { start: number; spec: string }[] = [];
+  for (let at = bodyStart; at < close;) {
+    const end = text.indexOf('\n', at);
+    const line = text.slice(at, end).trim();
+    if (!line) break;
+    entries.push({ start: at, spec: line });
+    at = end + 1;
+  }
+  const standardGroup = entries.length > 0 && entries.every((entry) => isStandard(entry.spec));
+  if (!standardGroup) {
+    const group = specs.map((spec) => `\t${spec}\n`).join('');
+    return group ? [{ start: bodyStart, end: bodyStart, text: `${group}${entries.length ? '\n' : ''}` }] : [];
+  }
+  for (const spec of specs) {
+    const next = entries.find((entry) => path(entry.spec) > path(spec));
+    const at = next ? next.start : text.indexOf('\n', entries[entries.length - 1].start) + 1;
+    // Specs that go in at one place are one edit, in order.
+    const same = edits.find((edit) => edit.start === at);
+    if (same) same.text += `\t${spec}\n`;
+    else edits.push({ start: at, end: at, text: `\t${spec}\n` });
+  }
+  return edits;
+}
+
+interface ImportLine {
+  start: number;
+  end: number;
+  /** The names the line binds. */
+  names: string[];
+}
+
+/** Ruby requires and the constant each one defines. */
+const RUBY_CONSTANTS: Record<string, string> = {
+  securerandom: 'SecureRandom',
+  socket: 'Socket',
+  digest: 'Digest',
+  json: 'JSON',
+  'digest/sha1': 'Digest',
+};
+
+const splitNames = (list: string) =>
+  list
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) =>
+      part
+        .split(/\s+as\s+|\s*:\s*/)
+        .at(-1)!
+        .trim(),
+    );
+
+/** The names one line of an import binds, or undefined when it is no import line this reads. */
+function boundNames(languageId: string, line: string): string[] | undefined {
+  let match: RegExpExecArray | null;
+  switch (languageId) {
+    case 'python':
+      if ((match = /^import\s+([\w., ]+?)\s*$/.exec(line)))
+        return match[1].split(',').map((part) => {
+          const [path, alias] = part.trim().split(/\s+as\s+/);
+          return alias ?? path.split('.')[0];
+        });
+      if ((match = /^from\s+[\w.]+\s+import\s+([\w, ]+?)\s*$/.exec(line))) return splitNames(match[1]);
+      return undefined;
+    case 'javascript':
+    case 'javascriptreact':
+    case 'typescript':
+    case 'typescriptreact':
+      if ((match = /^import\s+(?:type\s+)?(\w+)\s+from\s+['"][^'"]+['"];?\s*$/.exec(line))) return [match[1]];
+      if ((match = /^import\s+\*\s+as\s+(\w+)\s+from\s+['"][^'"]+['"];?\s*$/.exec(line))) return [match[1]];
+      if ((match = /^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+['"][^'"]+['"];?\s*$/.exec(line)))
+        return splitNames(match[1]);
+      if ((match = /^(?:const|let|var)\s+(\w+)\s*=\s*require\(['"][^'"]+['"]\);?\s*$/.exec(line))) return [match[1]];
+      if ((match = /^(?:const|let|var)\s+\{([^}]*)\}\s*=\s*require\(['"][^'"]+['"]\);?\s*$/.exec(line)))
+        return splitNames(match[1]);
+      return undefined;
+    case 'java':
+      if ((match = /^import\s+(?:static\s+)?[\w.]+\.(\w+)\s*;\s*$/.exec(line))) return [match[1]];
+      return undefined;
+    case 'php':
+      if ((match = /^use\s+[\w\\]+\s+as\s+(\w+)\s*;\s*$/.exec(line))) return [match[1]];
+      if ((match = /^use\s+[\w\\]*?(\w+)\s*;\s*$/.exec(line))) return [match[1]];
+      return undefined;
+    case 'ruby':
+      if ((match = /^require\s+['"]([\w/]+)['"]\s*$/.exec(line)) && RUBY_CONSTANTS[match[1]])
+        return [RUBY_CONSTANTS[match[1]]];
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function importLines(languageId: string, text: string): ImportLine[] {
+  const out: ImportLine[] = [];
+  let offset = 0;
+  for (const line of text.split(/(?<=\n)/)) {
+    const names = boundNames(languageId, line.replace(/\r?\n$/, ''));
+    if (names?.length) out.push({ start: offset, end: offset + line.length, names });
+    offset += line.length;
+  }
+  return out;
+}
+
+/** Whether `text` uses `name` outside its import lines. */
+function uses(languageId: string, text: string, name: string): boolean {
+  const code = importLines(languageId, text)
+    .reverse()
+    .reduce((rest, line) => rest.slice(0, line.start) + rest.slice(line.end), text);
+  return identifierPattern(name).test(code);
+}
+
+/**
+ * Lines of `before` (with their line break) that import only names `before` used and `after`
+ * (the same file with a fix's edits made) no longer does.
+ */
+export function unusedImports(languageId: string, before: string, after: string): { start: number; end: number }[] {
+  if (languageId === 'go') return unusedGoImports(before, after);
+  return importLines(languageId, before)
+    .filter(
+      (line) =>
+        line.names.some((name) => uses(languageId, before, name)) &&
+        line.names.every((name) => !uses(languageId, after, name)),
+    )
+    .map(({ start, end }) => ({ start, end }));
+}
