@@ -10,7 +10,7 @@ import { setPriority } from 'node:os';
 import { parseArgs } from 'node:util';
 import type Redis from 'ioredis';
 import { DEFAULT_LOCK_PATTERNS, discoverLocks } from '../extension/src/locks/discovery';
-import { startRedis, type RedisServer } from '../test/harness/redis';
+import { startRedis, type RedisServer } from '../harness/redis';
 
 const SLOW_MICROS = 10_000;
 

@@ -23,8 +23,8 @@ import {
   type FaultRun,
   type TopologyKind,
   type Trial,
-} from '../test/harness/failover';
-import { SERVER_KINDS, type ServerKind } from '../test/harness/redis';
+} from '../harness/failover';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 
 const WAIT_FOR_REPLICAS: WaitForReplicas = { replicas: 1, timeoutMs: 100 };
 /** Topologies started afresh per cell at most, after one did not heal. */

@@ -21,8 +21,8 @@ import Redlock from 'redlock';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type Attempt } from '../pack/runtime';
-import { spawnLockWaiter } from '../test/harness/lock-waiter';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../test/harness/redis';
+import { spawnLockWaiter } from '../harness/lock-waiter';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 
 const PACK = loadPack();
 const HOLD_MS = 2;

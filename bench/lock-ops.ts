@@ -17,8 +17,8 @@ import Redis from 'ioredis';
 import Redlock from 'redlock';
 import { loadPack } from '../pack/pack';
 import { LockScripts, ReplicaShortfallError } from '../pack/runtime';
-import { startProxy } from '../test/harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../test/harness/redis';
+import { startProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 
 const PACK = loadPack();
 

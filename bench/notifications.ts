@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Session } from '../extension/src/connections/session';
 import { LockMonitor } from '../extension/src/locks/monitor';
-import { startRedis, type RedisServer } from '../test/harness/redis';
+import { startRedis, type RedisServer } from '../harness/redis';
 
 const LOCKS = 10_000;
 const OTHER_KEYS = 10_000;

@@ -13,7 +13,7 @@ import type Redis from 'ioredis';
 import { Session } from '../extension/src/connections/session';
 import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
 import { LockMonitor } from '../extension/src/locks/monitor';
-import { startRedis } from '../test/harness/redis';
+import { startRedis } from '../harness/redis';
 
 const KEYS = 1_000_000;
 const REFRESH_MS = 2000;

@@ -7,8 +7,8 @@
 import { parseArgs } from 'node:util';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { spawnLockWaiter, type LockWaiterProcess } from '../test/harness/lock-waiter';
-import { SERVER_KINDS, startRedis, type ServerKind } from '../test/harness/redis';
+import { spawnLockWaiter, type LockWaiterProcess } from '../harness/lock-waiter';
+import { SERVER_KINDS, startRedis, type ServerKind } from '../harness/redis';
 
 const PACK = loadPack();
 const KEY = 'soak:lock';

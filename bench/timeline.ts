@@ -7,10 +7,10 @@
 // the canvas flushed (a 1-pixel read), so rasterising counts. Not a test.
 //   node --import tsx bench/timeline.ts
 import type { TimelineData } from '../extension/src/timeline/protocol';
-import { syntheticHistory } from '../test/harness/timeline-data';
-import { buildRenderer, openTimelinePage, percentile, type TimelinePage } from '../test/harness/timeline-page';
-import { measureInteractions } from '../test/harness/timeline-phases';
-import { launchChromium } from '../test/vscode/chromium';
+import { syntheticHistory } from '../harness/timeline-data';
+import { buildRenderer, openTimelinePage, percentile, type TimelinePage } from '../harness/timeline-page';
+import { measureInteractions } from '../harness/timeline-phases';
+import { launchChromium } from '../harness/chromium';
 
 const BASELINE_FRAMES = 60;
 

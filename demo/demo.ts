@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { atExit } from '../test/vscode/atExit';
-import { findOnPath } from '../test/harness/onPath';
+import { atExit } from '../harness/atExit';
+import { findOnPath } from '../harness/onPath';
 import { watchLaunchers } from './launchers';
 import { DOOMED_WORKER, KILL_AFTER_MS, WORKER_PLANS } from './scenario';
 import {

@@ -3,7 +3,7 @@
 // waits until the locks are listed. `npm run media` retakes every picture the README and the
 // walkthrough show.
 //   node --import tsx demo/screenshot.ts <url printed by npm run demo> <out.png>
-import { launchChromium } from '../test/vscode/chromium';
+import { launchChromium } from '../harness/chromium';
 import { visible, WINDOW, Workbench, WORKBENCH_TIMEOUT_MS } from '../tools/workbench';
 
 // Long enough for a refresh (2 s by default) after the first listing, so TTLs have moved.

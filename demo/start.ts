@@ -6,9 +6,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { startRedis } from '../test/harness/redis';
-import { atExit } from '../test/vscode/atExit';
-import { startCodeServer, type CodeServer } from '../test/vscode/codeServer';
+import { startRedis } from '../harness/redis';
+import { atExit } from '../harness/atExit';
+import { startCodeServer, type CodeServer } from '../harness/codeServer';
 import {
   DOOMED_WORKER,
   KILL_AFTER_MS,

@@ -126,7 +126,7 @@ test('.ci/run asks .ci/sid-sources, and neither it nor the harness names a Debia
   assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^\s*sources=\$\(\.ci\/sid-sources\)$/m);
   const grep = spawnSync(
     'git',
-    ['grep', '-n', '-I', '-e', 'deb\\.debian\\.org', '-e', 'debian-archive-keyring', '--', '.ci', 'test/harness'],
+    ['grep', '-n', '-I', '-e', 'deb\\.debian\\.org', '-e', 'debian-archive-keyring', '--', '.ci', 'harness'],
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.deepEqual([grep.status, grep.stdout], [1, ''], 'git grep finds nothing');

@@ -13,7 +13,7 @@ import { loadPack } from '../pack/pack';
 import { unifiedDiff } from '../server/src/cli/diff';
 import { writeFixes } from '../server/src/cli/fix';
 import { checkHelperFile, renderHelper } from '../snippets/helper';
-import { copyFixture, ensureCli, removeCopies, runCli } from './harness/cli';
+import { copyFixture, ensureCli, removeCopies, runCli } from '../harness/cli';
 
 before(ensureCli);
 after(removeCopies);

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CLI, copyFixture, ensureCli, removeCopies, runCli, writeSettings } from './harness/cli';
+import { CLI, copyFixture, ensureCli, removeCopies, runCli, writeSettings } from '../harness/cli';
 
 before(ensureCli);
 after(removeCopies);

@@ -12,8 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import Ajv from 'ajv-draft-04';
 import { RULE_CODES, RULE_TITLES } from '../server/src/catalogue';
 import { githubAnchor } from '../server/src/cli/about';
-import { copyFixture, ensureCli, removeCopies, runCli, writeSettings } from './harness/cli';
-import { ROOT } from './harness/vsix';
+import { copyFixture, ensureCli, removeCopies, runCli, writeSettings } from '../harness/cli';
+import { ROOT } from '../harness/vsix';
 
 before(ensureCli);
 after(removeCopies);

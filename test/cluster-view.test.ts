@@ -8,7 +8,7 @@ import { Session } from '../extension/src/connections/session';
 import { LockMonitor } from '../extension/src/locks/monitor';
 import { loadPack, SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { startCluster, type RedisCluster, type RedisServer } from './harness/redis';
+import { startCluster, type RedisCluster, type RedisServer } from '../harness/redis';
 import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();

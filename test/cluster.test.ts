@@ -7,7 +7,7 @@ import type { Cluster } from 'ioredis';
 import { keySlot, waitersKey, wakeChannel } from '../pack/layout';
 import { SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { SERVER_KINDS, startCluster, type RedisCluster, type RedisServer, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, startCluster, type RedisCluster, type RedisServer, type ServerKind } from '../harness/redis';
 import { pack, sleep } from './helpers';
 import { provesAllOrNothing } from './multi-proof';
 

@@ -6,7 +6,7 @@ import { ConnectionError, describeConnectionError } from '../extension/src/conne
 import { redisOptions } from '../extension/src/connections/options';
 import { parseRedisUrl } from '../extension/src/connections/url';
 import { Session, type SessionState } from '../extension/src/connections/session';
-import { startRedis } from './harness/redis';
+import { startRedis } from '../harness/redis';
 import { sleep } from './helpers';
 
 describe('parseRedisUrl', () => {

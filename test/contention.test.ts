@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { LockScripts } from '../pack/runtime';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { pack, sleep, useRedis } from './helpers';
 
 const CONNECTIONS = 20;

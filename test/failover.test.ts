@@ -7,7 +7,7 @@
 //   - With waitForReplicas and a link that keeps up, the promoted replica has A's lock: B is busy.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startFaultRun, type FaultRun, type TopologyKind, type Trial } from './harness/failover';
+import { startFaultRun, type FaultRun, type TopologyKind, type Trial } from '../harness/failover';
 
 const TTL = 30_000;
 /** Each way on the replication links: the acknowledgement is one round trip of it. */

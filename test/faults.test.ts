@@ -9,8 +9,8 @@ import { discoverLocks } from '../extension/src/locks/discovery';
 import { LockMonitor } from '../extension/src/locks/monitor';
 import { loadPack, SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
-import { startProxy, type TcpProxy } from './harness/proxy';
-import { startRedis, type RedisServer } from './harness/redis';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { startRedis, type RedisServer } from '../harness/redis';
 import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { pack, waitFor } from './helpers';
-import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from './harness/redis';
+import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from '../harness/redis';
 import {
   glideJavaClasspath,
   go,
@@ -21,7 +21,7 @@ import {
   PINNED,
   pypiPython,
   writeGoModule,
-} from './harness/toolchains';
+} from '../harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const work = mkdtempSync(join(tmpdir(), 'locksmith-glide-'));

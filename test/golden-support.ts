@@ -1,6 +1,6 @@
 // What the golden tests share: a readable diff, each language's string literals decoded as its
 // compiler reads them (to read the embedded Lua back), and running a checker. The compile checks
-// build against the real client libraries (test/harness/toolchains.ts), not stand-ins.
+// build against the real client libraries (harness/toolchains.ts), not stand-ins.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis from 'ioredis';
-import { startSentinelGroup, type SentinelGroup } from './harness/sentinel';
+import { startSentinelGroup, type SentinelGroup } from '../harness/sentinel';
 
 // One sentinel is the default; three exercise the majority quorum and config propagation.
 for (const sentinels of [1, 3]) {

@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
-import { findRedisServer, serverBinaries, startRedis } from './harness/redis';
-import { valkeyCacheRoot } from './harness/valkey';
+import { findRedisServer, serverBinaries, startRedis } from '../harness/redis';
+import { valkeyCacheRoot } from '../harness/valkey';
 import { sleep } from './helpers';
 
 describe('findRedisServer', () => {

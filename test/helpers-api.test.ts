@@ -25,9 +25,9 @@ import {
   type HelperOp,
 } from '../snippets/helperApi';
 import { check, strictTsconfig, writeFiles } from './golden-support';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { pack, useRedis } from './helpers';
-import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from './harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-api-'));

@@ -13,7 +13,7 @@ import type { Cluster } from 'ioredis';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { sleep, waitFor } from './helpers';
-import { SERVER_KINDS, startCluster, type RedisCluster, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, startCluster, type RedisCluster, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 

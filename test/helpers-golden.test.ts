@@ -31,7 +31,7 @@ import {
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
-import { cargo, go, javac, writeCargoPackage, writeGoModule } from './harness/toolchains';
+import { cargo, go, javac, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

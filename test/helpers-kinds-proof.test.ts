@@ -15,7 +15,7 @@ import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();

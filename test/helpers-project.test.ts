@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { readHelperHeader } from '../snippets/header';
 import { check, LITERALS, strictTsconfig } from './golden-support';
-import { ensureCli, runCli } from './harness/cli';
+import { ensureCli, runCli } from '../harness/cli';
 
 before(ensureCli);
 const pack = loadPack();

@@ -18,7 +18,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { commandCalls, useRedis, waitFor } from './helpers';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 

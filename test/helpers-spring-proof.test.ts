@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
 import { commandCalls, useRedis } from './helpers';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 

@@ -4,7 +4,7 @@ import { after, afterEach, before, beforeEach } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type LockScriptsOptions } from '../pack/runtime';
-import { startRedis, type RedisServer, type StartOptions } from './harness/redis';
+import { startRedis, type RedisServer, type StartOptions } from '../harness/redis';
 
 /** The pack, read once for every test file. */
 export const pack = loadPack();

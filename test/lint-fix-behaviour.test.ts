@@ -10,9 +10,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ensureCli, runCli } from './harness/cli';
-import { go, writeGoModule } from './harness/toolchains';
-import { ROOT } from './harness/vsix';
+import { ensureCli, runCli } from '../harness/cli';
+import { go, writeGoModule } from '../harness/toolchains';
+import { ROOT } from '../harness/vsix';
 import { useRedis } from './helpers';
 
 const run = promisify(execFile);

@@ -14,9 +14,9 @@ import { basename, extname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { ensureCli, runCli } from './harness/cli';
-import { goEnv, javaClasspath, writeGoModule } from './harness/toolchains';
-import { ROOT } from './harness/vsix';
+import { ensureCli, runCli } from '../harness/cli';
+import { goEnv, javaClasspath, writeGoModule } from '../harness/toolchains';
+import { ROOT } from '../harness/vsix';
 import { fixClient } from '../server/src/quickFix';
 import { fixtureFiles, LANGUAGE_OF, type FixtureFile } from './fix-fixtures';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { CodeAction, TextEdit } from 'vscode-languageserver-protocol';
-import { applyEdits, LspClient } from './harness/lsp';
+import { applyEdits, LspClient } from '../harness/lsp';
 
 const TUTORIAL = [
   'import redis',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
-import { LspClient } from './harness/lsp';
+import { LspClient } from '../harness/lsp';
 
 const ROOT = join(__dirname, 'fixtures', 'lint');
 /** The fix shapes: their findings are checked here as well. */

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { analyzeText } from '../server/src/analysis';
-import { LspClient } from './harness/lsp';
+import { LspClient } from '../harness/lsp';
 
 // Every key is built on KEYS[1], the queue's prefix (user code the linter reads: a fixture).
 const PREFIXED = readFileSync(join(__dirname, 'fixtures', 'lock007', 'queue-prefixed.lua'), 'utf8');

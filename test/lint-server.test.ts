@@ -11,7 +11,7 @@ import { CLIENTS } from '../snippets/clients';
 import { PATTERNS } from '../snippets/patterns';
 import { renderCode } from '../snippets/render';
 import { LINTED_LANGUAGES } from '../server/src/languages';
-import { LspClient } from './harness/lsp';
+import { LspClient } from '../harness/lsp';
 
 const pack = loadPack();
 const codes = (diagnostics: Diagnostic[]) =>

@@ -9,8 +9,8 @@ import { DEFAULT_LOCK_PATTERNS } from '../extension/src/locks/discovery';
 import type { MonitorSource } from '../extension/src/locks/keyspaceEvents';
 import { LockMonitor } from '../extension/src/locks/monitor';
 import { describeReplication, parseReplication } from '../extension/src/locks/replication';
-import { startProxy, type TcpProxy } from './harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer } from './harness/redis';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer } from '../harness/redis';
 import { commandCalls, waitFor } from './helpers';
 
 const source = (redis: Redis, name: string): MonitorSource => ({

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { ensureNpmPackage, installNpmPackage, removeInstalls } from './harness/npmPackage';
+import { ensureNpmPackage, installNpmPackage, removeInstalls } from '../harness/npmPackage';
 
 interface Message {
   id?: number;

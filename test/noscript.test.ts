@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SCRIPT_NAMES } from '../pack/pack';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { useRedis } from './helpers';
 
 const allLoaded = Object.fromEntries(SCRIPT_NAMES.map((name) => [name, true]));

@@ -9,9 +9,9 @@ import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { GRAMMARS } from '../server/src/analysis/parsers';
 import { SCRIPT_NAMES } from '../pack/pack';
-import { copyFixture, removeCopies, runCli, type CliResult } from './harness/cli';
-import { ensureNpmPackage, installNpmPackage, removeInstalls, tarballFiles } from './harness/npmPackage';
-import { ROOT } from './harness/vsix';
+import { copyFixture, removeCopies, runCli, type CliResult } from '../harness/cli';
+import { ensureNpmPackage, installNpmPackage, removeInstalls, tarballFiles } from '../harness/npmPackage';
+import { ROOT } from '../harness/vsix';
 
 const BUDGET_BYTES = 4 * 1024 * 1024;
 /** SETNX, then EXPIRE, then a blind DEL, with a constant value: LOCK001, LOCK006 and LOCK003. */

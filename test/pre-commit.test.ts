@@ -1,5 +1,5 @@
 // This repository as a pre-commit hook repository, run by the real pre-commit framework (from
-// PyPI, test/harness/preCommit.ts) in a scratch git repository: `pre-commit install`, then
+// PyPI, harness/preCommit.ts) in a scratch git repository: `pre-commit install`, then
 // `git commit`. The hook's npx fetches the npm package from a loopback registry that serves the
 // tarball packed from these sources, as it would fetch the published one.
 import assert from 'node:assert/strict';
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { LINTED_FILE_EXTENSIONS } from '../server/src/languages';
-import { ensureNpmPackage } from './harness/npmPackage';
-import { serveNpmPackage, type Registry } from './harness/npmRegistry';
-import { ensurePreCommit } from './harness/preCommit';
+import { ensureNpmPackage } from '../harness/npmPackage';
+import { serveNpmPackage, type Registry } from '../harness/npmRegistry';
+import { ensurePreCommit } from '../harness/preCommit';
 
 const ROOT = join(__dirname, '..');
 const HOOKS = readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8');

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Redis from 'ioredis';
 import { LockScripts, ReplicaShortfallError, type ReplicaShortfall } from '../pack/runtime';
-import { startProxy, type TcpProxy } from './harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from './harness/redis';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 import { digest, pack, sleep } from './helpers';
 
 const TTL = 60_000;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { rejectsAndWritesNothing, sleep, useRedis, waitFor, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => fencedContract(server));
@@ -91,7 +91,7 @@ function fencedContract(server: ServerKind): void {
     const GUARDED = 'doc:{doc}:guarded';
     const FENCED = 'doc:{doc}:fenced';
     const fence = 'fence:{doc}';
-    const script = join(__dirname, 'harness', 'fenced-writer-process.ts');
+    const script = join(__dirname, '..', 'harness', 'fenced-writer-process.ts');
     const args = [String(fx.server.port), LOCK, fence, GUARDED, FENCED, String(LEASE), '200'];
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -3,7 +3,7 @@
 // queue, and bad arguments writing nothing, on Redis 7.0 and Valkey 9.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { recordWakeups, rejectsAndWritesNothing, sleep, useRedis, waitFor, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => handoffContract(server));

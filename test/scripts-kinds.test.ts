@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sortedSetKind } from '../pack/layout';
 import type { ScriptName } from '../pack/pack';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { sleep, useRedis, waitFor, recordWakeups, rejectsAndWritesNothing, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => kindsContract(server));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LockScripts } from '../pack/runtime';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { provesAllOrNothing } from './multi-proof';
 import { pack, recordWakeups, rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 

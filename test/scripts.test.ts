@@ -5,7 +5,7 @@ import { beforeEach, describe, test } from 'node:test';
 import { parseScript } from '../pack/pack';
 import { ScriptReplyError } from '../pack/replies';
 import { LockScripts } from '../pack/runtime';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { rejectsAndWritesNothing, sleep, useRedis, zeroAndWritesNothing } from './helpers';
 
 for (const server of SERVER_KINDS) describe(server, () => contract(server));

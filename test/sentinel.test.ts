@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type Redis from 'ioredis';
 import { Session, type SessionState } from '../extension/src/connections/session';
 import { LockMonitor } from '../extension/src/locks/monitor';
-import { startSentinelGroup, type SentinelGroup } from './harness/sentinel';
+import { startSentinelGroup, type SentinelGroup } from '../harness/sentinel';
 import { waitFor } from './helpers';
 
 let group: SentinelGroup;

@@ -28,7 +28,7 @@ import {
   writeFiles,
 } from './golden-support';
 import { useRedis } from './helpers';
-import { cargo, go, javac, writeCargoPackage, writeGoModule } from './harness/toolchains';
+import { cargo, go, javac, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 import { indent } from './proofs/proof';
 
 const pack = loadPack();

@@ -24,7 +24,7 @@ import { proof as redisRs } from './proofs/redis-rs';
 import { proof as redisRb } from './proofs/redis-rb';
 import { proof as springDataRedis } from './proofs/spring-data-redis';
 import { useRedis } from './helpers';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { loadPack } from '../pack/pack';
 
 const pack = loadPack();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { TimelineData, TimelineHold } from '../extension/src/timeline/protocol';
-import { contentionScenario, syntheticHistory } from './harness/timeline-data';
+import { contentionScenario, syntheticHistory } from '../harness/timeline-data';
 import {
   buildRenderer,
   chartGeometry,
@@ -20,9 +20,9 @@ import {
   pointAt,
   THEMES,
   type TimelinePage,
-} from './harness/timeline-page';
-import { measureInteractions } from './harness/timeline-phases';
-import { launchChromium } from './vscode/chromium';
+} from '../harness/timeline-page';
+import { measureInteractions } from '../harness/timeline-phases';
+import { launchChromium } from '../harness/chromium';
 
 const ARTIFACTS = join(__dirname, '..', '.test-artifacts');
 const hex = (color: string) => [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16));

@@ -10,8 +10,8 @@ import type { TlsSettings } from '../extension/src/connections/saved';
 import { parseRedisUrl } from '../extension/src/connections/url';
 import { Session } from '../extension/src/connections/session';
 import { discoverLocks } from '../extension/src/locks/discovery';
-import { startRedis, type RedisServer } from './harness/redis';
-import { makeTlsFiles, type TlsFiles } from './harness/tls';
+import { startRedis, type RedisServer } from '../harness/redis';
+import { makeTlsFiles, type TlsFiles } from '../harness/tls';
 
 // A hang would otherwise last until the runner's own timeout: fail the test instead.
 const NO_HANG = { timeout: 20_000 };

@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { findChromium } from './vscode/chromium';
+import { findChromium } from '../harness/chromium';
 
 const ROOT = join(__dirname, '..');
 
@@ -31,7 +31,7 @@ test('Chromium is the first chromium or chromium-browser on PATH; without one th
 test('the runner, the demo and the timeline tests name no /usr/bin path', () => {
   const files = [
     ...sources('test/vscode'),
-    'test/harness/onPath.ts',
+    'harness/onPath.ts',
     ...sources('demo'),
     ...readdirSync(join(ROOT, 'test'))
       .filter((name) => /^(timeline|layers|locks-history|tools-on-path)/.test(name))

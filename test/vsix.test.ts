@@ -11,8 +11,8 @@ import { GRAMMARS } from '../server/src/analysis/parsers';
 import { TIMELINE_OUT_DIR, TIMELINE_SCRIPT, TIMELINE_STYLE } from '../extension/src/timeline/html';
 import { snippetContributions } from '../snippets/static';
 import { SCRIPT_NAMES } from '../pack/pack';
-import { ensureVsix, ROOT } from './harness/vsix';
-import { zipEntries } from './harness/zip';
+import { ensureVsix, ROOT } from '../harness/vsix';
+import { zipEntries } from '../harness/zip';
 import { readPackageJson, walkthroughImages } from './packageJson';
 
 const BUDGET_BYTES = 12 * 1024 * 1024;

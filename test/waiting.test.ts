@@ -8,9 +8,9 @@ import Redis from 'ioredis';
 import { ticketsKey, waitersKey } from '../pack/layout';
 import { detectNative } from '../pack/native';
 import { LockScripts } from '../pack/runtime';
-import { SERVER_KINDS, type ServerKind } from './harness/redis';
-import { spawnLockWaiter } from './harness/lock-waiter';
-import { TcpProxy } from './harness/proxy';
+import { SERVER_KINDS, type ServerKind } from '../harness/redis';
+import { spawnLockWaiter } from '../harness/lock-waiter';
+import { TcpProxy } from '../harness/proxy';
 import { commandCalls, pack, sleep, useRedis, waitFor } from './helpers';
 
 const LONG = 60_000;

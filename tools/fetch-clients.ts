@@ -15,7 +15,7 @@ import {
   PINNED,
   pypiPython,
   writeCargoPackage,
-} from '../test/harness/toolchains';
+} from '../harness/toolchains';
 
 const scratch = mkdtempSync(join(tmpdir(), 'locksmith-fetch-clients-'));
 

@@ -23,8 +23,8 @@ import {
   type DemoEditor,
   type Scenario,
 } from '../demo/start';
-import { atExit } from '../test/vscode/atExit';
-import { launchChromium } from '../test/vscode/chromium';
+import { atExit } from '../harness/atExit';
+import { launchChromium } from '../harness/chromium';
 import { around, visible, WINDOW, Workbench, WORKBENCH_TIMEOUT_MS, type Box } from './workbench';
 
 export const PICTURES = {

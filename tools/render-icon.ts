@@ -2,7 +2,7 @@
 // that the Marketplace and Open VSX show: `npm run icon`. vsce takes no SVG icon.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium } from '../test/vscode/chromium';
+import { launchChromium } from '../harness/chromium';
 
 const ROOT = join(__dirname, '..');
 const SIZE = 128;

@@ -1,6 +1,6 @@
 // How the Go snippet proofs build: each program is one file of the proofs' Go module
 // (test/proofs/go pins go-redis and redigo), built once and then run by every process.
-import { goEnv, writeGoModule } from '../harness/toolchains';
+import { goEnv, writeGoModule } from '../../harness/toolchains';
 
 // $1 the program's .go file, $2 the Redis URL, $3 the rounds. `go run` would compile in each
 // process, so two contending processes would start up to half a second apart and barely overlap:

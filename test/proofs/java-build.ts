@@ -1,7 +1,7 @@
 // How the Java snippet proofs build: each program is compiled once against the pinned jars
 // (test/proofs/java/pom.xml) and run by every process on its own JVM.
 import { indent } from './proof';
-import { javac, JVM_FLAGS } from '../harness/toolchains';
+import { javac, JVM_FLAGS } from '../../harness/toolchains';
 
 /** Compiles the program at `path` (class Proof) into `<path>.classes`; the command that runs it. */
 export async function buildJava(path: string): Promise<string[]> {

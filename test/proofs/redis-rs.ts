@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { cargo, writeCargoPackage } from '../harness/toolchains';
+import { cargo, writeCargoPackage } from '../../harness/toolchains';
 import { indent, type Proof } from './proof';
 
 export const proof: Proof = {

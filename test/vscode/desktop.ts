@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTests } from '@vscode/test-electron';
-import { atExit } from './atExit';
+import { atExit } from '../../harness/atExit';
 import { bundleSuite, ROOT } from './bundle';
 import { prepareRunFixtures } from './fixtures';
 import { describeError, printResults, RESULTS_FILE_ENV, type SuiteResults } from './results';

@@ -4,8 +4,8 @@
 // whose .vscode/settings.json tries to weaken TLS with `allowInsecure` and a CA of its own.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startRedis, type RedisServer } from '../harness/redis';
-import { makeTlsFiles, type TlsFiles } from '../harness/tls';
+import { startRedis, type RedisServer } from '../../harness/redis';
+import { makeTlsFiles, type TlsFiles } from '../../harness/tls';
 
 /** What the suites read from LOCKSMITH_TEST_TLS. */
 export interface TlsFixture {

@@ -21,13 +21,13 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { format } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { atExit } from './atExit';
-import { launchChromium } from './chromium';
+import { atExit } from '../../harness/atExit';
+import { launchChromium } from '../../harness/chromium';
 import { bundleSuite, ROOT } from './bundle';
-import { startCodeServer, type CodeServer } from './codeServer';
+import { startCodeServer, type CodeServer } from '../../harness/codeServer';
 import { prepareRunFixtures, type RunFixtures } from './fixtures';
 import { carryOut } from './pageActions';
-import { ensureVsix } from '../harness/vsix';
+import { ensureVsix } from '../../harness/vsix';
 import {
   ANSWER_SUFFIX,
   describeError,

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../../harness/toolchains';
 
 export interface HelperProof {
   client: string;

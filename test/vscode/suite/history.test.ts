@@ -18,7 +18,7 @@ import type { LocksmithApi } from '../../../extension/src/extension';
 import { connectionNode, type GroupNode } from '../../../extension/src/views/nodes';
 import { loadPack } from '../../../pack/pack';
 import { LockScripts } from '../../../pack/runtime';
-import { startRedis, type RedisServer } from '../../harness/redis';
+import { startRedis, type RedisServer } from '../../../harness/redis';
 import { addConnection, connectionRow, listedLock, removeConnection } from './connection';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';

@@ -8,7 +8,7 @@ import { suite, suiteSetup, suiteTeardown, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { ConnectionConfig } from '../../../extension/src/connections/saved';
 import type { LocksmithApi } from '../../../extension/src/extension';
-import { startRedis, type RedisServer } from '../../harness/redis';
+import { startRedis, type RedisServer } from '../../../harness/redis';
 import { addConnection, connectionRow, listedLock, lockRows, removeConnection } from './connection';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';

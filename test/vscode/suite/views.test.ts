@@ -12,7 +12,7 @@ import type { ConnectionConfig } from '../../../extension/src/connections/saved'
 import type { LocksmithApi } from '../../../extension/src/extension';
 import { connectionNode, type LocksNode } from '../../../extension/src/views/nodes';
 import { SCRIPT_NAMES } from '../../../pack/pack';
-import { startRedis, type RedisServer } from '../../harness/redis';
+import { startRedis, type RedisServer } from '../../../harness/redis';
 import { addConnection, connectionRow, listedLock, lockRows, removeConnection } from './connection';
 import { eventually } from './eventually';
 import { activateLocksmith } from './extension';

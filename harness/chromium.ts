@@ -1,6 +1,6 @@
 // Debian's Chromium, headless, as the extension-host runner and the demo screenshot launch it.
 import { chromium, type Browser } from 'playwright-core';
-import { findOnPath } from '../harness/onPath';
+import { findOnPath } from './onPath';
 
 /** What Chromium's command is called: Debian's package, and other distributions' name for it. */
 const CHROMIUM_COMMANDS = ['chromium', 'chromium-browser'];

@@ -12,9 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis, { Cluster } from 'ioredis';
-import { keySlot } from '../../pack/layout';
-import { loadPack } from '../../pack/pack';
-import { LockScripts, ReplicaShortfallError, type RedisClient, type WaitForReplicas } from '../../pack/runtime';
+import { keySlot } from '../pack/layout';
+import { loadPack } from '../pack/pack';
+import { LockScripts, ReplicaShortfallError, type RedisClient, type WaitForReplicas } from '../pack/runtime';
 import type { TcpProxy } from './proxy';
 import { startCluster, type RedisCluster, type RedisServer, type ServerKind } from './redis';
 import { startSentinelGroup, type SentinelGroup } from './sentinel';

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { onceUnderLock } from './once';
 import { valkeyCacheRoot } from './valkey';
 
-const REQUIREMENTS = join(__dirname, '..', 'requirements-pre-commit.txt');
+const REQUIREMENTS = join(__dirname, '..', 'test', 'requirements-pre-commit.txt');
 const VENV_HINT = 'sudo apt-get install -y python3-venv';
 
 const requirements = () => readFileSync(REQUIREMENTS, 'utf8');

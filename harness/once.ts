@@ -2,7 +2,7 @@
 // installing): the first to make the lock folder (mkdir is atomic) does it, the others wait for
 // the folder to go and then find the work done. The lock goes however the process ends.
 import { mkdirSync, rmSync } from 'node:fs';
-import { atExit } from '../vscode/atExit';
+import { atExit } from './atExit';
 
 /** `done()` when it says the work is done (not undefined), else `make()` under `lock`. */
 export async function onceUnderLock<T>(

@@ -16,7 +16,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { atExit } from './atExit';
-import { findOnPath } from '../harness/onPath';
+import { findOnPath } from './onPath';
 
 // 4.100.x is the last line that runs on Node 20; it ships VS Code 1.100.3 (engines.vscode ^1.100.0).
 const CODE_SERVER_VERSION = '4.100.3';

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildNpmPackage, OUT } from '../../tools/npm-package';
+import { buildNpmPackage, OUT } from '../tools/npm-package';
 import { onceUnderLock } from './once';
 import { ensureVsix, ROOT } from './vsix';
 

@@ -1,13 +1,13 @@
 // Lock histories for the timeline renderer's tests and benchmark, shaped as the history model
 // sends them (protocol.ts): seeded, so every run draws the same picture.
-import { random } from '../../bench/lint-corpus';
+import { random } from '../bench/lint-corpus';
 import type {
   HoldEnd,
   TimelineData,
   TimelineDelta,
   TimelineHold,
   TimelineWaiters,
-} from '../../extension/src/timeline/protocol';
+} from '../extension/src/timeline/protocol';
 
 const token = (rand: () => number) => Array.from({ length: 16 }, () => Math.floor(rand() * 16).toString(16)).join('');
 

@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
-import { atExit } from '../vscode/atExit';
+import { atExit } from './atExit';
 import { readFileSafely, takeCacheLock } from './cacheLock';
 
 /** DELIFEQ, the reason Valkey is in the harness, arrived in 9.0. */

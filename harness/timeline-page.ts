@@ -9,18 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { newNonce, TIMELINE_SCRIPT, TIMELINE_STYLE, timelineHtml } from '../../extension/src/timeline/html';
-import type { FromPanel, ToPanel } from '../../extension/src/timeline/protocol';
-import {
-  AXIS_HEIGHT,
-  layoutFor,
-  plotWidth,
-  ROW_HEIGHT,
-  type Layout,
-} from '../../extension/src/timeline/webview/layout';
-import { NOW_MARGIN } from '../../extension/src/timeline/webview/viewport';
+import { newNonce, TIMELINE_SCRIPT, TIMELINE_STYLE, timelineHtml } from '../extension/src/timeline/html';
+import type { FromPanel, ToPanel } from '../extension/src/timeline/protocol';
+import { AXIS_HEIGHT, layoutFor, plotWidth, ROW_HEIGHT, type Layout } from '../extension/src/timeline/webview/layout';
+import { NOW_MARGIN } from '../extension/src/timeline/webview/viewport';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..');
 const ORIGIN = 'https://webview.test';
 
 /** Roughly VS Code's Dark Modern and Light Modern, the variables the panel uses. */

@@ -2,10 +2,10 @@
 // it takes the lock with a fence, prints `holding <fencing token>`, and `delay ms` later (a timer
 // that fires late when the process was SIGSTOPped meanwhile) writes the data key both fenced ways
 // and prints `wrote <guarded_set reply> <fenced_set reply>`.
-//   node --import tsx test/harness/fenced-writer-process.ts <port> <lock> <fence> <guarded data> <fenced data> <ttl ms> <delay ms>
+//   node --import tsx harness/fenced-writer-process.ts <port> <lock> <fence> <guarded data> <fenced data> <ttl ms> <delay ms>
 import Redis from 'ioredis';
-import { loadPack } from '../../pack/pack';
-import { LockScripts } from '../../pack/runtime';
+import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 
 const [port, lock, fence, guarded, fenced, ttl, delay] = process.argv.slice(2);
 

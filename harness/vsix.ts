@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { onceUnderLock } from './once';
 
-export const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..');
 // What the package is made from: a change to any of these makes a packaged .vsix stale.
 const SOURCES = [
   'package.json',

@@ -16,7 +16,7 @@ import { valkeyCacheRoot } from './valkey';
 const run = promisify(execFile);
 
 /** test/proofs: where the pinned project files live. */
-export const PINNED = join(__dirname, '..', 'proofs');
+export const PINNED = join(__dirname, '..', 'test', 'proofs');
 const FETCH_STALE_MS = 15 * 60_000;
 
 function progress(tool: string, message: string): void {

@@ -19,7 +19,7 @@ import type {
 } from 'vscode-languageserver-protocol';
 import { ensureVsix } from './vsix';
 
-export const SERVER = join(__dirname, '..', '..', 'server', 'out', 'server.js');
+export const SERVER = join(__dirname, '..', 'server', 'out', 'server.js');
 
 export interface LspOptions {
   /** Answers workspace/configuration for `redisLocksmith.lint`; without it the server uses defaults. */

@@ -2,7 +2,7 @@
 // files run in parallel, and a download or build into the cache must happen once, not in each.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { atExit } from '../vscode/atExit';
+import { atExit } from './atExit';
 
 const POLL_MS = 500;
 

@@ -3,10 +3,10 @@
 // killed) with the waiting acquire, holding it `hold ms` with an ownership check, and prints one
 // line per event:
 //   waiting <token> | holding <token> | overlap <token> | released <token> | lost <token>
-//   node --import tsx test/harness/lock-waiter-process.ts <port> <lock> <token prefix> <ttl ms> <hold ms> <rounds>
+//   node --import tsx harness/lock-waiter-process.ts <port> <lock> <token prefix> <ttl ms> <hold ms> <rounds>
 import Redis from 'ioredis';
-import { loadPack } from '../../pack/pack';
-import { LockScripts } from '../../pack/runtime';
+import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 
 const [port, lock, prefix, ttl, hold, rounds] = process.argv.slice(2);
 const OWNER = `${lock}:owner`;

@@ -1,7 +1,7 @@
 // The interactions the timeline must keep smooth, driven through real input events in the
 // page (drag, Ctrl+wheel, wheel, the Live button) and the extension's update messages, with
 // the frame times each produced. Shared by the renderer's test and bench/timeline.ts.
-import type { TimelineData } from '../../extension/src/timeline/protocol';
+import type { TimelineData } from '../extension/src/timeline/protocol';
 import { liveDeltas } from './timeline-data';
 import type { TimelinePage } from './timeline-page';
 
