@@ -15,9 +15,31 @@ import type { ScriptName } from '../pack/pack';
 import type { ClientInfo } from './clients';
 import { defaultTemplateDir, embeddedScriptNames, SnippetError } from './template';
 
-/** The lock kinds a helper may carry beyond its core (the plain lock), in the order their sections go in. */
-export const KINDS = ['reentrant', 'read-write', 'semaphore'] as const;
+/** The lock kinds a helper may carry beyond its core (the plain lock). */
+export const LOCK_KINDS = ['reentrant', 'read-write', 'semaphore'] as const;
+/** What a helper may carry beyond its core besides lock kinds: features of the plain lock. */
+export const FEATURES = ['fenced-writes', 'replica-wait'] as const;
+/**
+ * The parts a helper may carry beyond its core, in the order their sections go in: the lock kinds,
+ * then the features. Each is added to a project's helper when it first needs it.
+ */
+export const KINDS = [...LOCK_KINDS, ...FEATURES] as const;
 export type Kind = (typeof KINDS)[number];
+
+/** How messages and pickers name each part. */
+export const KIND_TITLES: Record<Kind, string> = {
+  reentrant: 'reentrant lock',
+  'read-write': 'read-write lock',
+  semaphore: 'semaphore',
+  'fenced-writes': 'fenced writes (writes the storage refuses from a holder that lost the lock)',
+  'replica-wait': 'waitForReplicas (an acquire acknowledged by replicas)',
+};
+
+/** The message for a part the client's helper cannot carry. */
+export function noSuchKind(clientId: string, kind: string, available: readonly Kind[]): string {
+  const title = (KIND_TITLES as Record<string, string | undefined>)[kind] ?? `${kind} lock`;
+  return `the ${clientId} helper has no ${title}; it can carry: ${available.join(', ') || 'nothing beyond the plain lock yet'}`;
+}
 
 const INCLUDE_LINE = /^[ \t]*«include:([_a-z0-9-]+\/[a-z0-9-]+)»[ \t]*\n/gm;
 const SET_LINE = /^«set:([a-z0-9-]+)»(.*)\n/gm;
@@ -55,10 +77,7 @@ export function availableKinds(client: ClientInfo, extension: string): Kind[] {
 function sections(client: ClientInfo, kind: Kind, extension: string): Map<string, string> {
   const path = kindFile(client, kind, extension);
   if (!path) {
-    const known = availableKinds(client, extension);
-    throw new SnippetError(
-      `the ${client.id} helper has no ${kind} lock; its kinds: ${known.length ? known.join(', ') : 'none yet'}`,
-    );
+    throw new SnippetError(noSuchKind(client.id, kind, availableKinds(client, extension)));
   }
   const where = `${client.id}/kind-${kind}`;
   const text = inlineIncludes(readFileSync(path, 'utf8'), extension, where);

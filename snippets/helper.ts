@@ -4,7 +4,7 @@
 // (the kinds among them), the pack version and the scripts' SHA1s. Call sites (callsite.ts) import it.
 import type { Pack } from '../pack/pack';
 import type { ClientInfo } from './clients';
-import { availableKinds, composeHelper, KINDS, kindScripts, type Kind } from './compose';
+import { availableKinds, composeHelper, KINDS, kindScripts, LOCK_KINDS, noSuchKind, type Kind } from './compose';
 import { checkHelper, headerLines, readHelperHeader, stampDigest, type HelperCheck, type HelperHeader } from './header';
 import {
   embeddedScriptNames,
@@ -43,7 +43,7 @@ const OPTIONS = {
   },
   kinds: {
     name: 'kinds',
-    meaning: `lock kinds beyond the plain lock, comma-separated (${KINDS.join(', ')})`,
+    meaning: `parts beyond the plain lock, comma-separated (${KINDS.join(', ')})`,
     valid: /^[a-z-]+(,[a-z-]+)*$/,
   },
 } satisfies Record<string, OptionSpec>;
@@ -114,11 +114,7 @@ export function resolveHelperOptions(client: ClientInfo, options: HelperOptions)
     if (name === 'kinds') {
       const available = availableKinds(client, templateExtension(client));
       const unknown = value.split(',').find((kind) => !(available as string[]).includes(kind));
-      if (unknown !== undefined) {
-        throw new SnippetError(
-          `the ${client.id} helper has no ${unknown} lock; its kinds: ${available.join(', ') || 'none yet'}`,
-        );
-      }
+      if (unknown !== undefined) throw new SnippetError(noSuchKind(client.id, unknown, available));
       const normalized = kindsValue(value.split(','));
       if (normalized) resolved.kinds = normalized;
       continue;
@@ -189,8 +185,11 @@ export function headerOptions(header: HelperHeader): Record<string, string> {
   if (header.options.kinds !== undefined) return header.options;
   const client = findClient(header.client);
   const extension = templateExtension(client);
-  const embedded = availableKinds(client, extension).filter((kind) =>
-    kindScripts(client, kind, extension).every((script) => header.scripts.has(script)),
+  // Such a header predates the features: only lock kinds can be in it.
+  const embedded = availableKinds(client, extension).filter(
+    (kind) =>
+      (LOCK_KINDS as readonly Kind[]).includes(kind) &&
+      kindScripts(client, kind, extension).every((script) => header.scripts.has(script)),
   );
   const kinds = kindsValue(embedded);
   return kinds ? { ...header.options, kinds } : header.options;
@@ -248,7 +247,10 @@ export function refreshHelper(text: string, pack: Pack, kinds: readonly Kind[] =
   const rendered = helperWithKinds(text, pack, kinds);
   if (!check || !rendered) return undefined;
   const { helper, added } = rendered;
-  const reasons = [...check.reasons, ...(added.length ? [`it gains the ${added.join(', ')} lock kind`] : [])];
+  const reasons = [
+    ...check.reasons,
+    ...(added.length ? [`it gains the ${added.join(', ')} ${added.length > 1 ? 'parts' : 'part'}`] : []),
+  ];
   return { text: check.outdated || added.length ? helper.text : undefined, added, reasons, edited: check.edited };
 }
 

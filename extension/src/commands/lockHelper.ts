@@ -5,7 +5,9 @@
 // copy is updated in place, keeping its kinds and its place.
 import * as vscode from 'vscode';
 import type { ClientInfo } from '../../../snippets/clients';
-import { KINDS, type Kind } from '../../../snippets/compose';
+import { KIND_TITLES, KINDS, noSuchKind, type Kind } from '../../../snippets/compose';
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 import { carriedKinds, checkHelperFile, helperKinds, refreshHelper, renderHelper } from '../../../snippets/helper';
 import {
   helperImportFor,
@@ -94,23 +96,26 @@ async function choosePlacement(
   return picked?.placement;
 }
 
-/** The lock kinds to add: `named` when given (checked), else the user's pick among the client's, the ones it has ticked. */
+/** The parts (lock kinds, features) to add: `named` when given (checked), else the user's pick among the client's, the ones it has ticked. */
 async function chooseKinds(client: ClientInfo, named: string[] | undefined, has: Kind[]): Promise<Kind[] | undefined> {
   const available = helperKinds(client.id);
   if (named) {
     const unknown = named.find((kind) => !(available as string[]).includes(kind));
     if (unknown !== undefined) {
-      throw new Error(
-        `The ${client.library} helper has no ${unknown} lock; its kinds: ${available.join(', ') || 'none yet'}.`,
-      );
+      throw new Error(`${capitalized(noSuchKind(client.id, unknown, available))}.`);
     }
     return KINDS.filter((kind) => named.includes(kind));
   }
   if (!available.length) return [];
   const picked = await vscode.window.showQuickPick(
-    available.map((lockKind) => ({ label: lockKind, picked: has.includes(lockKind), lockKind })),
+    available.map((lockKind) => ({
+      label: lockKind,
+      description: KIND_TITLES[lockKind],
+      picked: has.includes(lockKind),
+      lockKind,
+    })),
     {
-      title: `Add Lock Helper (${client.library}): lock kinds beyond the plain lock`,
+      title: `Add Lock Helper (${client.library}): lock kinds and features beyond the plain lock`,
       placeHolder: 'The helper carries what the project uses: none for the plain lock alone',
       canPickMany: true,
     },
