@@ -92,14 +92,6 @@ async def _call_async(client: Any, lua: str, keys: list, args: list) -> Any:
         return await client.eval(lua, len(keys), *keys, *args)
 
 
-def _run(client: Any, lua: str, keys: list, args: list) -> int:
-    return int(_call(client, lua, keys, args))
-
-
-async def _run_async(client: Any, lua: str, keys: list, args: list) -> int:
-    return int(await _call_async(client, lua, keys, args))
-
-
 def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
@@ -281,6 +273,10 @@ class _LeaseBase:
         """True once a renewal found the lease gone or failed: stop writing."""
         return self.lost_reason is not None
 
+    def _lose(self, reason: LeaseLostError) -> None:
+        self.lost_reason = reason
+        self.lost_event.set()
+
 
 class Lease(_LeaseBase):
     """A held lock, read lock, write lock or semaphore permit (sync client). Renewal, when asked
@@ -301,7 +297,7 @@ class Lease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return _run(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
+        return int(_call(self.client, self._kind.extend, [self.key], [self.token, ttl_ms])) == 1
 
     def release(self) -> bool:
         """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
@@ -312,7 +308,7 @@ class Lease(_LeaseBase):
         self._stopped.set()
         if self._renewer is not None and self._renewer is not threading.current_thread():
             self._renewer.join()  # a renewal in flight ends before the release
-        return _run(self.client, self._kind.release, self._release_keys, [self.token]) != 0
+        return int(_call(self.client, self._kind.release, self._release_keys, [self.token])) != 0
 
     def _renew(self) -> None:
         while not self._stopped.wait(self.ttl_ms / 3000):
@@ -323,10 +319,6 @@ class Lease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
-
-    def _lose(self, reason: LeaseLostError) -> None:
-        self.lost_reason = reason
-        self.lost_event.set()
 
 
 class AsyncLease(_LeaseBase):
@@ -345,7 +337,7 @@ class AsyncLease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return await _run_async(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
+        return int(await _call_async(self.client, self._kind.extend, [self.key], [self.token, ttl_ms])) == 1
 
     async def release(self) -> bool:
         """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
@@ -357,7 +349,7 @@ class AsyncLease(_LeaseBase):
         if self._renewer is not None and self._renewer is not asyncio.current_task():
             # Not cancelled: a command cancelled half-way can leave its connection unusable.
             await self._renewer
-        return await _run_async(self.client, self._kind.release, self._release_keys, [self.token]) != 0
+        return int(await _call_async(self.client, self._kind.release, self._release_keys, [self.token])) != 0
 
     async def _renew(self) -> None:
         while True:
@@ -373,10 +365,6 @@ class AsyncLease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
-
-    def _lose(self, reason: LeaseLostError) -> None:
-        self.lost_reason = reason
-        self.lost_event.set()
 
 
 def _waiters_key(key: str) -> Optional[str]:
@@ -399,6 +387,7 @@ class _Plan(NamedTuple):
     #: The waiter queue of a plain lock taken by waiting (acquire_queued's reply is an array).
     queue: Optional[str]
     fenced: bool
+«kinds:plan-fields»
 
 
 #: The other kinds' planners (their sections add them): each takes the options it knows out of
@@ -418,12 +407,16 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
     if kind not in _KIND_NAMES:
         raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
     options = dict(options)
+«kinds:plan»
     plans = [planner(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options) for planner in _PLANNERS]
     if options:
         raise TypeError(f"this helper has no lock kind that takes {', '.join(options)}")
-    for plan in plans:
-        if plan is not None:
-            return plan
+    plan = next((plan for plan in plans if plan is not None), None) or _plain(key, ttl_ms, wait_ms, retry_ms, fence_key)
+«kinds:planned»
+    return plan
+
+
+def _plain(key: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str]) -> _Plan:
     token = _token()
     fence = [] if fence_key is None else [fence_key]
     queue = _waiters_key(key) if wait_ms > 0 else None
@@ -432,6 +425,17 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
     # In line (first come, first served): the release takes the first waiter off and wakes that one.
     queue_ms = wait_ms + 2 * retry_ms
     return _Plan(_PLAIN, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms], token, queue, bool(fence))
+
+
+def _send(client: Any, plan: _Plan) -> Any:
+    """One try of a plan: its script's reply."""
+«kinds:send»
+    return _call(client, plan.lua, plan.keys, plan.args)
+
+
+async def _send_async(client: Any, plan: _Plan) -> Any:
+«kinds:send-async»
+    return await _call_async(client, plan.lua, plan.keys, plan.args)
 
 
 def _attempt(plan: _Plan, reply: Any) -> _Attempt:
@@ -452,13 +456,13 @@ def acquire(
     fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag}).
     renew: extend the lease every ttl_ms/3 from a thread; lease.lost turns true when that fails.
     retry_ms: the longest sleep between tries while waiting (jittered down to half).
-    kind and options: the other lock kinds this helper carries. Redis errors are raised as they are.
+    kind and options: the lock kinds and parts this helper carries. Redis errors are raised as they are.
     """
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
     reply = 0
     try:
         reply = _take(client, key, plan.token, wait_ms, retry_ms,
-                      lambda: _attempt(plan, _call(client, plan.lua, plan.keys, plan.args)))
+                      lambda: _attempt(plan, _send(client, plan)))
     finally:
         if reply == 0 and plan.queue is not None:
             try:
@@ -478,7 +482,7 @@ async def acquire_async(
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
 
     async def attempt() -> _Attempt:
-        return _attempt(plan, await _call_async(client, plan.lua, plan.keys, plan.args))
+        return _attempt(plan, await _send_async(client, plan))
 
     reply = 0
     try:
@@ -495,19 +499,19 @@ async def acquire_async(
 
 
 def try_acquire(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                renew: bool = False) -> Optional[Lease]:
+                renew: bool = False, **options: Any) -> Optional[Lease]:
     """One try, never waits: the lease, or None while another holder has the lock."""
     try:
-        return acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        return acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
     except LockBusyError:
         return None
 
 
 async def try_acquire_async(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                            renew: bool = False) -> Optional[AsyncLease]:
+                            renew: bool = False, **options: Any) -> Optional[AsyncLease]:
     """try_acquire() for a redis.asyncio client."""
     try:
-        return await acquire_async(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        return await acquire_async(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
     except LockBusyError:
         return None
 
@@ -515,25 +519,25 @@ async def try_acquire_async(client: Any, key: str, *, ttl_ms: int, fence_key: Op
 def release_lock(client: Any, key: str, token: str) -> bool:
     """Compare-and-delete: deletes key while it holds token (True, and wakes a waiter); False when
     it held another token or none."""
-    return _run(client, RELEASE, [key], [token]) == 1
+    return int(_call(client, RELEASE, [key], [token])) == 1
 
 
 async def release_lock_async(client: Any, key: str, token: str) -> bool:
     """release_lock() for a redis.asyncio client."""
-    return await _run_async(client, RELEASE, [key], [token]) == 1
+    return int(await _call_async(client, RELEASE, [key], [token])) == 1
 
 
 def extend_lock(client: Any, key: str, token: str, ttl_ms: int) -> bool:
     """Compare-and-extend: sets key's lease to ttl_ms while it holds token (True); False when it
     held another token or none."""
     _check_ms("ttl_ms", ttl_ms, True)
-    return _run(client, EXTEND, [key], [token, ttl_ms]) == 1
+    return int(_call(client, EXTEND, [key], [token, ttl_ms])) == 1
 
 
 async def extend_lock_async(client: Any, key: str, token: str, ttl_ms: int) -> bool:
     """extend_lock() for a redis.asyncio client."""
     _check_ms("ttl_ms", ttl_ms, True)
-    return await _run_async(client, EXTEND, [key], [token, ttl_ms]) == 1
+    return int(await _call_async(client, EXTEND, [key], [token, ttl_ms])) == 1
 
 
 class lock:  # noqa: N801 - used like a function: with lock(...) as lease
@@ -622,8 +626,9 @@ class try_lock(lock):  # noqa: N801 - used like a function: with try_lock(...) a
     """``with try_lock(r, key, ttl_ms=...) as lease:`` (or ``async with``): one try, never waits;
     lease is None while another holder has the lock (skip the work then)."""
 
-    def __init__(self, client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None, renew: bool = False):
-        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+    def __init__(self, client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None, renew: bool = False,
+                 **options: Any):
+        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
         self._busy_is_none = True
 
 

@@ -1,7 +1,8 @@
 # Proof program for the generated redis-py helper (locksmith.py next to it). Usage:
 #   python3 proof.py <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 #   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
-#   rw-reader, rw-writer, semaphore, hold, take.
+#   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
+#   shortfall, acknowledged <replica-url>, bad-replicas.
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
@@ -221,6 +222,95 @@ def take():
     lease.release()
 
 
+def expect_shortfall(take, key):
+    """take() must raise ReplicaShortfallError having given the lock back."""
+    try:
+        take()
+    except locksmith.ReplicaShortfallError as error:
+        if not error.released or r.exists(key):
+            raise RuntimeError(f"{key}: the shortfall did not give the lock back: {error}")
+        return error
+    raise RuntimeError(f"{key}: held without a replica")
+
+
+async def shortfall_async(wait):
+    client = redis.asyncio.Redis.from_url(url)
+    try:
+        await acquire_async(client, "proof:async", ttl_ms=5000, wait_ms=0, wait_for_replicas=wait)
+    except locksmith.ReplicaShortfallError as error:
+        if error.released and not await client.exists("proof:async"):
+            print(f"async shortfall {error.shortfall.acknowledged}: {error}")
+            kept = []
+            lease = await acquire_async(client, "proof:kept-async", ttl_ms=5000, wait_ms=1000,
+                                        wait_for_replicas=dict(wait, on_shortfall=kept.append))
+            print(f"async kept {lease.token} {kept[0].reason}")
+            return
+    finally:
+        await client.close()
+    raise RuntimeError("async: held without a replica, or not given back")
+
+
+def shortfall():
+    """On a master with no replica: sync one-shot and waiting (queued, fenced) acquires and an
+    asyncio one fall short and give the lock back; with on_shortfall the lock is kept."""
+    wait = {"replicas": 1, "timeout_ms": 50}
+    error = expect_shortfall(lambda: acquire(r, "proof:lock", ttl_ms=5000, wait_ms=0, wait_for_replicas=wait),
+                             "proof:lock")
+    print(f"shortfall {error.shortfall.reason} {error.shortfall.acknowledged}: {error}")
+    expect_shortfall(lambda: acquire(r, "proof:{queued}", ttl_ms=5000, wait_ms=1000, fence_key="proof:{queued}:fence",
+                                     wait_for_replicas=locksmith.WaitForReplicas(timeout_ms=50)), "proof:{queued}")
+    print(f"queued shortfall, fence {int(r.get('proof:{queued}:fence'))}")
+    kept = []
+    lease = locksmith.try_acquire(r, "proof:kept", ttl_ms=5000, wait_for_replicas=dict(wait, on_shortfall=kept.append))
+    print(f"kept {lease.token} {kept[0].reason} {kept[0].acknowledged}")
+    asyncio.run(shortfall_async(wait))
+
+
+async def acknowledged_async(replica):
+    client = redis.asyncio.Redis.from_url(url)
+    async with lock(client, "proof:async", ttl_ms=60_000, wait_for_replicas={"timeout_ms": 5000}) as lease:
+        if replica.get("proof:async") != lease.token.encode():
+            raise RuntimeError("async: held before the replica had it")
+    await client.close()
+
+
+def acknowledged():
+    """With a replica behind a slow link: the acquire returns once the replica has the lock and
+    its fencing token (one-shot, waiting, and asyncio)."""
+    replica = redis.Redis.from_url(arg)
+    control = acquire(r, "proof:control", ttl_ms=60_000, wait_ms=0)
+    if replica.get("proof:control") is not None:
+        raise RuntimeError("the control: on the replica already without waiting, the link is not slow")
+    control.release()
+    lease = acquire(r, "proof:{lock}", ttl_ms=60_000, wait_ms=0, fence_key="proof:{lock}:fence",
+                    wait_for_replicas={"timeout_ms": 5000})
+    on_replica = replica.mget("proof:{lock}", "proof:{lock}:fence")
+    if on_replica != [lease.token.encode(), str(lease.fence).encode()]:
+        raise RuntimeError(f"held before the replica had it: {on_replica}")
+    r.set("proof:{wait}", "other", px=300)
+    waited = acquire(r, "proof:{wait}", ttl_ms=60_000, wait_ms=10_000, wait_for_replicas={"timeout_ms": 5000})
+    if replica.get("proof:{wait}") != waited.token.encode():
+        raise RuntimeError("waiting: held before the replica had it")
+    asyncio.run(acknowledged_async(replica))
+    print(f"acknowledged {lease.fence}")
+
+
+def bad_replicas():
+    """Bad values raise ValueError before anything is sent: the test counts the commands."""
+    cases = [{"replicas": 0}, {"replicas": True}, {"timeout_ms": 0}, {"timeout_ms": 300}, {"fsync": "yes"},
+             {"on_shortfall": "keep"}, {"replica": 1}, 1]
+    for wait in cases:
+        try:
+            acquire(r, "proof:lock", ttl_ms=300, wait_for_replicas=wait)
+        except ValueError as error:
+            print(f"refused {error}")
+    try:
+        asyncio.run(acquire_async(redis.asyncio.Redis.from_url(url), "proof:lock", ttl_ms=300,
+                                  wait_for_replicas={"timeout_ms": 1000}))
+    except ValueError as error:
+        print(f"refused {error}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -234,5 +324,8 @@ MODES = {
     "semaphore": semaphore_rounds,
     "hold": hold,
     "take": take,
+    "shortfall": shortfall,
+    "acknowledged": acknowledged,
+    "bad-replicas": bad_replicas,
 }
 MODES[mode]()
