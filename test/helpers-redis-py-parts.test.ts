@@ -1,10 +1,14 @@
 // The redis-py helper's parts, run as real programs (test/proofs/helpers/redis-py.py) on Debian's
 // redis-py and the newest from PyPI, sync and asyncio, against Redis 7.0 and Valkey 9:
+// - fenced-writes: set_if_held writes only while the lease holds the lock, set_fenced refuses an
+//   older fencing token than the data key's; a holder SIGSTOPped past its lease while another
+//   takes the lock and writes has both its writes refused after SIGCONT (Kleppmann's pause);
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica an acquire falls short
 //   and gives the lock back (or keeps it with on_shortfall); with a real replica behind a slow link
 //   it returns once the replica has the lock and its fencing token; bad values are refused before
 //   anything is sent.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +16,12 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName, type HelperProof } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
+import { waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-redis-py-parts-'));
@@ -36,17 +42,20 @@ for (const server of SERVER_KINDS) {
     let replica: RedisServer;
     let link: TcpProxy;
     let redis: Redis;
+    let locks: LockScripts;
 
     before(async () => {
       master = await startRedis({ server, args: ['--repl-diskless-sync-delay', '0'] });
       link = await startProxy(master.port);
       redis = master.client();
+      locks = new LockScripts(redis, pack);
     });
     beforeEach(async () => {
       link.setLatency(0);
       await redis.flushall();
     });
     after(async () => {
+      locks?.close();
       redis?.disconnect();
       await replica?.stop();
       await master?.stop();
@@ -57,6 +66,57 @@ for (const server of SERVER_KINDS) {
     const prepared = (proof: HelperProof) => prepareOnce(proof, work, pack, 'all');
     const run = async (proof: HelperProof, ...args: string[]) =>
       start(await prepared(proof), master.url, proof.env ?? {}, args).done;
+
+    describe('fenced-writes', () => {
+      for (const proof of proofs) {
+        test(`${proofName(proof)}: set_if_held only while held; set_fenced refuses an older token (sync, asyncio)`, async () => {
+          const output = await run(proof, 'fenced-writes');
+          assert.match(output, /^fenced 1 2$/m);
+          assert.deepEqual(
+            output.split('\n').filter((line) => line.startsWith('refused ')),
+            [
+              'refused set_fenced needs a fencing token: acquire proof:plain with fence_key',
+              "refused set_if_held works on a plain lock's lease; proof:rw is held by no single token",
+            ],
+          );
+          assert.equal(await redis.get('proof:{w}:data'), 'first', 'the lapsed writes wrote nothing');
+          assert.deepEqual(await redis.hgetall('proof:fenced'), { value: 'second again', fence: '2' });
+          assert.equal(await redis.get('proof:{a}:data'), 'async');
+          assert.deepEqual(await redis.hgetall('proof:fenced-async'), { value: 'async', fence: '1' });
+        });
+
+        for (const mode of ['sync', 'async']) {
+          test(`${proofName(proof)} (${mode}): a holder SIGSTOPped past its lease while another takes the lock and writes has both writes refused after SIGCONT`, async () => {
+            const [file, ...rest] = await prepared(proof);
+            const child = spawn(file, [...rest, master.url, 'paused', mode], { env: { ...process.env, ...proof.env } });
+            let output = '';
+            child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+            const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+            await new Promise<void>((resolve, reject) => {
+              child.stdout.on('data', (chunk: Buffer) => {
+                output += chunk.toString();
+                if (/^held 1$/m.test(output)) resolve();
+              });
+              void exited.then(() => reject(new Error(`exited before holding:\n${output}`)));
+            });
+            try {
+              child.kill('SIGSTOP');
+              await waitFor('the paused lease ended', async () => (await redis.exists('proof:{paused}')) === 0);
+              const fence = 'proof:{paused}:fence';
+              assert.equal(await locks.acquire('proof:{paused}', 'next', 60_000, { fence }), 2);
+              assert.equal(await locks.fenced.setIfHeld('proof:{paused}', 'proof:{paused}:data', 'next', 'next'), true);
+              assert.equal(await locks.fenced.set('proof:paused-fenced', 2, 'next'), true);
+            } finally {
+              child.kill('SIGCONT');
+            }
+            assert.equal(await exited, 0, output);
+            assert.match(output, /^wrote False False$/m);
+            assert.equal(await redis.get('proof:{paused}:data'), 'next');
+            assert.deepEqual(await redis.hgetall('proof:paused-fenced'), { value: 'next', fence: '2' });
+          });
+        }
+      }
+    });
 
     describe('replica-wait, no replica', () => {
       for (const proof of proofs) {

@@ -276,6 +276,7 @@ class _LeaseBase:
     def _lose(self, reason: LeaseLostError) -> None:
         self.lost_reason = reason
         self.lost_event.set()
+«kinds:lease»
 
 
 class Lease(_LeaseBase):
@@ -319,6 +320,7 @@ class Lease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
+«kinds:sync-lease»
 
 
 class AsyncLease(_LeaseBase):
@@ -365,6 +367,7 @@ class AsyncLease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
+«kinds:async-lease»
 
 
 def _waiters_key(key: str) -> Optional[str]:

@@ -2,7 +2,7 @@
 #   python3 proof.py <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 #   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
 #   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
-#   shortfall, acknowledged <replica-url>, bad-replicas.
+#   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>.
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
@@ -311,6 +311,67 @@ def bad_replicas():
         print(f"refused {error}")
 
 
+def expect(label, got, wanted):
+    if got != wanted:
+        raise RuntimeError(f"{label}: {got!r}, not {wanted!r}")
+
+
+def fenced_writes():
+    """set_if_held writes while held, not after the release or once another token holds the lock;
+    set_fenced refuses an older token than the data key's, takes a newer or equal one."""
+    first = acquire(r, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("held", first.set_if_held("proof:{w}:data", "first"), True)
+    first.release()
+    expect("released", first.set_if_held("proof:{w}:data", "late"), False)
+    second = acquire(r, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("taken by another token", first.set_if_held("proof:{w}:data", "late"), False)
+    expect("newer token", second.set_fenced("proof:fenced", "second"), True)
+    expect("older token", first.set_fenced("proof:fenced", "first"), False)
+    expect("equal token", second.set_fenced("proof:fenced", "second again"), True)
+    for write in (lambda: acquire(r, "proof:plain", ttl_ms=5000).set_fenced("proof:fenced", "x"),
+                  lambda: acquire(r, "proof:rw", ttl_ms=5000, kind="read").set_if_held("proof:rw:data", "x")):
+        try:
+            write()
+            raise RuntimeError("a write without a fencing token or a single holder went through")
+        except ValueError as error:
+            print(f"refused {error}")
+    asyncio.run(fenced_writes_async())
+    print(f"fenced {first.fence} {second.fence}")
+
+
+async def fenced_writes_async():
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await acquire_async(client, "proof:{a}", ttl_ms=5000, fence_key="proof:{a}:fence")
+    expect("held (async)", await lease.set_if_held("proof:{a}:data", "async"), True)
+    expect("first token (async)", await lease.set_fenced("proof:fenced-async", "async"), True)
+    await client.set("proof:{a}", "another owner")
+    expect("taken (async)", await lease.set_if_held("proof:{a}:data", "late"), False)
+    expect("released (async)", await lease.release(), False)
+    await client.close()
+
+
+async def paused_async():
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await acquire_async(client, "proof:{paused}", ttl_ms=300, fence_key="proof:{paused}:fence")
+    print(f"held {lease.fence}", flush=True)
+    await asyncio.sleep(1)  # SIGSTOPped here, past the lease
+    held = await lease.set_if_held("proof:{paused}:data", "paused")
+    print(f"wrote {held} {await lease.set_fenced('proof:paused-fenced', 'paused')}")
+    await client.close()
+
+
+def paused():
+    """Holds a 300 ms lease and writes after a pause the test makes longer (SIGSTOP, SIGCONT)."""
+    if arg == "async":
+        asyncio.run(paused_async())
+        return
+    lease = acquire(r, "proof:{paused}", ttl_ms=300, fence_key="proof:{paused}:fence")
+    print(f"held {lease.fence}", flush=True)
+    time.sleep(1)
+    held = lease.set_if_held("proof:{paused}:data", "paused")
+    print(f"wrote {held} {lease.set_fenced('proof:paused-fenced', 'paused')}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -327,5 +388,7 @@ MODES = {
     "shortfall": shortfall,
     "acknowledged": acknowledged,
     "bad-replicas": bad_replicas,
+    "fenced-writes": fenced_writes,
+    "paused": paused,
 }
 MODES[mode]()
