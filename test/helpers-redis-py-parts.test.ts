@@ -6,7 +6,7 @@
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica an acquire falls short
 //   and gives the lock back (or keeps it with on_shortfall); with a real replica behind a slow link
 //   it returns once the replica has the lock and its fencing token; bad values are refused before
-//   anything is sent.
+//   anything is sent; a RedisCluster sends the pair to the lock's master, whose replica has it on return.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer } from '../harness/redis';
+import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName, type HelperProof } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 import { waitFor } from './helpers';
@@ -157,6 +157,33 @@ for (const server of SERVER_KINDS) {
             (name) => name !== 'info' && name !== 'config|resetstat',
           );
           assert.deepEqual(sent, [], "nothing but the test's own commands reached the server");
+        });
+      }
+    });
+
+    describe('replica-wait in a Cluster', () => {
+      let cluster: RedisCluster;
+      before(async () => {
+        cluster = await startCluster({ server, replicas: 1 });
+      });
+      after(async () => {
+        await cluster?.stop();
+      });
+
+      for (const proof of proofs) {
+        test(`${proofName(proof)}: RedisCluster sends the pair to the lock's master, whose replica has it on return`, async () => {
+          for (const node of cluster.masters) {
+            const client = node.client();
+            await client.flushall();
+            client.disconnect();
+          }
+          const output = await start(await prepared(proof), cluster.masters[0].url, proof.env ?? {}, ['cluster']).done;
+          const masters = new Set(
+            [...output.matchAll(/^acknowledged proof:\{[a-d]\} 1 (\d+)$/gm)].map((match) => match[1]),
+          );
+          assert.equal(masters.size, 3, `the four locks span the three masters:\n${output}`);
+          assert.match(output, /^shortfall 1 True 0$/m);
+          assert.match(output, /^refused wait_for_replicas needs a redis\.asyncio\.Redis here, not a RedisCluster/m);
         });
       }
     });

@@ -2,7 +2,8 @@
 #   python3 proof.py <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 #   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
 #   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
-#   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>.
+#   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>,
+#   cluster (the URL of one node of a Cluster with a replica per master).
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
@@ -372,6 +373,35 @@ def paused():
     print(f"wrote {held} {lease.set_fenced('proof:paused-fenced', 'paused')}")
 
 
+def on_replica(client, key):
+    """key's value on a replica of the master that owns its slot."""
+    link = client.get_redis_connection(client.get_node_from_key(key)).info("replication")["slave0"]
+    replica = redis.Redis(host=link["ip"], port=int(link["port"]), single_connection_client=True)
+    replica.execute_command("READONLY")
+    return replica.get(key)
+
+
+def cluster():
+    """A RedisCluster: the pair goes to the master of each lock's slot, and that master's replica
+    has the lock (and the fencing token) when acquire returns; two replicas asked for: a shortfall."""
+    client = redis.RedisCluster.from_url(url)
+    for key in ("proof:{a}", "proof:{b}", "proof:{c}", "proof:{d}"):
+        lease = acquire(client, key, ttl_ms=60_000, wait_ms=1000, fence_key=f"{key}:fence",
+                        wait_for_replicas={"timeout_ms": 5000})
+        if on_replica(client, key) != lease.token.encode():
+            raise RuntimeError(f"{key}: held before its master's replica had it")
+        print(f"acknowledged {key} {lease.fence} {client.get_node_from_key(key).port}")
+    try:
+        acquire(client, "proof:{e}", ttl_ms=5000, wait_ms=0, wait_for_replicas={"replicas": 2, "timeout_ms": 50})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"shortfall {error.shortfall.acknowledged} {error.released} {client.exists('proof:{e}')}")
+    try:
+        asyncio.run(acquire_async(redis.asyncio.RedisCluster.from_url(url), "proof:{f}", ttl_ms=5000,
+                                  wait_for_replicas={}))
+    except ValueError as error:
+        print(f"refused {error}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -390,5 +420,6 @@ MODES = {
     "bad-replicas": bad_replicas,
     "fenced-writes": fenced_writes,
     "paused": paused,
+    "cluster": cluster,
 }
 MODES[mode]()
