@@ -13,6 +13,7 @@ connection pool (RedisCluster) waits by the retry bound alone."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import secrets
@@ -190,10 +191,8 @@ class _AsyncWakeups:
     async def close(self) -> None:
         if self._reader is not None:
             self._reader.cancel()
-            try:
+            with contextlib.suppress(BaseException):  # cancelled, or the connection failed: either way done
                 await self._reader
-            except BaseException:  # noqa: B036 - cancelled, or the connection failed: either way done
-                pass
             self._reader = None
         if self._connection is not None:
             await self._connection.disconnect()
@@ -204,51 +203,68 @@ class _AsyncWakeups:
 _Attempt = Tuple[int, Optional[float]]
 
 
-def _bound_s(retry_ms: int) -> float:
-    """The retry bound, jittered down to half: how long a waiter sleeps at most between tries."""
-    return retry_ms / 1000 * (0.5 + random.random() / 2)
+def _pause(deadline: float, retry_ms: int, reply: int, lease_left_s: Optional[float]) -> Optional[float]:
+    """How long a waiter sleeps before its next try: until woken, the deadline, the holder's lease's
+    end or the retry bound jittered down to half; None once it took the lock or its time is up."""
+    left = deadline - time.monotonic()
+    if reply != 0 or left <= 0:
+        return None
+    bound = retry_ms / 1000 * (0.5 + random.random() / 2)
+    return min(left, bound, bound if lease_left_s is None else lease_left_s)
 
 
-def _take(client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], _Attempt]) -> int:
+def _take(client: Any, plan: "_Plan", wait_ms: int, retry_ms: int) -> int:
     """Tries; while the lock is held and wait_ms lasts, subscribes to its wake-ups, tries again (a
-    release may have gone out before the subscription), then sleeps until woken, until the
-    holder's lease ends or for the jittered retry bound, and tries again. The last reply."""
+    release may have gone out before the subscription), then sleeps (_pause) and tries again. The
+    reply that took the lock; else LockBusyError, out of the line."""
     deadline = time.monotonic() + wait_ms / 1000
-    reply, _ = attempt()
-    if reply != 0 or wait_ms == 0:
-        return reply
-    wakeups = _Wakeups(client, key, token, retry_ms / 1000)
+    wakeups: Optional[_Wakeups] = None
+    reply = 0
     try:
         while True:
-            reply, lease_left_s = attempt()
-            left = deadline - time.monotonic()
-            if reply != 0 or left <= 0:
-                return reply
-            bound = _bound_s(retry_ms)
-            wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+            reply, lease_left_s = _attempt(plan, _send(client, plan))
+            pause = _pause(deadline, retry_ms, reply, lease_left_s)
+            if pause is None:
+                break
+            if wakeups is None:
+                wakeups = _Wakeups(client, plan.keys[0], plan.token, retry_ms / 1000)
+            else:
+                wakeups.wait(pause)
     finally:
-        wakeups.close()
+        if wakeups is not None:
+            wakeups.close()
+        if reply == 0 and plan.queue is not None:
+            with contextlib.suppress(RedisError):  # else the line ends by itself, soon after the wait would have
+                client.zrem(plan.queue, plan.token)
+    if reply == 0:
+        raise LockBusyError(plan.keys[0], wait_ms, plan.kind.holders)
+    return reply
 
 
-async def _take_async(
-    client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], Any]
-) -> int:
-    """_take for a redis.asyncio client: attempt returns an awaitable _Attempt."""
+async def _take_async(client: Any, plan: "_Plan", wait_ms: int, retry_ms: int) -> int:
+    """_take for a redis.asyncio client."""
     deadline = time.monotonic() + wait_ms / 1000
-    reply, _ = await attempt()
-    if reply != 0 or wait_ms == 0:
-        return reply
-    wakeups = await _AsyncWakeups(token).open(client, key, retry_ms / 1000)
+    wakeups: Optional[_AsyncWakeups] = None
+    reply = 0
     try:
         while True:
-            reply, lease_left_s = await attempt()
-            left = deadline - time.monotonic()
-            if reply != 0 or left <= 0:
-                return reply
-            bound = _bound_s(retry_ms)
-            await wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+            reply, lease_left_s = _attempt(plan, await _send_async(client, plan))
+            pause = _pause(deadline, retry_ms, reply, lease_left_s)
+            if pause is None:
+                break
+            if wakeups is None:
+                wakeups = await _AsyncWakeups(plan.token).open(client, plan.keys[0], retry_ms / 1000)
+            else:
+                await wakeups.wait(pause)
     finally:
-        await wakeups.close()
+        if wakeups is not None:
+            await wakeups.close()
+        if reply == 0 and plan.queue is not None:
+            with contextlib.suppress(RedisError):
+                await client.zrem(plan.queue, plan.token)
+    if reply == 0:
+        raise LockBusyError(plan.keys[0], wait_ms, plan.kind.holders)
+    return reply
 
 
 class _LeaseBase:
@@ -462,18 +478,7 @@ def acquire(
     kind and options: the lock kinds and parts this helper carries. Redis errors are raised as they are.
     """
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
-    reply = 0
-    try:
-        reply = _take(client, key, plan.token, wait_ms, retry_ms,
-                      lambda: _attempt(plan, _send(client, plan)))
-    finally:
-        if reply == 0 and plan.queue is not None:
-            try:
-                client.zrem(plan.queue, plan.token)  # leave the line
-            except RedisError:
-                pass  # the queue ends by itself, soon after the wait would have
-    if reply == 0:
-        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    reply = _take(client, plan, wait_ms, retry_ms)
     return Lease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
@@ -483,21 +488,7 @@ async def acquire_async(
 ) -> AsyncLease:
     """acquire() for a redis.asyncio client: renewal runs in a task."""
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
-
-    async def attempt() -> _Attempt:
-        return _attempt(plan, await _send_async(client, plan))
-
-    reply = 0
-    try:
-        reply = await _take_async(client, key, plan.token, wait_ms, retry_ms, attempt)
-    finally:
-        if reply == 0 and plan.queue is not None:
-            try:
-                await client.zrem(plan.queue, plan.token)  # leave the line
-            except RedisError:
-                pass  # the queue ends by itself, soon after the wait would have
-    if reply == 0:
-        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    reply = await _take_async(client, plan, wait_ms, retry_ms)
     return AsyncLease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
@@ -570,9 +561,10 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
             if undo is not None:
                 self._undo.append(undo)
 
-    def _exiting(self) -> None:
+    def _exiting(self) -> Any:
         while self._undo:
             self._undo.pop()()
+        return self._lease
 
     def __enter__(self) -> Optional[Lease]:
         try:
@@ -585,18 +577,11 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         return lease
 
     def __exit__(self, error_type, error, traceback) -> None:
-        self._exiting()
-        lease = self._lease
-        if lease is None:
-            return
-        assert isinstance(lease, Lease)
-        if error_type is not None:
-            try:
+        lease = self._exiting()
+        if lease is not None and error_type is not None:
+            with contextlib.suppress(RedisError):  # the block's error is the one to report
                 lease.release()
-            except RedisError:
-                pass  # the block's error is the one to report
-            return
-        if not lease.release():
+        elif lease is not None and not lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
     async def __aenter__(self) -> Optional[AsyncLease]:
@@ -610,18 +595,11 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         return lease
 
     async def __aexit__(self, error_type, error, traceback) -> None:
-        self._exiting()
-        lease = self._lease
-        if lease is None:
-            return
-        assert isinstance(lease, AsyncLease)
-        if error_type is not None:
-            try:
+        lease = self._exiting()
+        if lease is not None and error_type is not None:
+            with contextlib.suppress(RedisError):  # the block's error is the one to report
                 await lease.release()
-            except RedisError:
-                pass  # the block's error is the one to report
-            return
-        if not await lease.release():
+        elif lease is not None and not await lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
 
