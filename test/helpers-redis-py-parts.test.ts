@@ -7,6 +7,7 @@
 //   and gives the lock back (or keeps it with on_shortfall); with a real replica behind a slow link
 //   it returns once the replica has the lock and its fencing token; bad values are refused before
 //   anything is sent; a RedisCluster sends the pair to the lock's master, whose replica has it on return.
+//   A connection cut during the wait (a proxy) is a connection-lost shortfall, never held.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName, type HelperProof } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
-import { waitFor } from './helpers';
+import { sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-redis-py-parts-'));
@@ -136,6 +137,23 @@ for (const server of SERVER_KINDS) {
           assert.equal(await redis.get('proof:kept'), kept, 'on_shortfall kept the lock');
           const keptAsync = /^async kept (\S+) timeout$/m.exec(output)?.[1];
           assert.equal(await redis.get('proof:kept-async'), keptAsync, 'on_shortfall kept the lock (asyncio)');
+        });
+
+        test(`${proofName(proof)}: a connection cut during the wait is a connection-lost shortfall, never held`, async () => {
+          const proxy = await startProxy(master.port);
+          try {
+            const running = start(await prepared(proof), proxy.url, proof.env ?? {}, ['lost']);
+            await waitFor('the acquire on the master', async () => (await redis.exists('proof:lost')) === 1);
+            await sleep(200); // the WAIT behind it is waiting (20 s: no replica)
+            proxy.cut('refuse');
+            assert.match(
+              await running.done,
+              /^lost connection-lost False: proof:lost: the connection closed before the replicas acknowledged the acquire \(it may not have reached any\): could not be released \(it ends with its lease\), not held\./m,
+            );
+            assert.ok((await redis.pttl('proof:lost')) > 0, 'the lock ends with its lease');
+          } finally {
+            await proxy.close();
+          }
         });
 
         test(`${proofName(proof)}: bad values are refused with a message naming them, before anything is sent`, async () => {

@@ -164,6 +164,9 @@ def _failure(failed: Union[ReplicaShortfall, Exception], released: bool) -> Exce
 #: The pair goes again after NOSCRIPT (with the source), and in a RedisCluster after a redirection
 #: (nothing was written where it went), at most this many times.
 _RESENDS = 3
+#: The scripts this process has sent in a pair: the first pair sends the source, as a WAIT behind a
+#: NOSCRIPT would wait its timeout out for a write that never happened.
+_SENT_IN_PAIRS: set = set()
 _REDIRECTIONS = ("MOVED ", "ASK ", "TRYAGAIN ", "CLUSTERDOWN ")
 #: What a pipeline raises when its connection is lost: the acquire's reply is lost with it.
 _CONNECTION_LOST = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
@@ -189,10 +192,12 @@ def _send_replicated(client: Any, plan: _Plan) -> Any:
     for resend in range(_RESENDS + 1):
         node = client.get_redis_connection(client.get_node_from_key(plan.keys[0])) if cluster else client
         try:
-            acquired, waited = _pair(node.pipeline(transaction=False), plan, resend > 0).execute(raise_on_error=False)
+            pipeline = _pair(node.pipeline(transaction=False), plan, resend > 0 or plan.lua not in _SENT_IN_PAIRS)
+            acquired, waited = pipeline.execute(raise_on_error=False)
         except _CONNECTION_LOST:
             raise _failure(_lost(plan), _give_back(client, plan)) from None
         if not _resend(client, acquired, resend):
+            _SENT_IN_PAIRS.add(plan.lua)
             break
     failed = _verdict(plan, acquired, waited)
     if failed is None:
@@ -205,12 +210,13 @@ async def _send_replicated_async(client: Any, plan: _Plan) -> Any:
     if hasattr(client, "get_node_from_key"):
         raise ValueError("wait_for_replicas needs a redis.asyncio.Redis here, not a RedisCluster: use redis.RedisCluster")
     for resend in range(_RESENDS + 1):
-        pipeline = _pair(client.pipeline(transaction=False), plan, resend > 0)
+        pipeline = _pair(client.pipeline(transaction=False), plan, resend > 0 or plan.lua not in _SENT_IN_PAIRS)
         try:
             acquired, waited = await pipeline.execute(raise_on_error=False)
         except _CONNECTION_LOST:
             raise _failure(_lost(plan), await _give_back_async(client, plan)) from None
         if not _resend(client, acquired, resend):
+            _SENT_IN_PAIRS.add(plan.lua)
             break
     failed = _verdict(plan, acquired, waited)
     if failed is None:

@@ -3,7 +3,8 @@
 #   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
 #   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
 #   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>,
-#   cluster (the URL of one node of a Cluster with a replica per master).
+#   cluster (the URL of one node of a Cluster with a replica per master), lost (through a proxy the
+#   test cuts during the wait).
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
@@ -262,6 +263,7 @@ def shortfall():
                                      wait_for_replicas=locksmith.WaitForReplicas(timeout_ms=50)), "proof:{queued}")
     print(f"queued shortfall, fence {int(r.get('proof:{queued}:fence'))}")
     kept = []
+    r.script_flush()  # the pair meets NOSCRIPT and goes again with the source
     lease = locksmith.try_acquire(r, "proof:kept", ttl_ms=5000, wait_for_replicas=dict(wait, on_shortfall=kept.append))
     print(f"kept {lease.token} {kept[0].reason} {kept[0].acknowledged}")
     asyncio.run(shortfall_async(wait))
@@ -402,6 +404,16 @@ def cluster():
         print(f"refused {error}")
 
 
+def lost():
+    """The connection is cut while WAIT waits: a connection-lost shortfall, never held."""
+    try:
+        acquire(r, "proof:lost", ttl_ms=60_000, wait_ms=0, wait_for_replicas={"timeout_ms": 20_000})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"lost {error.shortfall.reason} {error.released}: {error}")
+        return
+    raise RuntimeError("held after the connection was lost")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -421,5 +433,6 @@ MODES = {
     "fenced-writes": fenced_writes,
     "paused": paused,
     "cluster": cluster,
+    "lost": lost,
 }
 MODES[mode]()
