@@ -137,6 +137,12 @@ for (const server of SERVER_KINDS) {
           assert.equal(await redis.get('proof:kept'), kept, 'on_shortfall kept the lock');
           const keptAsync = /^async kept (\S+) timeout$/m.exec(output)?.[1];
           assert.equal(await redis.get('proof:kept-async'), keptAsync, 'on_shortfall kept the lock (asyncio)');
+          // fsync where the server cannot: released whatever on_shortfall says.
+          const fsync =
+            server === 'redis'
+              ? 'no-waitaof: proof:fsync: wait_for_replicas.fsync needs WAITAOF, which this server does not have'
+              : 'aof-off: proof:fsync: wait_for_replicas.fsync needs appendonly yes on the master, which has it off';
+          assert.ok(output.includes(`\nfsync ${fsync}`), output);
         });
 
         test(`${proofName(proof)}: a connection cut during the wait is a connection-lost shortfall, never held`, async () => {

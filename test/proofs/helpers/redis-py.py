@@ -268,6 +268,13 @@ def shortfall():
     print(f"kept {lease.token} {kept[0].reason} {kept[0].acknowledged}")
     asyncio.run(shortfall_async(wait))
 
+    def keep(shortfall):
+        raise RuntimeError(f"a setting the server cannot honour is no shortfall to keep: {shortfall}")
+
+    error = expect_shortfall(lambda: acquire(r, "proof:fsync", ttl_ms=5000, wait_for_replicas={
+        "fsync": True, "on_shortfall": keep}), "proof:fsync")
+    print(f"fsync {error.shortfall.reason}: {error}")
+
 
 async def acknowledged_async(replica):
     client = redis.asyncio.Redis.from_url(url)
