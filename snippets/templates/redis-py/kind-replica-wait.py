@@ -111,7 +111,7 @@ def _replica_wait(option: Any, ttl_ms: int) -> Optional[WaitForReplicas]:
 
 
 def _pair(pipeline: Any, plan: _Plan, with_source: bool) -> Any:
-    """The acquire (EVALSHA, or EVAL after NOSCRIPT) and its wait, queued on one pipeline."""
+    """The acquire (EVALSHA; EVAL for the first pair or after NOSCRIPT) and its wait, on one pipeline."""
     keys, args, wait = plan.keys, plan.args, plan.replicas
     assert wait is not None
     if with_source:
