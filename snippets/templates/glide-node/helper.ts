@@ -17,7 +17,8 @@
 «kinds:imports»
 
 // GLIDE runs a Script with EVALSHA and on NOSCRIPT (script cache flushed, restart, failover) loads
-// it again on that node; each is made once, at its first use.
+// it and runs it again; a flush between the two (SCRIPT FLUSH, a failover) still gives NOSCRIPT,
+// and then the source goes once with EVAL, which cannot miss. Each Script is made at first use.
 const SCRIPTS = {
   locksmithAcquire: `«lua:acquire»`,
   locksmithAcquireQueued: `«lua:acquire_queued»`,
@@ -30,13 +31,18 @@ const scripts = new Map«ts:<ScriptName, Script>»();
 «ts:export type LockClient = GlideClient | GlideClusterClient;
 »
 /** Runs a script by invokeScript: the keys, the arguments. */
-function call(client«ts:: LockClient», name«ts:: ScriptName», keys«ts:: string[]», args«ts:: (string | number)[]»)«ts:: Promise<unknown>» {
+async function call(client«ts:: LockClient», name«ts:: ScriptName», keys«ts:: string[]», args«ts:: (string | number)[]»)«ts:: Promise<unknown>» {
   let script = scripts.get(name);
   if (script === undefined) {
     script = new Script(SCRIPTS[name]);
     scripts.set(name, script);
   }
-  return client.invokeScript(script, { keys, args: args.map(String) });
+  try {
+    return await client.invokeScript(script, { keys, args: args.map(String) });
+  } catch (error) {
+    if (!(error instanceof Error) || !/NoScript/i.test(error.message)) throw error;
+    return await client.customCommand(['EVAL', SCRIPTS[name], String(keys.length), ...keys, ...args.map(String)]);
+  }
 }
 
 function leaveLine(client«ts:: LockClient», queue«ts:: string», token«ts:: string»)«ts:: Promise<unknown>» {
