@@ -37,6 +37,8 @@ export interface HelperProof {
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
   cluster?: boolean;
+  /** Its helper waits for wake-ups in a Cluster only (its library has sharded pub/sub in cluster mode alone). */
+  wakesInCluster?: boolean;
 }
 
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
@@ -72,9 +74,9 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
 
 /**
  * Valkey GLIDE for Node's helper proof: GLIDE pinned in test/proofs/glide (installed under the
- * cache), linked as the program's node_modules, where a user's project has it. On a GlideClient,
- * which has no sharded pub/sub, its waiters poll, in line (acquire_queued) and no later than the
- * holder's lease ends.
+ * cache), linked as the program's node_modules, where a user's project has it. Its waiters wake
+ * (SSUBSCRIBE) on a GlideClusterClient given to enableWakeups; on a GlideClient, which has no
+ * sharded pub/sub, they poll, in line (acquire_queued) and no later than the holder's lease ends.
  */
 const glideNode: HelperProof = {
   client: 'glide-node',
@@ -88,6 +90,8 @@ const glideNode: HelperProof = {
   wakes: false,
   queues: true,
   kinds: true,
+  cluster: true,
+  wakesInCluster: true,
 };
 
 /** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
