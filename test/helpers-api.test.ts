@@ -639,6 +639,30 @@ export async function api(redis: Client, key: string, token: string, ttlMs: numb
     }
   });
 
+  test('glide-node: TypeScript, strict, against the pinned GLIDE (a GlideClient and a GlideClusterClient)', async () => {
+    const modules = await npmPackages('glide');
+    const dir = join(work, 'ts', 'glide-node');
+    const c = calls('glide-node', { default: 'client' }, JS_NAMES, './locksmith.js', 'ts');
+    const tsconfig = JSON.parse(strictTsconfig(['locksmith.ts', 'api.ts'])) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    tsconfig.compilerOptions.paths['@valkey/valkey-glide'] = [join(modules, '@valkey', 'valkey-glide')];
+    writeFiles(dir, {
+      'locksmith.ts': renderHelper('glide-node', pack, { flavor: 'ts' }).text,
+      'api.ts': `import type { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
+${c.imports}
+
+export async function api(client: GlideClient | GlideClusterClient, key: string, token: string, ttlMs: number): Promise<boolean> {
+  const lease = ${c.tryAcquire.code};
+  if (lease !== null) await lease.release();
+  return (${c.release.code}) && (${c.extend.code});
+}
+`,
+      'tsconfig.json': JSON.stringify(tsconfig),
+    });
+    await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
+  });
+
   test('jedis, lettuce and spring-data-redis: javac against the real libraries', async () => {
     const clients = {
       jedis: ['UnifiedJedis', '@SuppressWarnings("deprecation") JedisPool', 'Jedis'],

@@ -25,6 +25,7 @@ import {
 import { outdatedHelper } from '../server/src/lockFix';
 import { PATTERNS } from '../snippets/patterns';
 import { proposeHelperPlacements } from '../snippets/paths';
+import { JS_FLAVORS } from '../snippets/template';
 
 const pack = loadPack();
 
@@ -315,6 +316,42 @@ describe('helper options', () => {
 
   test('text without a header is no helper', () => {
     assert.equal(checkHelperFile('import redis\n', pack), undefined);
+  });
+});
+
+describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
+  const flavors = JS_FLAVORS.map((flavor) => [flavor, renderHelper('glide-node', pack, { flavor }).text] as const);
+
+  test('the scripts are GLIDE Script objects run with invokeScript (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    for (const [flavor, text] of flavors) {
+      assert.ok(text.includes('script = new Script(SCRIPTS[name]);'), flavor);
+      assert.ok(text.includes('return await client.invokeScript(script, { keys, args: args.map(String) });'), flavor);
+      assert.doesNotMatch(text, /createHash|evalSha|SHA1S/, flavor);
+    }
+  });
+
+  test("NOSCRIPT after GLIDE's own reload (a flush between its SCRIPT LOAD and EVALSHA) sends EVAL once; other errors are thrown", () => {
+    for (const [flavor, text] of flavors) {
+      assert.match(
+        text,
+        /if \(!\(error instanceof Error\) \|\| !\/NoScript\/i\.test\(error\.message\)\) throw error;\n\s+return await client\.customCommand\(\['EVAL', SCRIPTS\[name\], String\(keys\.length\), \.\.\.keys, \.\.\.args\.map\(String\)\]\);/,
+        flavor,
+      );
+    }
+  });
+
+  test('enableWakeups is exported in every flavor; without it (and on a GlideClient) the waiters poll', () => {
+    const [[, ts], [, esm], [, cjs]] = flavors;
+    assert.match(
+      ts,
+      /^export function enableWakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\): void \{$/m,
+    );
+    assert.match(esm, /^export function enableWakeups\(client, configuration\) \{$/m);
+    assert.match(cjs, /^module\.exports\.enableWakeups = enableWakeups;$/m);
+    for (const [flavor, text] of flavors) {
+      assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
+      assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
+    }
   });
 });
 
