@@ -50,6 +50,7 @@ pub enum LockError {
     LeaseLost { key: String },
     /// A TTL or wait that Redis cannot take.
     InvalidArgument(String),
+«kinds:errors»
     Redis(redis::RedisError),
 }
 
@@ -63,6 +64,7 @@ impl fmt::Display for LockError {
             ),
             LockError::LeaseLost { key } => write!(f, "lease on {key} lost: it expired or was taken"),
             LockError::InvalidArgument(message) => f.write_str(message),
+«kinds:error-messages»
             LockError::Redis(error) => write!(f, "{error}"),
         }
     }
@@ -83,12 +85,19 @@ pub struct LockOptions {
     wait: Duration,
     fence_key: Option<String>,
     renew_with: Option<redis::Client>,
+«kinds:options-fields»
 }
 
 impl LockOptions {
     /// A lease of `ttl` (whole milliseconds): how long the lock outlives a holder that dies without releasing it.
     pub fn new(ttl: Duration) -> Self {
-        LockOptions { ttl, wait: Duration::from_secs(10), fence_key: None, renew_with: None }
+        LockOptions {
+            ttl,
+            wait: Duration::from_secs(10),
+            fence_key: None,
+            renew_with: None,
+«kinds:options-defaults»
+        }
     }
 
     /// How long to wait for another holder to let go before `LockError::Busy` (default 10 s; zero: try once).
@@ -108,6 +117,7 @@ impl LockOptions {
         self.renew_with = Some(client.clone());
         self
     }
+«kinds:options»
 }
 
 /// A held lock.
@@ -184,6 +194,25 @@ fn run_extend(
     Ok(held == 1)
 }
 
+/// One try at the lock: the acquire script's reply (0: held by another owner; with a fence key,
+/// the fencing token).
+fn attempt_acquire(
+    con: &mut dyn redis::ConnectionLike,
+    key: &str,
+    token: &str,
+    ttl_ms: u64,
+    options: &LockOptions,
+) -> Result<i64, LockError> {
+    let script = redis::Script::new(ACQUIRE);
+    let mut invocation = script.key(key);
+    if let Some(fence_key) = &options.fence_key {
+        invocation.key(fence_key);
+    }
+    invocation.arg(token).arg(ttl_ms);
+«kinds:attempt»
+    Ok(invoke(&invocation, con)?)
+}
+
 impl Lease {
     /// Takes the lock with a lease of `ttl`, waiting up to 10 s; see `acquire_with`.
     pub fn acquire(con: &mut dyn redis::ConnectionLike, key: &str, ttl: Duration) -> Result<Lease, LockError> {
@@ -201,14 +230,9 @@ impl Lease {
         whole_ms("wait", options.wait, 0)?;
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
         let token = format!("{host}:{}:{:016x}", std::process::id(), random_u64());
-        let script = redis::Script::new(ACQUIRE);
         let deadline = Instant::now() + options.wait;
         for attempt in 0.. {
-            let mut invocation = script.key(key);
-            if let Some(fence_key) = &options.fence_key {
-                invocation.key(fence_key);
-            }
-            let reply: i64 = invoke(invocation.arg(&token).arg(ttl_ms), con)?;
+            let reply = attempt_acquire(con, key, &token, ttl_ms, options)?;
             if reply != 0 {
                 let fence = options.fence_key.as_ref().map(|_| reply);
                 return Lease::held(PLAIN, key, token, fence, ttl_ms, options.renew_with.as_ref());

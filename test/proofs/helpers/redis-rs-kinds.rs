@@ -1,0 +1,118 @@
+// Proof program for the generated redis-rs helper with every part it can carry (src/locksmith.rs
+// next to it, the package's library, which denies warnings). Usage: proof <redis-url> <mode>; modes:
+//   replica-short   on a master with no replica: wait_for_replicas {1 replica, 50 ms} is a shortfall
+//                   (released), without retrying in a 10 s wait; with on_shortfall Keep the lock is
+//                   kept and the callback called;
+//   replica-acked   with a real replica: the acquire returns once it acknowledged (prints the token
+//                   and the fencing token, and keeps the lock for the test to read on the replica);
+//   replica-lost    a 3 s WAIT on a master with no replica; the test kills the connection mid-wait;
+//   replica-bad     bad settings, each refused before anything is sent.
+#![deny(warnings)]
+
+use locksmith_proof::locksmith::{Lease, LockError, LockOptions, OnShortfall, ShortfallReason, WaitForReplicas};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+type Failure = Box<dyn std::error::Error>;
+
+fn check(condition: bool, message: &str) -> Result<(), Failure> {
+    if condition {
+        Ok(())
+    } else {
+        Err(message.into())
+    }
+}
+
+fn get(con: &mut redis::Connection, key: &str) -> Result<Option<String>, Failure> {
+    Ok(redis::cmd("GET").arg(key).query(con)?)
+}
+
+fn replica_short(con: &mut redis::Connection) -> Result<(), Failure> {
+    let wait = WaitForReplicas { replicas: 1, timeout: Duration::from_millis(50), ..WaitForReplicas::default() };
+    let options = LockOptions::new(Duration::from_secs(5)).wait_for_replicas(wait.clone());
+    let started = Instant::now();
+    match Lease::acquire_with(con, "proof:lock", &options) {
+        Err(error @ LockError::ReplicaShortfall { .. }) => {
+            let LockError::ReplicaShortfall { shortfall, released } = &error else { unreachable!() };
+            check(*released, "not released")?;
+            check(shortfall.reason == ShortfallReason::Timeout, "not a timeout")?;
+            check(shortfall.acknowledged == Some(0) && shortfall.required == 1, "wrong counts")?;
+            // A shortfall ends the 10 s wait: no retry.
+            println!("shortfall {} ms: {error}", started.elapsed().as_millis());
+        }
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("held without a replica".into()),
+    }
+    check(get(con, "proof:lock")?.is_none(), "the lock is still there after the shortfall")?;
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let keep = OnShortfall::Keep(Arc::new(move |shortfall| record.lock().expect("not poisoned").push(shortfall.clone())));
+    let options = LockOptions::new(Duration::from_secs(5))
+        .fence_key("proof:fence")
+        .wait_for_replicas(WaitForReplicas { on_shortfall: keep, ..wait });
+    let lease = Lease::acquire_with(con, "proof:lock", &options)?;
+    check(get(con, "proof:lock")?.as_deref() == Some(lease.token()), "the callback's lock is not held")?;
+    let seen = seen.lock().expect("not poisoned").clone();
+    check(seen.len() == 1, "the callback was not called once")?;
+    println!("kept fence {}: {}", lease.fence().ok_or("no fencing token")?, seen[0]);
+    lease.release(con)?;
+    Ok(())
+}
+
+fn replica_acked(con: &mut redis::Connection) -> Result<(), Failure> {
+    let wait = WaitForReplicas { timeout: Duration::from_secs(5), ..WaitForReplicas::default() };
+    let options = LockOptions::new(Duration::from_secs(60)).fence_key("proof:fence").wait_for_replicas(wait);
+    let lease = Lease::acquire_with(con, "proof:lock", &options)?;
+    // Not released: the test reads the lock on the replica.
+    println!("acknowledged {} {}", lease.token(), lease.fence().ok_or("no fencing token")?);
+    Ok(())
+}
+
+fn replica_lost(con: &mut redis::Connection) -> Result<(), Failure> {
+    let wait = WaitForReplicas { timeout: Duration::from_secs(3), ..WaitForReplicas::default() };
+    let options = LockOptions::new(Duration::from_secs(60)).wait_for_replicas(wait);
+    match Lease::acquire_with(con, "proof:lock", &options) {
+        Err(error @ LockError::ReplicaShortfall { .. }) => {
+            let LockError::ReplicaShortfall { shortfall, released } = &error else { unreachable!() };
+            check(shortfall.reason == ShortfallReason::ConnectionLost, "not a lost connection")?;
+            check(!*released, "released on a closed connection")?;
+            println!("lost: {error}");
+            Ok(())
+        }
+        Err(other) => Err(other.into()),
+        Ok(_) => Err("held without a replica".into()),
+    }
+}
+
+fn replica_bad(con: &mut redis::Connection) -> Result<(), Failure> {
+    let ttl = Duration::from_millis(1000);
+    let cases = [
+        WaitForReplicas { replicas: 0, ..WaitForReplicas::default() },
+        WaitForReplicas { timeout: Duration::ZERO, ..WaitForReplicas::default() },
+        WaitForReplicas { timeout: Duration::from_micros(1500), ..WaitForReplicas::default() },
+        WaitForReplicas { timeout: ttl, ..WaitForReplicas::default() },
+    ];
+    for wait in cases {
+        match Lease::acquire_with(con, "proof:lock", &LockOptions::new(ttl).wait_for_replicas(wait)) {
+            Err(error @ LockError::InvalidArgument(_)) => println!("refused: {error}"),
+            Err(other) => return Err(other.into()),
+            Ok(_) => return Err("acquired with a bad setting".into()),
+        }
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Failure> {
+    let args: Vec<String> = std::env::args().collect();
+    let (url, mode) = (&args[1], args[2].as_str());
+    let client = redis::Client::open(url.as_str())?;
+    let mut con = client.get_connection()?;
+    match mode {
+        "replica-short" => replica_short(&mut con),
+        "replica-acked" => replica_acked(&mut con),
+        "replica-lost" => replica_lost(&mut con),
+        "replica-bad" => replica_bad(&mut con),
+        _ => Err(format!("unknown mode {mode}").into()),
+    }
+}
