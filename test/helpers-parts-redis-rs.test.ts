@@ -5,6 +5,10 @@
 //   shortfall and the lock is gone (or kept, with the callback); with a real replica behind a slow
 //   link the acquire returns once the replica has the lock and its fencing token; a connection
 //   killed during the wait is a shortfall too; bad settings are refused before anything is sent.
+// - fenced-writes: a holder paused past its lease while the next holder takes the lock and writes
+//   has its guarded write refused (the lock holds another token) and its fenced write refused
+//   (an older fencing token); the next holder's newer token commits, and the data keys hold what
+//   it wrote; a lease that ran out writes nothing.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +87,30 @@ function parts(server: ServerKind): void {
       ]);
       assert.equal(await digest(fx.redis), before);
       assert.deepEqual(await sent(), callsBefore, 'no script and no WAIT reached the server');
+    });
+  });
+
+  describe('fenced-writes', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    test("a holder paused past its lease: the next holder's writes commit, then the paused holder's are refused", async () => {
+      const holder = run(fx.server.url, 'fenced-holder');
+      await holder.printed('held 1');
+      assert.match(await run(fx.server.url, 'fenced-taker').done, /^wrote 2$/m);
+      assert.match(await holder.done, /^refused$/m);
+      assert.equal(await fx.redis.get('proof:guarded'), 'taker');
+      assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'taker', fence: '2' });
+    });
+
+    test('a lease that ran out writes nothing; set_fenced without a fencing token is refused', async () => {
+      assert.match(
+        await run(fx.server.url, 'fenced-expired').done,
+        /^refused: set_fenced on proof:lock: acquire with LockOptions::fence_key for a fencing token$/m,
+      );
+      assert.equal(await fx.redis.exists('proof:guarded', 'proof:fenced'), 0);
     });
   });
 

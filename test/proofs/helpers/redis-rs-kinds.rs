@@ -6,7 +6,12 @@
 //   replica-acked   with a real replica: the acquire returns once it acknowledged (prints the token
 //                   and the fencing token, and keeps the lock for the test to read on the replica);
 //   replica-lost    a 3 s WAIT on a master with no replica; the test kills the connection mid-wait;
-//   replica-bad     bad settings, each refused before anything is sent.
+//   replica-bad     bad settings, each refused before anything is sent;
+//   fenced-holder   takes the lock (300 ms lease, fencing token), writes proof:guarded and
+//                   proof:fenced, then stands paused until the next holder wrote both, and writes
+//                   again: both refused;
+//   fenced-taker    the next holder: takes the lock once the lease ended and writes both;
+//   fenced-expired  a lease that ran out writes nothing; set_fenced without a fencing token fails.
 #![deny(warnings)]
 
 use locksmith_proof::locksmith::{Lease, LockError, LockOptions, OnShortfall, ShortfallReason, WaitForReplicas};
@@ -103,6 +108,46 @@ fn replica_bad(con: &mut redis::Connection) -> Result<(), Failure> {
     Ok(())
 }
 
+fn fenced_holder(con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_millis(300)).wait(Duration::ZERO).fence_key("proof:fence");
+    let lease = Lease::acquire_with(con, "proof:lock", &options)?;
+    check(lease.set_if_held(con, "proof:guarded", "holder")?, "the holder's guarded write was refused")?;
+    check(lease.set_fenced(con, "proof:fenced", "holder")?, "the holder's fenced write was refused")?;
+    println!("held {}", lease.fence().ok_or("no fencing token")?);
+    // Paused past its lease until the next holder wrote (a GC pause, SIGSTOP): the wait stands in for it.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while get(con, "proof:guarded")?.as_deref() != Some("taker") {
+        check(Instant::now() < deadline, "the next holder did not write within 20 s")?;
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    check(!lease.set_if_held(con, "proof:guarded", "stale")?, "a lost lease's guarded write went through")?;
+    check(!lease.set_fenced(con, "proof:fenced", "stale")?, "an older fencing token's write went through")?;
+    println!("refused");
+    Ok(())
+}
+
+fn fenced_taker(con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(10)).fence_key("proof:fence");
+    let lease = Lease::acquire_with(con, "proof:lock", &options)?;
+    check(lease.set_if_held(con, "proof:guarded", "taker")?, "the taker's guarded write was refused")?;
+    check(lease.set_fenced(con, "proof:fenced", "taker")?, "the taker's newer fencing token was refused")?;
+    println!("wrote {}", lease.fence().ok_or("no fencing token")?);
+    lease.release(con)?;
+    Ok(())
+}
+
+fn fenced_expired(con: &mut redis::Connection) -> Result<(), Failure> {
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(100)))?;
+    std::thread::sleep(Duration::from_millis(250));
+    check(!lease.set_if_held(con, "proof:guarded", "late")?, "an expired lease's write went through")?;
+    check(get(con, "proof:guarded")?.is_none(), "an expired lease wrote")?;
+    match lease.set_fenced(con, "proof:fenced", "unfenced") {
+        Err(error @ LockError::InvalidArgument(_)) => println!("refused: {error}"),
+        other => return Err(format!("set_fenced without a fencing token: {other:?}").into()),
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let (url, mode) = (&args[1], args[2].as_str());
@@ -113,6 +158,9 @@ fn main() -> Result<(), Failure> {
         "replica-acked" => replica_acked(&mut con),
         "replica-lost" => replica_lost(&mut con),
         "replica-bad" => replica_bad(&mut con),
+        "fenced-holder" => fenced_holder(&mut con),
+        "fenced-taker" => fenced_taker(&mut con),
+        "fenced-expired" => fenced_expired(&mut con),
         _ => Err(format!("unknown mode {mode}").into()),
     }
 }
