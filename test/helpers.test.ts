@@ -57,7 +57,7 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   'replica-wait': [],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
-const WITH_KINDS = ['ioredis', 'node-redis', 'redis-py', 'redigo', 'phpredis', 'redis-rb'];
+const WITH_KINDS = ['ioredis', 'node-redis', 'redis-py', 'redigo', 'phpredis', 'redis-rb', 'redis-rs'];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {

@@ -33,19 +33,20 @@ const EXTEND: &str = r#"«lua:extend»"#;
 const RELEASE: &str = r#"«lua:release»"#;
 «kinds:scripts»
 
-/// A kind of lock: the scripts that extend and release it.
-#[derive(Clone, Copy)]
+/// A kind of lock: who holds it when it is busy, and the scripts that extend and release it.
+#[derive(Clone, Copy, PartialEq)]
 struct Kind {
+    holders: &'static str,
     extend: &'static str,
     release: &'static str,
 }
 
-const PLAIN: Kind = Kind { extend: EXTEND, release: RELEASE };
+const PLAIN: Kind = Kind { holders: "another owner", extend: EXTEND, release: RELEASE };
 
 #[derive(Debug)]
 pub enum LockError {
-    /// The lock stayed held by another owner for the whole wait.
-    Busy { key: String, waited: Duration },
+    /// The lock stayed held (by `holders`) for the whole wait.
+    Busy { key: String, waited: Duration, holders: &'static str },
     /// The lease was gone before release: another holder may have run at the same time.
     LeaseLost { key: String },
     /// A TTL or wait that Redis cannot take.
@@ -57,11 +58,9 @@ pub enum LockError {
 impl fmt::Display for LockError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LockError::Busy { key, waited } => write!(
-                f,
-                "{key} is held by another owner; gave up after waiting {} ms",
-                waited.as_millis()
-            ),
+            LockError::Busy { key, waited, holders } => {
+                write!(f, "{key} is held by {holders}; gave up after waiting {} ms", waited.as_millis())
+            }
             LockError::LeaseLost { key } => write!(f, "lease on {key} lost: it expired or was taken"),
             LockError::InvalidArgument(message) => f.write_str(message),
 «kinds:error-messages»
@@ -118,6 +117,12 @@ impl LockOptions {
         self
     }
 «kinds:options»
+
+    /// The lease in whole milliseconds, once the TTL and the wait are values Redis can take.
+    fn ttl_ms(&self) -> Result<u64, LockError> {
+        whole_ms("wait", self.wait, 0)?;
+        whole_ms("ttl", self.ttl, 1)
+    }
 }
 
 /// A held lock.
@@ -194,6 +199,40 @@ fn run_extend(
     Ok(held == 1)
 }
 
+/// An owner token: this host and process, and `unique` (random, or the reentrant lock's owner).
+fn owner_token(unique: &str) -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
+    format!("{host}:{}:{unique}", std::process::id())
+}
+
+/// Tries `attempt` until it answers other than 0 (the reply it returns), waiting up to
+/// `options.wait` with jittered back-off (10 ms doubling to 500 ms, jittered down to half), then
+/// `LockError::Busy`.
+fn take(
+    con: &mut dyn redis::ConnectionLike,
+    key: &str,
+    options: &LockOptions,
+    kind: Kind,
+    mut attempt: impl FnMut(&mut dyn redis::ConnectionLike) -> Result<i64, LockError>,
+) -> Result<i64, LockError> {
+«kinds:take»
+    let deadline = Instant::now() + options.wait;
+    for round in 0.. {
+        let reply = attempt(con)?;
+        if reply != 0 {
+            return Ok(reply);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(LockError::Busy { key: key.to_owned(), waited: options.wait, holders: kind.holders });
+        }
+        let jitter = 0.5 + (random_u64() >> 12) as f64 / (1u64 << 53) as f64;
+        let backoff = Duration::from_secs_f64((10.0 * 2f64.powi(round.min(6))).min(500.0) * jitter / 1000.0);
+        std::thread::sleep(backoff.min(left));
+    }
+    unreachable!("the loop returns")
+}
+
 /// One try at the lock: the acquire script's reply (0: held by another owner; with a fence key,
 /// the fencing token).
 fn attempt_acquire(
@@ -226,26 +265,11 @@ impl Lease {
         key: &str,
         options: &LockOptions,
     ) -> Result<Lease, LockError> {
-        let ttl_ms = whole_ms("ttl", options.ttl, 1)?;
-        whole_ms("wait", options.wait, 0)?;
-        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
-        let token = format!("{host}:{}:{:016x}", std::process::id(), random_u64());
-        let deadline = Instant::now() + options.wait;
-        for attempt in 0.. {
-            let reply = attempt_acquire(con, key, &token, ttl_ms, options)?;
-            if reply != 0 {
-                let fence = options.fence_key.as_ref().map(|_| reply);
-                return Lease::held(PLAIN, key, token, fence, ttl_ms, options.renew_with.as_ref());
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(LockError::Busy { key: key.to_owned(), waited: options.wait });
-            }
-            let jitter = 0.5 + (random_u64() >> 12) as f64 / (1u64 << 53) as f64;
-            let backoff = Duration::from_secs_f64((10.0 * 2f64.powi(attempt.min(6))).min(500.0) * jitter / 1000.0);
-            std::thread::sleep(backoff.min(left));
-        }
-        unreachable!("the loop returns")
+        let ttl_ms = options.ttl_ms()?;
+        let token = owner_token(&format!("{:016x}", random_u64()));
+        let reply = take(con, key, options, PLAIN, |con| attempt_acquire(con, key, &token, ttl_ms, options))?;
+        let fence = options.fence_key.as_ref().map(|_| reply);
+        Lease::held(PLAIN, key, token, fence, ttl_ms, options.renew_with.as_ref())
     }
 
     /// One try, never waits: `Some(lease)`, or `None` while another holder has the lock.

@@ -24,6 +24,12 @@
     if let Some(wait) = &options.wait_for_replicas {
         return acquire_replicated(con, &invocation, key, token, ttl_ms, wait);
     }
+«section:take»
+    if kind != PLAIN && options.wait_for_replicas.is_some() {
+        return Err(LockError::InvalidArgument(
+            "wait_for_replicas works with the plain lock, not yet with the lock kinds".into(),
+        ));
+    }
 «section:code»
 
 /// What `LockOptions::wait_for_replicas` takes; `WaitForReplicas::default()` is 1 replica, 100 ms,

@@ -140,7 +140,7 @@ const redisRs: HelperProof = {
   // helper works on the caller's synchronous connection: its waiters poll.
   wakes: false,
   queues: false,
-  kinds: false,
+  kinds: true,
 };
 
 /** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */

@@ -1,5 +1,7 @@
 // Proof program for the generated redis-rs helper with every part it can carry (src/locksmith.rs
-// next to it, the package's library, which denies warnings). Usage: proof <redis-url> <mode>; modes:
+// next to it, the package's library, which denies warnings). Usage: proof <redis-url> <mode> [rounds
+// or kind]; modes: for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
+// rw-writer, semaphore, hold, take; for the parts:
 //   replica-short   on a master with no replica: wait_for_replicas {1 replica, 50 ms} is a shortfall
 //                   (released), without retrying in a 10 s wait; with on_shortfall Keep the lock is
 //                   kept and the callback called;
@@ -16,7 +18,7 @@
 
 use locksmith_proof::locksmith::{Lease, LockError, LockOptions, OnShortfall, ShortfallReason, WaitForReplicas};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -26,6 +28,105 @@ fn check(condition: bool, message: &str) -> Result<(), Failure> {
     } else {
         Err(message.into())
     }
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).expect("a clock after 1970").as_millis()
+}
+
+fn incr(con: &mut redis::Connection, key: &str, by: i64) -> Result<i64, Failure> {
+    Ok(redis::cmd("INCRBY").arg(key).arg(by).query(con)?)
+}
+
+/// Takes a kind on proof:lock.
+fn acquire_kind(con: &mut redis::Connection, kind: &str, options: &LockOptions) -> Result<Lease, Failure> {
+    Ok(match kind {
+        "reentrant" => Lease::acquire_reentrant(con, "proof:lock", &format!("owner-{}", std::process::id()), options)?,
+        "read" => Lease::acquire_read(con, "proof:lock", options)?,
+        "write" => Lease::acquire_write(con, "proof:lock", options)?,
+        "semaphore" => Lease::acquire_semaphore(con, "proof:lock", 1, options)?,
+        _ => return Err(format!("no kind {kind}").into()),
+    })
+}
+
+fn reentrant(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
+    for round in 0..rounds {
+        let owner = format!("job-{}-{round}", std::process::id());
+        let outer = Lease::acquire_reentrant(con, "proof:lock", &owner, &options)?;
+        check(incr(con, "proof:occupancy", 1)? == 1, "two holders at once")?;
+        let inner = Lease::acquire_reentrant(con, "proof:lock", &owner, &options.clone().wait(Duration::ZERO))?;
+        let count: Option<i64> = redis::cmd("HGET").arg("proof:lock").arg(outer.token()).query(con)?;
+        check(inner.token() == outer.token() && count == Some(2), "the nested take did not re-enter")?;
+        let value: Option<i64> = redis::cmd("GET").arg("proof:counter").query(con)?;
+        redis::cmd("SET").arg("proof:counter").arg(value.unwrap_or(0) + 1).query::<()>(con)?;
+        inner.release(con)?;
+        let count: Option<i64> = redis::cmd("HGET").arg("proof:lock").arg(outer.token()).query(con)?;
+        check(count == Some(1), "hold count is not back to 1")?;
+        incr(con, "proof:occupancy", -1)?;
+        outer.release(con)?;
+    }
+    Ok(())
+}
+
+fn rw_reader(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
+    for _ in 0..rounds {
+        let lease = Lease::acquire_read(con, "proof:rw", &options)?;
+        if incr(con, "proof:readers", 1)? > 1 {
+            redis::cmd("SET").arg("proof:overlap").arg(1).query::<()>(con)?;
+        }
+        check(get(con, "proof:writers")?.unwrap_or_default().parse::<i64>().unwrap_or(0) == 0, "read while a writer held the lock")?;
+        std::thread::sleep(Duration::from_millis(10));
+        incr(con, "proof:readers", -1)?;
+        lease.release(con)?;
+    }
+    Ok(())
+}
+
+fn rw_writer(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
+    for _ in 0..rounds {
+        let lease = Lease::acquire_write(con, "proof:rw", &options)?;
+        check(incr(con, "proof:writers", 1)? == 1, "two writers at once")?;
+        check(get(con, "proof:readers")?.unwrap_or_default().parse::<i64>().unwrap_or(0) == 0, "wrote while a reader held the lock")?;
+        let value: Option<i64> = redis::cmd("GET").arg("proof:counter").query(con)?;
+        redis::cmd("SET").arg("proof:counter").arg(value.unwrap_or(0) + 1).query::<()>(con)?;
+        incr(con, "proof:writers", -1)?;
+        lease.release(con)?;
+    }
+    Ok(())
+}
+
+fn semaphore(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
+    for _ in 0..rounds {
+        let lease = Lease::acquire_semaphore(con, "proof:sem", 2, &options)?;
+        let holders = incr(con, "proof:holders", 1)?;
+        check(holders <= 2, &format!("{holders} holders of 2 permits"))?;
+        if holders == 2 {
+            redis::cmd("SET").arg("proof:full").arg(1).query::<()>(con)?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        incr(con, "proof:holders", -1)?;
+        lease.release(con)?;
+    }
+    Ok(())
+}
+
+fn hold(con: &mut redis::Connection, kind: &str) -> Result<(), Failure> {
+    let ttl_ms = std::env::var("PROOF_HOLD_MS").ok().and_then(|ms| ms.parse().ok()).unwrap_or(1000);
+    let _lease = acquire_kind(con, kind, &LockOptions::new(Duration::from_millis(ttl_ms)).wait(Duration::ZERO))?;
+    println!("held");
+    std::thread::sleep(Duration::from_secs(60));
+    Ok(())
+}
+
+fn take(con: &mut redis::Connection, kind: &str) -> Result<(), Failure> {
+    let lease = acquire_kind(con, kind, &LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(10)))?;
+    println!("took {}", now_ms());
+    lease.release(con)?;
+    Ok(())
 }
 
 fn get(con: &mut redis::Connection, key: &str) -> Result<Option<String>, Failure> {
@@ -151,9 +252,16 @@ fn fenced_expired(con: &mut redis::Connection) -> Result<(), Failure> {
 fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let (url, mode) = (&args[1], args[2].as_str());
+    let arg = args.get(3).map(String::as_str).unwrap_or("1");
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     match mode {
+        "reentrant" => reentrant(&mut con, arg.parse()?),
+        "rw-reader" => rw_reader(&mut con, arg.parse()?),
+        "rw-writer" => rw_writer(&mut con, arg.parse()?),
+        "semaphore" => semaphore(&mut con, arg.parse()?),
+        "hold" => hold(&mut con, arg),
+        "take" => take(&mut con, arg),
         "replica-short" => replica_short(&mut con),
         "replica-acked" => replica_acked(&mut con),
         "replica-lost" => replica_lost(&mut con),
