@@ -14,13 +14,10 @@ fn acquire_kind(
     }
     let ttl_ms = options.ttl_ms()?;
     let script = redis::Script::new(acquire);
-    take(con, key, options, kind, |con| {
+    take(con, (key, &token), options, kind, |con| {
         let mut invocation = script.key(key);
-        invocation.arg(&token).arg(ttl_ms);
-        for arg in args {
-            invocation.arg(*arg);
-        }
-        Ok(invoke(&invocation, con)?)
+        invocation.arg(&token).arg(ttl_ms).arg(args);
+        Ok((invoke(&invocation, con)?, None))
     })?;
-    Lease::held(kind, key, token, None, ttl_ms, options.renew_with.as_ref())
+    Lease::held(kind, key, token, (None, None), ttl_ms, options.renew_with.as_ref())
 }

@@ -22,7 +22,7 @@
     }
 «section:attempt»
     if let Some(wait) = &options.wait_for_replicas {
-        return acquire_replicated(con, &invocation, key, token, ttl_ms, wait);
+        return acquire_replicated(con, &invocation, (key, token), queue, ttl_ms, wait);
     }
 «section:take»
     if kind != PLAIN && options.wait_for_replicas.is_some() {
@@ -128,15 +128,16 @@ impl fmt::Display for ReplicaShortfall {
 
 /// The acquire, then WAIT (or WAITAOF), in one pipeline on one connection: WAIT counts the
 /// replicas that have this connection's writes, so sent alone on a reconnected connection it would
-/// count one that wrote nothing. Bad settings fail before anything is sent.
+/// count one that wrote nothing. Bad settings fail before anything is sent. A shortfall gives the
+/// lock back as the acquire took it (in line: to the next in line).
 fn acquire_replicated(
     con: &mut dyn redis::ConnectionLike,
     invocation: &redis::ScriptInvocation<'_>,
-    key: &str,
-    token: &str,
+    (key, token): (&str, &str),
+    queue: Option<&str>,
     ttl_ms: u64,
     wait: &WaitForReplicas,
-) -> Result<i64, LockError> {
+) -> Result<(i64, Option<Duration>), LockError> {
     if wait.replicas == 0 {
         return Err(LockError::InvalidArgument("wait_for_replicas.replicas must be at least 1, got 0".into()));
     }
@@ -168,7 +169,7 @@ fn acquire_replicated(
     };
     let mut tries = 0;
     let (acquired, waited) = loop {
-        match pipeline.query::<(redis::RedisResult<i64>, redis::RedisResult<redis::Value>)>(con) {
+        match pipeline.query::<(redis::RedisResult<redis::Value>, redis::RedisResult<redis::Value>)>(con) {
             // NOSCRIPT (script cache flushed, restart, failover): load it and send both again.
             Ok((Err(error), _)) if error.code() == Some("NOSCRIPT") && tries < 2 => {
                 tries += 1;
@@ -177,14 +178,15 @@ fn acquire_replicated(
             Ok((acquired, waited)) => break (acquired?, waited),
             Err(error) if error.is_io_error() || error.is_connection_dropped() || error.is_timeout() => {
                 shortfall.reason = ShortfallReason::ConnectionLost;
-                let released = release_lock(con, key, token).is_ok();
+                let released = run_release(RELEASE, con, key, queue, token).is_ok();
                 return Err(LockError::ReplicaShortfall { shortfall, released });
             }
             Err(error) => return Err(error.into()),
         }
     };
+    let (acquired, lease_left) = attempt_reply(acquired)?;
     if acquired == 0 {
-        return Ok(0);
+        return Ok((0, lease_left));
     }
     let counted = waited.and_then(|reply| {
         Ok(if wait.fsync {
@@ -195,7 +197,7 @@ fn acquire_replicated(
         })
     });
     match counted {
-        Ok((local, replicas)) if local != Some(false) && replicas >= i64::from(wait.replicas) => return Ok(acquired),
+        Ok((local, replicas)) if local != Some(false) && replicas >= i64::from(wait.replicas) => return Ok((acquired, None)),
         Ok((local, replicas)) => (shortfall.fsynced_locally, shortfall.acknowledged) = (local, Some(replicas)),
         Err(error) if error.detail().is_some_and(|detail| detail.starts_with("unknown command")) => {
             shortfall.reason = ShortfallReason::NoWaitaof
@@ -205,14 +207,14 @@ fn acquire_replicated(
         }
         Err(error) => {
             // The wait failed otherwise (an ACL that denies WAIT, a reply that is no count): not held.
-            let _ = release_lock(con, key, token);
+            let _ = run_release(RELEASE, con, key, queue, token);
             return Err(error.into());
         }
     }
     if let (OnShortfall::Keep(callback), ShortfallReason::Timeout) = (&wait.on_shortfall, shortfall.reason) {
         callback(&shortfall);
-        return Ok(acquired);
+        return Ok((acquired, None));
     }
-    let released = release_lock(con, key, token).is_ok();
+    let released = run_release(RELEASE, con, key, queue, token).is_ok();
     Err(LockError::ReplicaShortfall { shortfall, released })
 }

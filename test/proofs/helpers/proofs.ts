@@ -136,10 +136,10 @@ const redisRs: HelperProof = {
     });
     return [await cargo(dir, 'build')];
   },
-  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
-  // helper works on the caller's synchronous connection: its waiters poll.
-  wakes: false,
-  queues: false,
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do): the
+  // helper sends it raw on a RESP3 connection of its own (LockOptions::wake_with) and reads the pushes.
+  wakes: true,
+  queues: true,
   kinds: true,
 };
 

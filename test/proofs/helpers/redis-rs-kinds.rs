@@ -1,7 +1,7 @@
 // Proof program for the generated redis-rs helper with every part it can carry (src/locksmith.rs
 // next to it, the package's library, which denies warnings). Usage: proof <redis-url> <mode> [rounds
-// or kind]; modes: for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
-// rw-writer, semaphore, hold, take; for the parts:
+// or kind]; modes: for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken,
+// reentrant, rw-reader, rw-writer, semaphore, hold, take; for the parts:
 //   replica-short   on a master with no replica: wait_for_replicas {1 replica, 50 ms} is a shortfall
 //                   (released), without retrying in a 10 s wait; with on_shortfall Keep the lock is
 //                   kept and the callback called;
@@ -41,12 +41,24 @@ fn incr(con: &mut redis::Connection, key: &str, by: i64) -> Result<i64, Failure>
 /// Takes a kind on proof:lock.
 fn acquire_kind(con: &mut redis::Connection, kind: &str, options: &LockOptions) -> Result<Lease, Failure> {
     Ok(match kind {
+        "lock" => Lease::acquire_with(con, "proof:lock", options)?,
         "reentrant" => Lease::acquire_reentrant(con, "proof:lock", &format!("owner-{}", std::process::id()), options)?,
         "read" => Lease::acquire_read(con, "proof:lock", options)?,
         "write" => Lease::acquire_write(con, "proof:lock", options)?,
         "semaphore" => Lease::acquire_semaphore(con, "proof:lock", 1, options)?,
         _ => return Err(format!("no kind {kind}").into()),
     })
+}
+
+fn woken(client: &redis::Client, con: &mut redis::Connection, kind: &str) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5))
+        .wait(Duration::from_secs(60))
+        .retry(Duration::from_secs(30))
+        .wake_with(client);
+    let lease = acquire_kind(con, kind, &options)?;
+    println!("held {}", now_ms());
+    lease.release(con)?;
+    Ok(())
 }
 
 fn reentrant(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
@@ -256,6 +268,7 @@ fn main() -> Result<(), Failure> {
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     match mode {
+        "woken" => woken(&client, &mut con, arg),
         "reentrant" => reentrant(&mut con, arg.parse()?),
         "rw-reader" => rw_reader(&mut con, arg.parse()?),
         "rw-writer" => rw_writer(&mut con, arg.parse()?),
