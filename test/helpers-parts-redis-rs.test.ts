@@ -4,7 +4,8 @@
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica the acquire is a
 //   shortfall and the lock is gone (or kept, with the callback); with a real replica behind a slow
 //   link the acquire returns once the replica has the lock and its fencing token; a connection
-//   killed during the wait is a shortfall too; bad settings are refused before anything is sent.
+//   killed during the wait is a shortfall too; busy is busy; fsync where the server cannot, and an
+//   ACL that denies WAIT, give the lock back; bad settings are refused before anything is sent.
 // - fenced-writes: a holder paused past its lease while the next holder takes the lock and writes
 //   has its guarded write refused (the lock holds another token) and its fenced write refused
 //   (an older fencing token); the next holder's newer token commits, and the data keys hold what
@@ -57,6 +58,39 @@ function parts(server: ServerKind): void {
       assert.ok(Number(shortfall[1]) < 5000, `the shortfall came after ${shortfall[1]} ms: retried in the wait`);
       assert.match(out, /^kept fence 1: proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\)$/m);
       assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
+    });
+
+    test('busy: as without the option, the holder untouched', async () => {
+      await fx.redis.set('proof:lock', 'other', 'PX', 60_000);
+      assert.match(await run(fx.server.url, 'replica-busy').done, /^busy$/m);
+      assert.equal(await fx.redis.get('proof:lock'), 'other');
+    });
+
+    test('fsync where the server cannot: released whatever on_shortfall says, named as a setting to change', async () => {
+      const cause =
+        server === 'redis'
+          ? 'wait_for_replicas.fsync needs WAITAOF, which this server does not have (Redis and Valkey 7.2+)'
+          : 'wait_for_replicas.fsync needs appendonly yes on the master, which has it off';
+      assert.equal(
+        (await run(fx.server.url, 'replica-fsync').done).trim(),
+        `refused: proof:lock: ${cause}: released, not held. Turn fsync off (WAIT alone covers a failover) or enable the AOF`,
+      );
+      assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
+    });
+
+    test('an ACL that denies WAIT: the lock given back and the NOPERM error as it is', async () => {
+      await fx.redis.acl('SETUSER', 'no-wait', 'on', '>no-wait-password', '~*', '&*', '+@all', '-wait');
+      try {
+        const url = fx.server.url.replace('redis://', 'redis://no-wait:no-wait-password@');
+        // The server's NOPERM, as redis-rs prints it.
+        assert.match(
+          await run(url, 'replica-acl').done,
+          /^refused: NoPerm: .* has no permissions to run the 'wait' command$/m,
+        );
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'given back');
+      } finally {
+        await fx.redis.acl('DELUSER', 'no-wait');
+      }
     });
 
     test('a connection killed during the wait: a connection-lost shortfall, not held', async () => {

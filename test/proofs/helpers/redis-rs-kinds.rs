@@ -3,8 +3,12 @@
 // or kind]; modes: for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken,
 // reentrant, rw-reader, rw-writer, semaphore, hold, take; for the parts:
 //   replica-short   on a master with no replica: wait_for_replicas {1 replica, 50 ms} is a shortfall
-//                   (released), without retrying in a 10 s wait; with on_shortfall Keep the lock is
-//                   kept and the callback called;
+//                   (released), without retrying in a 10 s wait in line; with on_shortfall Keep the
+//                   lock is kept and the callback called;
+//   replica-busy    a lock the test holds: busy, as without the option;
+//   replica-fsync   fsync where the server cannot (Redis 7.0: no WAITAOF; Valkey: appendonly no):
+//                   released whatever on_shortfall says;
+//   replica-acl     as a user the ACL denies WAIT: the lock given back and the NOPERM error as it is;
 //   replica-acked   with a real replica: the acquire returns once it acknowledged (prints the token
 //                   and the fencing token, and keeps the lock for the test to read on the replica);
 //   replica-lost    a 3 s WAIT on a master with no replica; the test kills the connection mid-wait;
@@ -145,9 +149,10 @@ fn get(con: &mut redis::Connection, key: &str) -> Result<Option<String>, Failure
     Ok(redis::cmd("GET").arg(key).query(con)?)
 }
 
-fn replica_short(con: &mut redis::Connection) -> Result<(), Failure> {
+fn replica_short(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
     let wait = WaitForReplicas { replicas: 1, timeout: Duration::from_millis(50), ..WaitForReplicas::default() };
-    let options = LockOptions::new(Duration::from_secs(5)).wait_for_replicas(wait.clone());
+    // In line (wake_with): the pipeline carries acquire_queued, and the release hands the lock on.
+    let options = LockOptions::new(Duration::from_secs(5)).wake_with(client).wait_for_replicas(wait.clone());
     let started = Instant::now();
     match Lease::acquire_with(con, "proof:lock", &options) {
         Err(error @ LockError::ReplicaShortfall { .. }) => {
@@ -175,6 +180,34 @@ fn replica_short(con: &mut redis::Connection) -> Result<(), Failure> {
     check(seen.len() == 1, "the callback was not called once")?;
     println!("kept fence {}: {}", lease.fence().ok_or("no fencing token")?, seen[0]);
     lease.release(con)?;
+    Ok(())
+}
+
+fn replica_busy(con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait_for_replicas(WaitForReplicas::default());
+    check(Lease::try_acquire_with(con, "proof:lock", &options)?.is_none(), "took a lock another owner holds")?;
+    println!("busy");
+    Ok(())
+}
+
+fn replica_fsync(con: &mut redis::Connection) -> Result<(), Failure> {
+    let keep = OnShortfall::Keep(Arc::new(|_| panic!("a setting the server cannot honour is no shortfall to keep")));
+    let wait = WaitForReplicas { fsync: true, on_shortfall: keep, ..WaitForReplicas::default() };
+    match Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)).wait_for_replicas(wait)) {
+        Err(error @ LockError::ReplicaShortfall { released: true, .. }) => println!("refused: {error}"),
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("held with fsync where the server cannot".into()),
+    }
+    Ok(())
+}
+
+fn replica_acl(con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait_for_replicas(WaitForReplicas::default());
+    match Lease::acquire_with(con, "proof:lock", &options) {
+        Err(error @ LockError::Redis(_)) => println!("refused: {error}"),
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("held though WAIT was denied".into()),
+    }
     Ok(())
 }
 
@@ -275,7 +308,10 @@ fn main() -> Result<(), Failure> {
         "semaphore" => semaphore(&mut con, arg.parse()?),
         "hold" => hold(&mut con, arg),
         "take" => take(&mut con, arg),
-        "replica-short" => replica_short(&mut con),
+        "replica-short" => replica_short(&client, &mut con),
+        "replica-busy" => replica_busy(&mut con),
+        "replica-fsync" => replica_fsync(&mut con),
+        "replica-acl" => replica_acl(&mut con),
         "replica-acked" => replica_acked(&mut con),
         "replica-lost" => replica_lost(&mut con),
         "replica-bad" => replica_bad(&mut con),
