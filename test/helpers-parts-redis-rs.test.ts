@@ -6,7 +6,7 @@
 //   link the acquire returns once the replica has the lock and its fencing token; a connection
 //   killed during the wait is a shortfall too; busy is busy; fsync where the server cannot, and an
 //   ACL that denies WAIT, give the lock back; bad settings are refused before anything is sent.
-// - fenced-writes: a holder paused past its lease while the next holder takes the lock and writes
+// - fenced-writes: a holder paused (SIGSTOP) past its lease while the next holder takes the lock and writes
 //   has its guarded write refused (the lock holds another token) and its fenced write refused
 //   (an older fencing token); the next holder's newer token commits, and the data keys hold what
 //   it wrote; a lease that ran out writes nothing.
@@ -130,10 +130,18 @@ function parts(server: ServerKind): void {
       await fx.redis.flushall();
     });
 
-    test("a holder paused past its lease: the next holder's writes commit, then the paused holder's are refused", async () => {
+    test("a holder SIGSTOPped past its lease: the next holder's writes commit, then the paused holder's are refused", async () => {
       const holder = run(fx.server.url, 'fenced-holder');
       await holder.printed('held 1');
-      assert.match(await run(fx.server.url, 'fenced-taker').done, /^wrote 2$/m);
+      const pid = Number(await fx.redis.get('proof:pid'));
+      assert.ok(Number.isInteger(pid) && pid > 0, 'the holder wrote its pid');
+      process.kill(pid, 'SIGSTOP');
+      await waitFor('its 300 ms lease ended', async () => (await fx.redis.exists('proof:lock')) === 0);
+      try {
+        assert.match(await run(fx.server.url, 'fenced-taker').done, /^wrote 2$/m);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
       assert.match(await holder.done, /^refused$/m);
       assert.equal(await fx.redis.get('proof:guarded'), 'taker');
       assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'taker', fence: '2' });

@@ -14,8 +14,8 @@
 //   replica-lost    a 3 s WAIT on a master with no replica; the test kills the connection mid-wait;
 //   replica-bad     bad settings, each refused before anything is sent;
 //   fenced-holder   takes the lock (300 ms lease, fencing token), writes proof:guarded and
-//                   proof:fenced, then stands paused until the next holder wrote both, and writes
-//                   again: both refused;
+//                   proof:fenced, is paused (SIGSTOP by its pid in proof:pid) past its lease until
+//                   the next holder wrote both, and writes again: both refused;
 //   fenced-taker    the next holder: takes the lock once the lease ended and writes both;
 //   fenced-expired  a lease that ran out writes nothing; set_fenced without a fencing token fails.
 #![deny(warnings)]
@@ -259,8 +259,10 @@ fn fenced_holder(con: &mut redis::Connection) -> Result<(), Failure> {
     let lease = Lease::acquire_with(con, "proof:lock", &options)?;
     check(lease.set_if_held(con, "proof:guarded", "holder")?, "the holder's guarded write was refused")?;
     check(lease.set_fenced(con, "proof:fenced", "holder")?, "the holder's fenced write was refused")?;
+    // The test SIGSTOPs this process by its pid (in proof:pid), and SIGCONTs it once the next
+    // holder wrote; the wait for that write keeps the order should the stop come late.
+    redis::cmd("SET").arg("proof:pid").arg(std::process::id()).query::<()>(con)?;
     println!("held {}", lease.fence().ok_or("no fencing token")?);
-    // Paused past its lease until the next holder wrote (a GC pause, SIGSTOP): the wait stands in for it.
     let deadline = Instant::now() + Duration::from_secs(20);
     while get(con, "proof:guarded")?.as_deref() != Some("taker") {
         check(Instant::now() < deadline, "the next holder did not write within 20 s")?;
