@@ -346,7 +346,7 @@ fn attempt_acquire(
 ) -> Result<(i64, Option<Duration>), LockError> {
     let script = redis::Script::new(if queue.is_some() { ACQUIRE_QUEUED } else { ACQUIRE });
     let mut invocation = script.key(key);
-    invocation.key(queue).key(&options.fence_key).arg(token).arg(ttl_ms);
+    invocation.key(queue).key(&options.fence_key).arg(token).arg(ttl_ms); // a None adds no key
     if queue.is_some() {
         // The queue outlives the wait, so a queue of dead waiters ends by itself.
         invocation.arg((options.wait + 2 * options.retry).as_millis() as u64);
@@ -364,7 +364,7 @@ fn attempt_reply(reply: redis::Value) -> Result<(i64, Option<Duration>), LockErr
         redis::from_redis_value::<i64>(reply).map(|taken| (taken, -1))
     };
     let (taken, pttl) = parsed.map_err(redis::RedisError::from)?;
-    Ok((taken, u64::try_from(pttl.max(0)).ok().filter(|_| pttl != -1).map(Duration::from_millis)))
+    Ok((taken, (pttl != -1).then(|| Duration::from_millis(pttl.max(0) as u64))))
 }
 
 impl Lease {
