@@ -118,6 +118,7 @@ function parts(server: ServerKind): void {
         'refused: wait_for_replicas.timeout must be a whole number of milliseconds, at least 1, got 0ns',
         'refused: wait_for_replicas.timeout must be a whole number of milliseconds, at least 1, got 1.5ms',
         'refused: wait_for_replicas.timeout (1000 ms) must be shorter than the lease (1000 ms): the wait spends it',
+        'refused: wait_for_replicas works with the plain lock, not yet with the lock kinds',
       ]);
       assert.equal(await digest(fx.redis), before);
       assert.deepEqual(await sent(), callsBefore, 'no script and no WAIT reached the server');

@@ -251,6 +251,12 @@ fn replica_bad(con: &mut redis::Connection) -> Result<(), Failure> {
             Ok(_) => return Err("acquired with a bad setting".into()),
         }
     }
+    // Only the plain lock waits for replicas so far: a lock kind refuses the option.
+    match Lease::acquire_read(con, "proof:rw", &LockOptions::new(ttl).wait_for_replicas(WaitForReplicas::default())) {
+        Err(error @ LockError::InvalidArgument(_)) => println!("refused: {error}"),
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("a read lock took wait_for_replicas".into()),
+    }
     Ok(())
 }
 
