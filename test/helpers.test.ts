@@ -48,7 +48,7 @@ const CORE: Record<string, ScriptName[]> = {
   lettuce: PLAIN,
   'spring-data-redis': PLAIN,
   predis: PLAIN,
-  'redis-rs': PLAIN,
+  'redis-rs': IN_LINE,
 };
 /** Each lock kind's scripts. */
 const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
@@ -59,7 +59,7 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   'replica-wait': [],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
-const WITH_KINDS = ['ioredis', 'node-redis', 'glide-node', 'redis-py', 'redigo', 'phpredis', 'redis-rb'];
+const WITH_KINDS = ['ioredis', 'node-redis', 'glide-node', 'redis-py', 'redigo', 'phpredis', 'redis-rb', 'redis-rs'];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
@@ -178,6 +178,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
     why: 'overloads for UnifiedJedis, JedisPool and Jedis, and wake-ups on a thread of their own found at run time (Jedis 4.4 to 8)',
   },
   lettuce: { lines: 405, why: 'Java spells out the options builder and the wake-ups on a shared pub/sub connection' },
+  'redis-rs': {
+    lines: 495,
+    why: "waiting in line woken by the release: SSUBSCRIBE sent raw on a RESP3 connection of its own (redis-rs 1.8's synchronous PubSub has none), read with a timeout",
+  },
 };
 
 describe('a helper carries what the project uses', () => {

@@ -152,22 +152,28 @@ const jvm = (
   ...capabilities,
 });
 
-/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+/**
+ * redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml
+ * and Cargo.lock; with every part, the program of their modes (redis-rs-kinds.rs).
+ */
 const redisRs: HelperProof = {
   client: 'redis-rs',
-  async prepare(dir, pack) {
-    const helper = renderHelper('redis-rs', pack);
+  async prepare(dir, pack, kinds) {
+    const helper = renderHelper('redis-rs', pack, kinds === 'all' ? { kinds: helperKinds('redis-rs').join(',') } : {});
+    const program = kinds === 'all' ? 'redis-rs-kinds.rs' : 'redis-rs.rs';
     writeCargoPackage(dir, {
       [helper.fileName]: helper.text,
-      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+      'main.rs': readFileSync(join(__dirname, program), 'utf8'),
+      // With every part the helper is the package's library, so an unused item in it is a warning, denied.
+      ...(kinds === 'all' && { 'lib.rs': '#![deny(warnings)]\npub mod locksmith;\n' }),
     });
     return [await cargo(dir, 'build')];
   },
-  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
-  // helper works on the caller's synchronous connection: its waiters poll.
-  wakes: false,
-  queues: false,
-  kinds: false,
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do): the
+  // helper sends it raw on a RESP3 connection of its own (LockOptions::wake_with) and reads the pushes.
+  wakes: true,
+  queues: true,
+  kinds: true,
 };
 
 /** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
