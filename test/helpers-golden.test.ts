@@ -18,7 +18,7 @@ import { loadPack } from '../pack/pack';
 import { DEFAULT_HELPER_IMPORT, renderCallSite, type CallSiteOptions } from '../snippets/callsite';
 import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
-import { renderHelper, type HelperOptions } from '../snippets/helper';
+import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
 import {
   check,
@@ -52,26 +52,35 @@ const helperOf = (client: string, options: HelperOptions = OPTIONS[client] ?? {}
 const callSites = (client: string, options: CallSiteOptions) =>
   PATTERNS.map((pattern) => ({ pattern, ...renderCallSite(client, pattern, {}, options) }));
 
-describe('helper golden files', () => {
+/** `text` is byte for byte the golden file at `path` (with UPDATE_GOLDEN=1: written there). */
+function assertGolden(path: string, text: string, what: string): void {
+  if (UPDATE) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    return;
+  }
+  const shown = relative(process.cwd(), path);
+  assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
+  const golden = readFileSync(path, 'utf8');
+  if (golden !== text) {
+    assert.fail(
+      `${shown} differs from ${what} (- golden, + rendered):\n${lineDiff(golden, text)}\n` +
+        `If the change is intended, regenerate with ${REGENERATE} and review the diff.`,
+    );
+  }
+}
+
+describe('helper golden files: the core, and with each part', () => {
   for (const client of GOLDEN_CLIENTS) {
     test(`${client}: renders exactly test/golden/${client}/helper`, () => {
-      const { text } = helperOf(client);
-      const path = helperGoldenPath(client);
-      if (UPDATE) {
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, text);
-        return;
-      }
-      const shown = relative(process.cwd(), path);
-      assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
-      const golden = readFileSync(path, 'utf8');
-      if (golden !== text) {
-        assert.fail(
-          `${shown} differs from renderHelper('${client}') (- golden, + rendered):\n${lineDiff(golden, text)}\n` +
-            `If the change is intended, regenerate with ${REGENERATE} and review the diff.`,
-        );
-      }
+      assertGolden(helperGoldenPath(client), helperOf(client).text, `renderHelper('${client}')`);
     });
+    for (const kind of helperKinds(client)) {
+      test(`${client}: with ${kind}, renders exactly test/golden/${client}/helper-${kind}`, () => {
+        const path = helperGoldenPath(client).replace(/helper(?=\.\w+$)/, `helper-${kind}`);
+        assertGolden(path, helperOf(client, { ...OPTIONS[client], kinds: kind }).text, `the helper with ${kind}`);
+      });
+    }
   }
 });
 
@@ -231,12 +240,14 @@ ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<
   });
 
   test(
-    'phpredis and predis: helper and call sites pass php -l',
+    'phpredis and predis: helper (core, and with every part) and call sites pass php -l',
     { skip: needs('php', 'apt-get install php-cli') },
     async () => {
       for (const client of ['phpredis', 'predis']) {
         const helper = join(work, `${client}-Locksmith.php`);
         writeFileSync(helper, helperOf(client).text);
+        await check(onPath('php')!, ['-l', helper]);
+        writeFileSync(helper, helperOf(client, { kinds: helperKinds(client).join(',') }).text);
         await check(onPath('php')!, ['-l', helper]);
         const sites = join(work, `${client}-callsites.php`);
         writeFileSync(
@@ -250,19 +261,25 @@ ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<
     },
   );
 
-  test('redis-rb: helper and call sites pass ruby -c', { skip: needs('ruby', 'apt-get install ruby') }, async () => {
-    const helper = join(work, 'locksmith.rb');
-    writeFileSync(helper, helperOf('redis-rb').text);
-    assert.match(await check(onPath('ruby')!, ['-wc', helper]), /^Syntax OK$/m);
-    const sites = join(work, 'callsites.rb');
-    writeFileSync(
-      sites,
-      callSites('redis-rb', { helperImport: 'locksmith' })
-        .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
-        .join('\n'),
-    );
-    assert.match(await check(onPath('ruby')!, ['-wc', sites]), /^Syntax OK$/m);
-  });
+  test(
+    'redis-rb: helper (core, and with every part) and call sites pass ruby -c',
+    { skip: needs('ruby', 'apt-get install ruby') },
+    async () => {
+      const helper = join(work, 'locksmith.rb');
+      for (const kinds of [undefined, helperKinds('redis-rb').join(',')]) {
+        writeFileSync(helper, helperOf('redis-rb', { kinds }).text);
+        assert.match(await check(onPath('ruby')!, ['-wc', helper]), /^Syntax OK$/m);
+      }
+      const sites = join(work, 'callsites.rb');
+      writeFileSync(
+        sites,
+        callSites('redis-rb', { helperImport: 'locksmith' })
+          .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
+          .join('\n'),
+      );
+      assert.match(await check(onPath('ruby')!, ['-wc', sites]), /^Syntax OK$/m);
+    },
+  );
 
   test(
     'redis-py: helper and call sites compile with python3',

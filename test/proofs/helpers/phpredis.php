@@ -2,7 +2,8 @@
 // Proof program for the generated phpredis helper (Locksmith.php next to it). Usage:
 //   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 //   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
-//   hold, take.
+//   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
+//   replica-acked, replica-bad.
 declare(strict_types=1);
 
 require_once __DIR__ . '/Locksmith.php';
@@ -168,6 +169,76 @@ switch ($mode) {
         $lease = $acquireKind($arg, 5000, 10_000);
         echo 'took ' . $nowMs() . "\n";
         $lease->release();
+        break;
+    case 'fenced-writes':
+        // A holder whose lease expired, then one whose lock another owner took, writes nothing; the data is the live holder's.
+        $first = Locksmith::acquire($redis, 'proof:lock', 200, fenceKey: 'proof:fence');
+        $results = ['held-write' => $first->setIfHeld('proof:data', 'first'), 'held-fenced' => $first->setFenced('proof:fdata', 'first')];
+        usleep(400_000);
+        $results['expired-write'] = $first->setIfHeld('proof:data', 'first-late');
+        $second = Locksmith::acquire($redis, 'proof:lock', 5000, fenceKey: 'proof:fence');
+        $results['taken-write'] = $first->setIfHeld('proof:data', 'first-late');
+        $results['holder-write'] = $second->setIfHeld('proof:data', 'second');
+        $results['newer-fenced'] = $second->setFenced('proof:fdata', 'second');
+        $results['older-fenced'] = $first->setFenced('proof:fdata', 'first-late');
+        foreach ($results as $name => $written) {
+            echo $name . ' ' . ($written ? 'true' : 'false') . "\n";
+        }
+        $second->release();
+        try {
+            Locksmith::acquire($redis, 'proof:lock', 5000)->setFenced('proof:fdata', 'unfenced');
+        } catch (LogicException $error) {
+            echo 'unfenced ' . $error->getMessage() . "\n";
+        }
+        break;
+    case 'replica-shortfall':
+        // On a master with no replica: released and refused; kept with onShortfall; busy as without the option.
+        try {
+            Locksmith::acquire($redis, 'proof:lock', 5000, waitMs: 0, waitForReplicas: ['replicas' => 1, 'timeoutMs' => 50]);
+            throw new RuntimeException('held without the replica');
+        } catch (ReplicaShortfallException $error) {
+            $shortfall = $error->shortfall;
+            echo "shortfall $shortfall->reason $shortfall->acknowledged/$shortfall->required " . ($error->released ? 'released' : 'kept') . "\n";
+            echo 'message ' . $error->getMessage() . "\n";
+        }
+        $seen = [];
+        $wait = ['timeoutMs' => 50, 'onShortfall' => function (ReplicaShortfall $shortfall) use (&$seen) {
+            $seen[] = $shortfall->reason;
+        }];
+        $lease = Locksmith::acquire($redis, 'proof:kept', 5000, fenceKey: 'proof:fence', waitForReplicas: $wait);
+        echo 'kept ' . implode(',', $seen) . " $lease->fence $lease->token\n";
+        try {
+            Locksmith::acquire($redis, 'proof:busy', 5000, waitMs: 0, waitForReplicas: $wait);
+        } catch (LockBusyException) {
+            echo 'busy ' . implode(',', $seen) . "\n";
+        }
+        break;
+    case 'replica-acked':
+        $wait = ['replicas' => 1, 'timeoutMs' => 5000];
+        $lease = Locksmith::acquire($redis, 'proof:lock', 60_000, fenceKey: 'proof:fence', waitForReplicas: $wait);
+        echo "acked $lease->fence $lease->token\n";
+        $result = Locksmith::withLock($redis, 'proof:with', 60_000, fn ($held) => $held->token, waitForReplicas: $wait);
+        echo "with-lock $result\n";
+        break;
+    case 'replica-bad':
+        // Each refused before anything is sent (the test counts the server's commands).
+        $bad = [
+            [5000, ['replicas' => 0]],
+            [5000, ['replicas' => '1']],
+            [5000, ['timeoutMs' => 0]],
+            [300, ['timeoutMs' => 500]],
+            [5000, ['fsync' => 'yes']],
+            [5000, ['onShortfall' => 'keep']],
+            [5000, ['timeout' => 100]],
+        ];
+        foreach ($bad as [$ttlMs, $wait]) {
+            try {
+                Locksmith::acquire($redis, 'proof:lock', $ttlMs, waitForReplicas: $wait);
+                throw new RuntimeException('accepted ' . json_encode($wait));
+            } catch (InvalidArgumentException $error) {
+                echo 'refused ' . $error->getMessage() . "\n";
+            }
+        }
         break;
     default:
         throw new InvalidArgumentException("unknown mode $mode");
