@@ -1,6 +1,6 @@
 // The lock helpers beyond what test/helpers-proof.test.ts runs: golden files for StackExchange.Redis
-// (its library needs NuGet, which this machine does not reach) and Predis
-// (test/golden/<client>/helper.<ext>, byte for byte), the embedded Lua of every helper read
+// (its library needs NuGet, which this machine does not reach) and Predis (test/golden/<client>/
+// helper.<ext>, and helper-<part>.<ext> with each part, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
 // go-redis and redigo, cargo check with redis-rs, tsc with ioredis and node-redis), php -l, ruby -c,
