@@ -2,7 +2,8 @@
 // Proof program for the generated Predis helper (Locksmith.php next to it). Usage:
 //   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 //   and (kind "lock" only) hold and take, as test/proofs/helpers/kinds.js; for the parts
-//   (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall, replica-acked, replica-bad.
+//   (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall, replica-acked <replica-url>,
+//   replica-bad, replica-lost, fenced-paused.
 declare(strict_types=1);
 
 require_once '/usr/share/php/Predis/autoload.php';
@@ -141,11 +142,34 @@ switch ($mode) {
         }
         break;
     case 'replica-acked':
+        // argv[3]: the replica's URL, read as soon as each acquire returns (the test slows its link).
+        $replica = new Predis\Client($argv[3]);
         $wait = ['replicas' => 1, 'timeoutMs' => 5000];
         $lease = Locksmith::acquire($redis, 'proof:lock', 60_000, fenceKey: 'proof:fence', waitForReplicas: $wait);
-        echo "acked $lease->fence $lease->token\n";
+        $onReplica = [$replica->get('proof:lock'), $replica->get('proof:fence')];
+        echo 'acked ' . json_encode([$lease->token, $lease->fence, ...$onReplica]) . "\n";
+        Locksmith::acquire($redis, 'proof:plain', 60_000);
+        echo 'control ' . json_encode($replica->get('proof:plain')) . "\n";
         $result = Locksmith::withLock($redis, 'proof:with', 60_000, fn ($held) => $held->token, waitForReplicas: $wait);
         echo "with-lock $result\n";
+        break;
+    case 'fenced-paused':
+        // Stopped (SIGSTOP) in its sleep, past its 300 ms lease, while the test takes the lock and writes.
+        $lease = Locksmith::acquire($redis, 'proof:lock', 300, fenceKey: 'proof:fence');
+        echo "held $lease->fence\n";
+        flush();
+        sleep(3);
+        echo 'paused-write ' . json_encode($lease->setIfHeld('proof:data', 'paused')) . "\n";
+        echo 'paused-fenced ' . json_encode($lease->setFenced('proof:fdata', 'paused')) . "\n";
+        break;
+    case 'replica-lost':
+        // The test kills this connection while its WAIT waits for a replica it has cut off.
+        try {
+            Locksmith::acquire($redis, 'proof:lock', 60_000, waitMs: 0, waitForReplicas: ['timeoutMs' => 5000]);
+            echo "acquired\n";
+        } catch (ReplicaShortfallException $error) {
+            echo "shortfall {$error->shortfall->reason} " . ($error->released ? 'released' : 'not-released') . "\n";
+        }
         break;
     case 'replica-bad':
         // Each refused before anything is sent (the test counts the server's commands).

@@ -2,7 +2,8 @@
 #   ruby proof.rb <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 #   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
 #   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
-#   replica-acked, replica-bad.
+#   replica-acked <replica-url>, replica-bad, replica-lost, fenced-paused.
+require 'json'
 require 'redis'
 require_relative 'locksmith'
 
@@ -168,11 +169,31 @@ when 'replica-shortfall'
     puts "busy #{seen.join(',')}"
   end
 when 'replica-acked'
+  # arg: the replica's URL, read as soon as each acquire returns (the test slows its link).
+  replica = Redis.new(url: arg)
   wait = { replicas: 1, timeout_ms: 5000 }
   lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, fence_key: 'proof:fence', wait_for_replicas: wait)
-  puts "acked #{lease.fence} #{lease.token}"
+  puts "acked #{JSON.generate([lease.token, lease.fence, replica.get('proof:lock'), replica.get('proof:fence')])}"
+  Locksmith.acquire(redis, 'proof:plain', ttl_ms: 60_000)
+  puts "control #{JSON.generate(replica.get('proof:plain'))}"
   result = Locksmith.with_lock(redis, 'proof:with', ttl_ms: 60_000, wait_for_replicas: wait, &:token)
   puts "with-lock #{result}"
+when 'fenced-paused'
+  # Stopped (SIGSTOP) in its sleep, past its 300 ms lease, while the test takes the lock and writes.
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 300, fence_key: 'proof:fence')
+  puts "held #{lease.fence}"
+  $stdout.flush
+  sleep 3
+  puts "paused-write #{lease.set_if_held('proof:data', 'paused')}"
+  puts "paused-fenced #{lease.set_fenced('proof:fdata', 'paused')}"
+when 'replica-lost'
+  # The test kills this connection while its WAIT waits for a replica it has cut off.
+  begin
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, wait_ms: 0, wait_for_replicas: { timeout_ms: 5000 })
+    puts 'acquired'
+  rescue Locksmith::ReplicaShortfallError => e
+    puts "shortfall #{e.shortfall.reason} #{e.released ? 'released' : 'not-released'}"
+  end
 when 'replica-bad'
   # Each refused before anything is sent (the test counts the server's commands).
   [
