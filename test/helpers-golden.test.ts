@@ -5,7 +5,7 @@
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
 // go-redis and redigo, cargo check with redis-rs, tsc with ioredis and node-redis), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
-// pinned by its golden file and read-back only.
+// pinned by its golden files, read back, and parsed with tree-sitter's C# grammar (syntax only).
 //
 // After changing a helper template or the pack, regenerate the goldens deliberately and read the diff:
 //   UPDATE_GOLDEN=1 node --import tsx --test test/helpers-golden.test.ts
@@ -31,6 +31,7 @@ import {
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
+import { parserFor } from '../server/src/analysis/parsers';
 import { cargo, go, javac, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
@@ -106,6 +107,20 @@ describe('embedded Lua read back equals the pack', () => {
 const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
 
 describe('compile checks', () => {
+  test('stackexchange: the helper, the core and with each part, parses as C# (tree-sitter: syntax only, no compiler here)', async () => {
+    const parser = await parserFor('c-sharp');
+    for (const kinds of ['', ...helperKinds('stackexchange'), helperKinds('stackexchange').join(',')]) {
+      const text = helperOf('stackexchange', kinds ? { kinds } : {}).text;
+      const root = parser.parse(text)!.rootNode;
+      const broken = root.descendantsOfType('ERROR')[0] ?? (root.hasError ? root : undefined);
+      assert.equal(
+        broken,
+        undefined,
+        `kinds '${kinds}': a syntax error at line ${(broken?.startPosition.row ?? 0) + 1}`,
+      );
+    }
+  });
+
   test('jedis, lettuce and spring-data-redis: helper and call sites compile with javac (Java 17) against the real libraries', async () => {
     const clients = {
       // JedisPool is deprecated in Jedis 8 (not in the 4.x to 7 the helper also serves).
