@@ -108,7 +108,7 @@
     end
   end
 «section:acquire»
-    wait = kind.key?(:wait_for_replicas) ? ReplicaWait.new(kind.delete(:wait_for_replicas), ttl_ms) : nil
+    wait = (option = kind.delete(:wait_for_replicas)).nil? ? nil : ReplicaWait.new(option, ttl_ms)
 «section:attempt»
     attempt = -> { acquire_and_wait(redis, wait, key, token, keys, [token, ttl_ms]) } if wait
 «section:code»
