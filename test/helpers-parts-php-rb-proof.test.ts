@@ -11,7 +11,8 @@
 //   to 200 ms the acquire returns once the replica has the lock and the fence (read from the
 //   replica right then; without the option it does not have it yet), also after SCRIPT FLUSH (the
 //   pair sent again with EVAL on NOSCRIPT); a connection killed during WAIT is a shortfall with the
-//   lock given back; bad values are refused
+//   lock given back; fsync where the server cannot (Redis 7.0 has no WAITAOF; Valkey with
+//   appendonly no) is released whatever the callback says; bad values are refused
 //   before any command reaches the server.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -198,6 +199,15 @@ function proofs(server: ServerKind): void {
         } finally {
           pair.link.restore();
         }
+      });
+
+      test(`replica-wait, fsync on ${server === 'redis' ? 'Redis 7.0 (no WAITAOF)' : 'appendonly no'}: misconfigured, released whatever the callback`, async () => {
+        const output = await run(fx.server.url, 'replica-fsync');
+        const reason = server === 'redis' ? 'no.waitaof' : 'aof.off';
+        assert.match(output, new RegExp(`^shortfall ${reason} released not-called$`, 'm'));
+        const needs = server === 'redis' ? 'WAITAOF, which this server does not have' : 'appendonly yes on the master';
+        assert.match(output, new RegExp(`^message proof:lock: wait.?for.?replicas.fsync needs ${needs}`, 'im'));
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
       });
 
       test('replica-wait: bad values are refused, naming the value, before anything is sent', async () => {

@@ -3,7 +3,7 @@
 //   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 //   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
 //   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
-//   replica-acked <replica-url>, replica-bad, replica-lost, fenced-paused.
+//   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused.
 declare(strict_types=1);
 
 require_once __DIR__ . '/Locksmith.php';
@@ -243,6 +243,20 @@ switch ($mode) {
             echo "acquired\n";
         } catch (ReplicaShortfallException $error) {
             echo "shortfall {$error->shortfall->reason} " . ($error->released ? 'released' : 'not-released') . "\n";
+        }
+        break;
+    case 'replica-fsync':
+        // fsync on a server without WAITAOF (Redis 7.0) or with appendonly no: released whatever onShortfall says.
+        $called = 'not-called';
+        $wait = ['fsync' => true, 'onShortfall' => function () use (&$called) {
+            $called = 'called';
+        }];
+        try {
+            Locksmith::acquire($redis, 'proof:lock', 60_000, waitMs: 0, waitForReplicas: $wait);
+            echo "acquired\n";
+        } catch (ReplicaShortfallException $error) {
+            echo "shortfall {$error->shortfall->reason} " . ($error->released ? 'released' : 'not-released') . " $called\n";
+            echo 'message ' . $error->getMessage() . "\n";
         }
         break;
     case 'replica-bad':

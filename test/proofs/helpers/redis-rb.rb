@@ -2,7 +2,7 @@
 #   ruby proof.rb <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 #   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
 #   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
-#   replica-acked <replica-url>, replica-bad, replica-lost, fenced-paused.
+#   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused.
 require 'json'
 require 'redis'
 require_relative 'locksmith'
@@ -193,6 +193,17 @@ when 'replica-lost'
     puts 'acquired'
   rescue Locksmith::ReplicaShortfallError => e
     puts "shortfall #{e.shortfall.reason} #{e.released ? 'released' : 'not-released'}"
+  end
+when 'replica-fsync'
+  # fsync on a server without WAITAOF (Redis 7.0) or with appendonly no: released whatever on_shortfall says.
+  called = 'not-called'
+  begin
+    wait = { fsync: true, on_shortfall: ->(_) { called = 'called' } }
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, wait_ms: 0, wait_for_replicas: wait)
+    puts 'acquired'
+  rescue Locksmith::ReplicaShortfallError => e
+    puts "shortfall #{e.shortfall.reason} #{e.released ? 'released' : 'not-released'} #{called}"
+    puts "message #{e.message}"
   end
 when 'replica-bad'
   # Each refused before anything is sent (the test counts the server's commands).
