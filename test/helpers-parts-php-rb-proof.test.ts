@@ -215,7 +215,7 @@ function proofs(server: ServerKind): void {
         const output = await run(fx.server.url, 'replica-bad');
         const { option, timeout } = spelling;
         const refused = output.trim().split('\n');
-        assert.equal(refused.length, 7, output);
+        assert.equal(refused.length, proof.client === 'predis' ? 8 : 7, output);
         assert.match(refused[0], new RegExp(`^refused ${option}replicas must be a positive integer, got 0$`));
         assert.match(refused[1], new RegExp(`^refused ${option}replicas must be a positive integer, got ["']1["']$`));
         assert.match(
@@ -231,6 +231,8 @@ function proofs(server: ServerKind): void {
         assert.match(refused[4], new RegExp(`^refused ${option}fsync must be true or false, got ["']yes["']$`));
         assert.match(refused[5], new RegExp(`^refused ${option}${spelling.onShortfall} must be`));
         assert.match(refused[6], /has no timeout; it takes replicas, /);
+        if (proof.client === 'predis')
+          assert.match(refused[7], /^refused waitForReplicas needs a Predis client of one server/);
         const stats = await fx.redis.info('commandstats');
         assert.doesNotMatch(stats, /cmdstat_(evalsha|eval|wait|waitaof):/, 'nothing sent');
       });

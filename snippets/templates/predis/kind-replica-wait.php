@@ -6,6 +6,11 @@
      */
     private static function pipelineWithWait(\Predis\ClientInterface $redis, string $lua, array $keys, array $args, array $wait): array
     {
+        $connection = $redis->getConnection();
+        if ($connection instanceof \Predis\Connection\AggregateConnectionInterface
+            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface) {
+            throw new \InvalidArgumentException('waitForReplicas needs a Predis client of one server or a replication: a cluster pipeline cannot route WAIT to the lock\'s node');
+        }
         $send = fn (string ...$script): array => $redis->pipeline(function ($pipe) use ($script, $keys, $args, $wait) {
             $pipe->executeCommand(\Predis\Command\RawCommand::create(...$script, ...[count($keys), ...$keys, ...$args]));
             $pipe->executeCommand(\Predis\Command\RawCommand::create(...$wait));

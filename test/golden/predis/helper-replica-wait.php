@@ -6,7 +6,7 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 65fa539f7c7dfd2c7fc2a6df51f2c954f33af298
+// @locksmith-digest ce8b9bda70f5ab8ed82dbd3a63b9de72f01a0471
 
 declare(strict_types=1);
 
@@ -497,6 +497,11 @@ LUA;
      */
     private static function pipelineWithWait(\Predis\ClientInterface $redis, string $lua, array $keys, array $args, array $wait): array
     {
+        $connection = $redis->getConnection();
+        if ($connection instanceof \Predis\Connection\AggregateConnectionInterface
+            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface) {
+            throw new \InvalidArgumentException('waitForReplicas needs a Predis client of one server or a replication: a cluster pipeline cannot route WAIT to the lock\'s node');
+        }
         $send = fn (string ...$script): array => $redis->pipeline(function ($pipe) use ($script, $keys, $args, $wait) {
             $pipe->executeCommand(\Predis\Command\RawCommand::create(...$script, ...[count($keys), ...$keys, ...$args]));
             $pipe->executeCommand(\Predis\Command\RawCommand::create(...$wait));

@@ -117,6 +117,14 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
                     echo 'refused ' . $error->getMessage() . "\n";
                 }
             }
+            if ($redis instanceof Predis\Client) { // a cluster client that never connects: refused before it would
+                try {
+                    $cluster = new Predis\Client(['tcp://127.0.0.1:1'], ['cluster' => 'redis']);
+                    Locksmith::acquire($cluster, 'proof:lock', 5000, waitForReplicas: []);
+                } catch (InvalidArgumentException $error) {
+                    echo 'refused ' . $error->getMessage() . "\n";
+                }
+            }
             return true;
     }
     return false;
