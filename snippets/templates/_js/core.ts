@@ -236,9 +236,7 @@ async function listen(redis«ts:: LockClient», key«ts:: string», token«ts:: 
  */
 async function take(redis«ts:: LockClient», key«ts:: string», token«ts:: string», options«ts:: WaitOptions», attempt«ts:: () => Promise<Attempt>»)«ts:: Promise<number>» {
   const { waitMs = 10_000, retryMs = 500, signal } = options;
-  checkMs('ttlMs', options.ttlMs);
-  checkMs('waitMs', waitMs);
-  checkMs('retryMs', retryMs);
+  for (const [name, ms] of Object.entries({ ttlMs: options.ttlMs, waitMs, retryMs })) checkMs(name, ms);
   signal?.throwIfAborted();
   const deadline = Date.now() + waitMs;
   let outcome = await attempt();
@@ -273,18 +271,21 @@ function waitersKey(key«ts:: string»)«ts:: string | undefined» {
  */
 «esm:export »async function acquire(redis«ts:: LockClient», key«ts:: string», options«ts:: LockOptions»)«ts:: Promise<Lease>» {
 «kinds:acquire»
-  // JavaScript would take a plain lock for an option of a kind this helper does not carry.
+  // JavaScript would take a plain lock for an option of a part this helper does not carry.
   if ('reentrant' in options && options.reentrant) throw new TypeError('this helper has no reentrant lock: add the kind to it');
   const { ttlMs, waitMs = 10_000, retryMs = 500, fenceKey, renew = false } = options;
+  let send = call; // each attempt's script call (replica-wait pipelines a WAIT behind it)
+«kinds:acquire-send»
+  if ('waitForReplicas' in options && options.waitForReplicas && send === call) throw new TypeError('this helper has no waitForReplicas: add the replica-wait part to it');
   const token = newToken();
   const queue = waitMs > 0 ? waitersKey(key) : undefined;
   const fence = fenceKey === undefined ? [] : [fenceKey];
   const deadline = Date.now() + waitMs;
   const reply = await take(redis, key, token, options, async () => {
-    if (queue === undefined) return { reply: await run(redis, 'locksmithAcquire', [key, ...fence], [token, ttlMs]) };
+    if (queue === undefined) return { reply: Number(await send(redis, 'locksmithAcquire', [key, ...fence], [token, ttlMs])) };
     // In line: the release takes the first waiter off the queue and wakes exactly that one.
     const queueMs = Math.max(1, deadline - Date.now()) + 2 * retryMs;
-    const replies = await call(redis, 'locksmithAcquireQueued', [key, queue, ...fence], [token, ttlMs, queueMs]);
+    const replies = await send(redis, 'locksmithAcquireQueued', [key, queue, ...fence], [token, ttlMs, queueMs]);
     const [taken = 0, pttl = -1] = «ts:(replies as unknown[])»«js:replies».map(Number);
     // PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
     return { reply: taken, retryInMs: pttl === -1 ? undefined : Math.max(pttl, 0) };

@@ -1,9 +1,10 @@
 // Proof program for the generated ioredis helper (./locksmith.js next to it). Usage:
 //   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
-//   and those of kinds.js.
+//   and those of kinds.js and parts.js.
 const Redis = require(process.env.IOREDIS_PATH);
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
+const { partModes } = require('./parts');
 
 const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
@@ -18,8 +19,13 @@ const commands = {
   set: (key, value) => redis.set(key, value),
   hget: (key, field) => redis.hget(key, field),
 };
+const connect = async (url) => {
+  const other = new Redis(url);
+  return { get: (key) => other.get(key), close: () => other.quit() };
+};
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
+  ...partModes(helper, redis, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

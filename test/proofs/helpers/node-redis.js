@@ -1,9 +1,10 @@
 // Proof program for the generated node-redis helper (./locksmith.js next to it). Usage:
 //   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
-//   and those of kinds.js.
+//   and those of kinds.js and parts.js.
 const { createClient } = require(process.env.NODE_REDIS_PATH);
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
+const { partModes } = require('./parts');
 
 const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
@@ -18,8 +19,13 @@ const commands = {
   set: (key, value) => redis.set(key, value),
   hget: (key, field) => redis.hGet(key, field),
 };
+const connect = async (url) => {
+  const other = await createClient({ url }).connect();
+  return { get: (key) => other.get(key), close: () => other.close() };
+};
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
+  ...partModes(helper, redis, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

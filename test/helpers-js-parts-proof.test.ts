@@ -1,0 +1,208 @@
+// The JavaScript helpers' parts (snippets/templates/{ioredis,node-redis}/kind-*.ts) run as real
+// programs on the real ioredis and node-redis, against a throwaway Redis 7.0 and Valkey 9 (the
+// modes: test/proofs/helpers/parts.js):
+// - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica, a shortfall that
+//   gives the lock back (the one-shot and the waiting acquire), or keeps it for a callback; fsync
+//   where the server cannot honour it is released whatever the callback; with a real replica behind
+//   a lagging link the acquire returns once the replica has the lock and the fencing token, where
+//   a plain acquire returns before; bad settings are refused before any command is sent, and a
+//   helper without the part refuses the option rather than take a lock no replica has.
+// And the TypeScript helpers with every part type-check (strict) against the real libraries.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type Redis from 'ioredis';
+import { loadPack } from '../pack/pack';
+import { helperKinds, renderHelper } from '../snippets/helper';
+import { check, strictTsconfig, writeFiles } from './golden-support';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
+
+const pack = loadPack();
+const work = mkdtempSync(join(tmpdir(), 'locksmith-js-parts-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const JS_PROOFS = HELPER_PROOFS.filter((proof) => proof.client === 'ioredis' || proof.client === 'node-redis');
+/** Long enough that a write is certainly not on the replica when a plain acquire returns. */
+const SLOW_LINK_MS = 200;
+
+/** Calls of the commands a setting refused before anything is sent must not have made. */
+async function scriptAndWaitCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval|wait|waitaof):calls=(\d+)/gm)].reduce(
+    (sum, [, n]) => sum + Number(n),
+    0,
+  );
+}
+
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+
+describe('the JavaScript helpers with every part', () => {
+  test('type-check (tsc strict) against the real ioredis and node-redis, on a client and a cluster', async () => {
+    for (const client of ['ioredis', 'node-redis']) {
+      const dir = join(work, 'ts', client);
+      const library =
+        client === 'ioredis'
+          ? "import { Cluster, Redis } from 'ioredis';\nconst redis = new Redis();\nconst cluster = new Cluster([]);"
+          : "import { createClient, createCluster } from 'redis';\nconst redis = createClient();\nconst cluster = createCluster({ rootNodes: [] });";
+      writeFiles(dir, {
+        'locksmith.ts': renderHelper(client, pack, { flavor: 'ts', kinds: helperKinds(client).join(',') }).text,
+        'use.ts': `${library}
+import { acquire, ReplicaShortfallError, type ReplicaShortfall } from './locksmith.js';
+
+export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<void> {
+  const lease = await acquire(redis, 'lock:a', { ttlMs: 1000, waitForReplicas: { replicas: 1, onShortfall: log } });
+  await acquire(cluster, 'lock:a', { ttlMs: 1000, waitForReplicas: { fsync: true } }).catch((error: unknown) => {
+    if (error instanceof ReplicaShortfallError) log(error.shortfall);
+  });
+  await lease.release();
+}
+`,
+        'tsconfig.json': strictTsconfig(['locksmith.ts', 'use.ts']),
+      });
+      await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
+    }
+  });
+
+  test('without replica-wait: waitForReplicas is refused, not taken as a plain lock no replica has', async () => {
+    const dir = join(work, 'core');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'locksmith.cjs'), renderHelper('ioredis', pack, { flavor: 'cjs' }).text);
+    const helper = (await import(pathToFileURL(join(dir, 'locksmith.cjs')).href)) as {
+      default: { acquire: (redis: unknown, key: string, options: object) => Promise<unknown> };
+    };
+    const { acquire } = helper.default;
+    // The check comes before anything is sent: no server is needed to see it.
+    await assert.rejects(
+      acquire(undefined, 'lock:a', { ttlMs: 1000, waitForReplicas: { replicas: 1 } }),
+      new TypeError('this helper has no waitForReplicas: add the replica-wait part to it'),
+    );
+  });
+});
+
+function proofs(server: ServerKind): void {
+  let master: RedisServer;
+  let redis: Redis;
+  before(async () => {
+    master = await startRedis({ server });
+    redis = master.client();
+  });
+  after(async () => {
+    redis?.disconnect();
+    await master?.stop();
+  });
+  beforeEach(async () => {
+    await redis.flushall();
+  });
+
+  for (const proof of JS_PROOFS) {
+    describe(`${proof.client} helper: replica-wait against a real ${server}`, () => {
+      let command: string[];
+      const replica = async (name: string, url = master.url, env: Record<string, string> = {}) =>
+        JSON.parse(
+          (await start(command, url, { ...proof.env, ...env }, ['replica', name]).done).trim().split('\n').at(-1)!,
+        ) as Record<string, unknown>;
+      before(async () => {
+        command = await prepareOnce(proof, work, pack, 'all');
+      });
+
+      test('no replica: a shortfall, the lock given back, and the error says so (one-shot and waiting)', async () => {
+        for (const name of ['shortfall', 'shortfall-waiting']) {
+          const error = await replica(name);
+          assert.equal(error.isShortfall, true, name);
+          assert.equal(error.name, 'ReplicaShortfallError');
+          assert.deepEqual(error.shortfall, {
+            lock: 'proof:lock',
+            required: 1,
+            timeoutMs: 50,
+            reason: 'timeout',
+            acknowledged: 0,
+          });
+          assert.equal(error.released, true);
+          assert.match(
+            String(error.message),
+            /^proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\): released, not held\. Check the replicas/,
+          );
+          assert.equal(await redis.exists('proof:lock'), 0, `${name}: the lock is gone`);
+          assert.equal(await redis.zcard('{proof:lock}:waiters'), 0, `${name}: out of the line`);
+        }
+      });
+
+      test('no replica, onShortfall a callback: called with the shortfall, the lock kept with its fencing token', async () => {
+        const kept = await replica('kept');
+        assert.deepEqual(kept.seen, [
+          { lock: 'proof:lock', required: 1, timeoutMs: 50, reason: 'timeout', acknowledged: 0 },
+        ]);
+        assert.equal(await redis.get('proof:lock'), kept.token);
+        assert.equal(kept.fence, 1);
+      });
+
+      test('fsync the server cannot honour: given back whatever onShortfall says, named as a setting', async () => {
+        const error = await replica('fsync');
+        const shortfall = error.shortfall as Record<string, unknown>;
+        assert.equal(shortfall.reason, server === 'redis' ? 'no-waitaof' : 'aof-off');
+        assert.equal(error.released, true);
+        assert.match(String(error.message), /Turn fsync off \(WAIT alone covers a failover\) or enable the AOF/);
+        assert.equal(await redis.exists('proof:lock'), 0);
+      });
+
+      test('bad settings: each refused by name before anything is sent', async () => {
+        const calls = await scriptAndWaitCalls(redis);
+        const { messages } = await replica('bad');
+        assert.deepEqual(messages, [
+          'RangeError: waitForReplicas must be an object of settings, got true',
+          'RangeError: waitForReplicas.replicas must be a positive integer, got 0',
+          'RangeError: waitForReplicas.replicas must be a positive integer, got 1.5',
+          'RangeError: waitForReplicas.timeoutMs must be a positive integer of milliseconds, got 0',
+          'RangeError: waitForReplicas.timeoutMs (1000) must be shorter than the lease (1000 ms): the wait spends it',
+          'RangeError: waitForReplicas.fsync must be true or false, got yes',
+          "RangeError: waitForReplicas.onShortfall must be 'release' or a function, got keep",
+        ]);
+        assert.equal(await scriptAndWaitCalls(redis), calls, 'no script and no WAIT ran');
+        assert.equal(await redis.dbsize(), 0);
+      });
+
+      describe('with a real replica behind a lagging link', () => {
+        let link: TcpProxy;
+        let replicaServer: RedisServer;
+        before(async () => {
+          link = await startProxy(master.port);
+          const args = ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(link.port)];
+          replicaServer = await startRedis({ server, args });
+          assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
+        });
+        after(async () => {
+          await replicaServer?.stop();
+          await link?.close();
+        });
+
+        test('acknowledged: held once the replica has the lock and its fencing token; a plain acquire returns before', async () => {
+          link.setLatency(SLOW_LINK_MS);
+          try {
+            const acked = await replica('acked', master.url, { PROOF_REPLICA_URL: replicaServer.url });
+            const plain = acked.plain as Record<string, unknown>;
+            assert.equal(plain.onReplica, null, 'the control: not on the replica yet');
+            assert.equal(acked.onReplica, acked.token);
+            assert.equal(acked.fence, 1);
+            assert.equal(acked.fenceOnReplica, '1');
+          } finally {
+            link.setLatency(0);
+          }
+        });
+
+        test('more replicas than the master has: a shortfall counting the one that did acknowledge', async () => {
+          const error = await replica('more');
+          const shortfall = error.shortfall as Record<string, unknown>;
+          assert.deepEqual([shortfall.acknowledged, shortfall.required, error.released], [1, 2, true]);
+          assert.match(String(error.message), /acknowledged by 1 of 2 replicas within 100 ms/);
+          assert.equal(await redis.exists('proof:lock'), 0);
+        });
+      });
+    });
+  }
+}

@@ -1,0 +1,96 @@
+// Proof modes of the JavaScript helpers' parts (ioredis and node-redis), shared by ioredis.js and
+// node-redis.js like kinds.js. Each prints one JSON line for the test to check against the server:
+//   replica <case>   waitForReplicas on proof:lock: shortfall, shortfall-waiting, kept, more, fsync,
+//                    bad (every bad setting's message), acked (reads the replica at
+//                    $PROOF_REPLICA_URL right after the acquire, with and without the option)
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** connect(url): { get(key), close() } on another server (the replica). */
+function partModes(helper, redis, connect) {
+  const { acquire, ReplicaShortfallError } = helper;
+  const failure = async (promise) => {
+    try {
+      await promise;
+    } catch (error) {
+      const { name, message, shortfall, released } = error;
+      return { name, message, shortfall, released, isShortfall: error instanceof ReplicaShortfallError };
+    }
+    throw new Error('acquired: no shortfall');
+  };
+  const cases = {
+    shortfall: () =>
+      failure(acquire(redis, 'proof:lock', { ttlMs: 10_000, waitMs: 0, waitForReplicas: { timeoutMs: 50 } })),
+    'shortfall-waiting': () =>
+      failure(
+        acquire(redis, 'proof:lock', { ttlMs: 10_000, waitMs: 2000, waitForReplicas: { replicas: 1, timeoutMs: 50 } }),
+      ),
+    more: () =>
+      failure(
+        acquire(redis, 'proof:lock', { ttlMs: 10_000, waitMs: 0, waitForReplicas: { replicas: 2, timeoutMs: 100 } }),
+      ),
+    fsync: () =>
+      failure(
+        acquire(redis, 'proof:lock', {
+          ttlMs: 10_000,
+          waitForReplicas: { fsync: true, onShortfall: () => console.log('onShortfall called for a misconfiguration') },
+        }),
+      ),
+    async kept() {
+      const seen = [];
+      const lease = await acquire(redis, 'proof:lock', {
+        ttlMs: 10_000,
+        waitMs: 0,
+        fenceKey: 'proof:fence',
+        waitForReplicas: { timeoutMs: 50, onShortfall: (shortfall) => seen.push(shortfall) },
+      });
+      return { seen, token: lease.token, fence: lease.fence };
+    },
+    async bad() {
+      const settings = [
+        true,
+        { replicas: 0 },
+        { replicas: 1.5 },
+        { timeoutMs: 0 },
+        { timeoutMs: 1000 },
+        { fsync: 'yes' },
+        { onShortfall: 'keep' },
+      ];
+      const messages = [];
+      for (const waitForReplicas of settings) {
+        const { name, message } = await failure(acquire(redis, 'proof:lock', { ttlMs: 1000, waitForReplicas }));
+        messages.push(`${name}: ${message}`);
+      }
+      return { messages };
+    },
+    async acked() {
+      const replica = await connect(process.env.PROOF_REPLICA_URL);
+      try {
+        const plain = await acquire(redis, 'proof:plain', { ttlMs: 10_000, waitMs: 0 });
+        const plainOnReplica = await replica.get('proof:plain');
+        const options = { ttlMs: 10_000, waitMs: 1000, fenceKey: 'proof:fence', waitForReplicas: { timeoutMs: 5000 } };
+        const lease = await acquire(redis, 'proof:lock', options);
+        const onReplica = await replica.get('proof:lock');
+        const fenceOnReplica = await replica.get('proof:fence');
+        await plain.release();
+        await lease.release();
+        return {
+          plain: { token: plain.token, onReplica: plainOnReplica },
+          token: lease.token,
+          fence: lease.fence,
+          onReplica,
+          fenceOnReplica,
+        };
+      } finally {
+        await replica.close();
+      }
+    },
+  };
+  return {
+    async replica(name) {
+      console.log(JSON.stringify(await cases[name]()));
+      await sleep(0);
+    },
+  };
+}
+
+module.exports = { partModes };
