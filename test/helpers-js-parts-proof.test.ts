@@ -22,6 +22,7 @@ import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
+import { sleep } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-js-parts-'));
@@ -176,6 +177,10 @@ function proofs(server: ServerKind): void {
           replicaServer = await startRedis({ server, args });
           assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
         });
+        beforeEach(async () => {
+          link.setLatency(0);
+          assert.equal(await redis.wait(1, 10_000), 1, 'the replica is in sync again');
+        });
         after(async () => {
           await replicaServer?.stop();
           await link?.close();
@@ -192,6 +197,28 @@ function proofs(server: ServerKind): void {
             assert.equal(acked.fenceOnReplica, '1');
           } finally {
             link.setLatency(0);
+          }
+        });
+
+        test('a connection lost during the wait: a shortfall, given back once reconnected', async () => {
+          const front = await startProxy(master.port);
+          link.setLatency(300); // the acquire is answered at once; the wait takes the link's round trip (600 ms)
+          try {
+            const program = start(command, `redis://127.0.0.1:${front.port}`, proof.env ?? {}, ['replica', 'cut']);
+            await program.printed('acquiring');
+            await sleep(100);
+            front.cut('hold'); // the reconnection waits for restore(), then the give-back runs on it
+            setTimeout(() => front.restore(), 100);
+            const error = JSON.parse((await program.done).trim().split('\n').at(-1)!) as Record<string, unknown>;
+            const shortfall = error.shortfall as Record<string, unknown>;
+            assert.equal(shortfall.reason, 'connection-lost', JSON.stringify(error));
+            assert.equal(shortfall.acknowledged, undefined);
+            assert.equal(error.released, true, JSON.stringify(error));
+            assert.match(String(error.message), /the connection closed before the replicas acknowledged the acquire/);
+            assert.equal(await redis.exists('proof:lock'), 0);
+          } finally {
+            link.setLatency(0);
+            await front.close();
           }
         });
 

@@ -25,7 +25,7 @@ const connect = async (url) => {
 };
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
-  ...partModes(helper, redis, connect),
+  ...partModes(helper, redis, commands, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

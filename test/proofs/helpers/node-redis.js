@@ -11,6 +11,7 @@ const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
 const redis = createClient({ url });
+redis.on('error', () => undefined); // it reconnects; what a lost connection costs is for the helper to say
 
 const commands = {
   incr: (key) => redis.incr(key),
@@ -25,7 +26,7 @@ const connect = async (url) => {
 };
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
-  ...partModes(helper, redis, connect),
+  ...partModes(helper, redis, commands, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

@@ -1,12 +1,13 @@
 // Proof modes of the JavaScript helpers' parts (ioredis and node-redis), shared by ioredis.js and
 // node-redis.js like kinds.js. Each prints one JSON line for the test to check against the server:
 //   replica <case>   waitForReplicas on proof:lock: shortfall, shortfall-waiting, kept, more, fsync,
-//                    bad (every bad setting's message), acked (reads the replica at
+//                    bad (every bad setting's message), cut (prints `acquiring`, for the test to
+//                    cut its connection during the wait), acked (reads the replica at
 //                    $PROOF_REPLICA_URL right after the acquire, with and without the option)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** connect(url): { get(key), close() } on another server (the replica). */
-function partModes(helper, redis, connect) {
+/** commands: { get, ... } on the proof's own connection; connect(url): { get(key), close() } on another server. */
+function partModes(helper, redis, commands, connect) {
   const { acquire, ReplicaShortfallError } = helper;
   const failure = async (promise) => {
     try {
@@ -61,6 +62,11 @@ function partModes(helper, redis, connect) {
         messages.push(`${name}: ${message}`);
       }
       return { messages };
+    },
+    async cut() {
+      await commands.get('proof:warm'); // connected: the acquire goes out as the line is printed
+      console.log('acquiring');
+      return failure(acquire(redis, 'proof:lock', { ttlMs: 60_000, waitMs: 0, waitForReplicas: { timeoutMs: 5000 } }));
     },
     async acked() {
       const replica = await connect(process.env.PROOF_REPLICA_URL);
