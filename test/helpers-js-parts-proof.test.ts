@@ -6,7 +6,10 @@
 //   where the server cannot honour it is released whatever the callback; with a real replica behind
 //   a lagging link the acquire returns once the replica has the lock and the fencing token, where
 //   a plain acquire returns before; bad settings are refused before any command is sent, and a
-//   helper without the part refuses the option rather than take a lock no replica has.
+//   helper without the part refuses the option rather than take a lock no replica has;
+// - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
+//   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
+//   token's write commits; misuse is refused before anything is written.
 // And the TypeScript helpers with every part type-check (strict) against the real libraries.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +25,7 @@ import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
-import { sleep } from './helpers';
+import { sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-js-parts-'));
@@ -54,10 +57,13 @@ describe('the JavaScript helpers with every part', () => {
       writeFiles(dir, {
         'locksmith.ts': renderHelper(client, pack, { flavor: 'ts', kinds: helperKinds(client).join(',') }).text,
         'use.ts': `${library}
-import { acquire, ReplicaShortfallError, type ReplicaShortfall } from './locksmith.js';
+import { acquire, ReplicaShortfallError, setFenced, setIfHeld, type ReplicaShortfall } from './locksmith.js';
 
 export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<void> {
-  const lease = await acquire(redis, 'lock:a', { ttlMs: 1000, waitForReplicas: { replicas: 1, onShortfall: log } });
+  const options = { ttlMs: 1000, fenceKey: 'fence:{lock:a}', waitForReplicas: { replicas: 1, onShortfall: log } };
+  const lease = await acquire(redis, 'lock:{lock:a}', options);
+  const written: boolean[] = [await lease.setIfHeld('{lock:a}:data', 'v'), await lease.setFenced('data', 'v')];
+  written.push(await setIfHeld(redis, lease.key, '{lock:a}:data', lease.token, 'v'), await setFenced(cluster, 'data', 2, 'v'));
   await acquire(cluster, 'lock:a', { ttlMs: 1000, waitForReplicas: { fsync: true } }).catch((error: unknown) => {
     if (error instanceof ReplicaShortfallError) log(error.shortfall);
   });
@@ -102,12 +108,14 @@ function proofs(server: ServerKind): void {
   });
 
   for (const proof of JS_PROOFS) {
-    describe(`${proof.client} helper: replica-wait against a real ${server}`, () => {
+    describe(`${proof.client} helper: its parts against a real ${server}`, () => {
       let command: string[];
       const replica = async (name: string, url = master.url, env: Record<string, string> = {}) =>
         JSON.parse(
           (await start(command, url, { ...proof.env, ...env }, ['replica', name]).done).trim().split('\n').at(-1)!,
         ) as Record<string, unknown>;
+      const fencedRun = async (name: string) =>
+        JSON.parse((await start(command, master.url, proof.env ?? {}, ['fenced', name]).done).trim()) as unknown;
       before(async () => {
         command = await prepareOnce(proof, work, pack, 'all');
       });
@@ -166,6 +174,36 @@ function proofs(server: ServerKind): void {
         ]);
         assert.equal(await scriptAndWaitCalls(redis), calls, 'no script and no WAIT ran');
         assert.equal(await redis.dbsize(), 0);
+      });
+
+      test("fenced-writes: a holder paused past its lease writes nothing; a newer fencing token's write commits", async () => {
+        const paused = start(command, master.url, proof.env ?? {}, ['fenced', 'paused']);
+        await waitFor('the holder stopped itself', async () => (await redis.get('proof:pid')) !== null);
+        const pid = Number(await redis.get('proof:pid'));
+        await sleep(400); // its 300 ms lease ends while it is stopped
+        try {
+          assert.deepEqual(await fencedRun('write'), { fence: 2, guarded: true, fenced: true });
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
+        const late = JSON.parse((await paused.done).trim()) as unknown;
+        assert.deepEqual(late, { fence: 1, guarded: false, fenced: false });
+        assert.equal(await redis.get('proof:data'), 'fence 2');
+        assert.deepEqual(await redis.hgetall('proof:fenced'), { value: 'fence 2', fence: '2' });
+        assert.deepEqual(await fencedRun('write'), { fence: 3, guarded: true, fenced: true });
+        assert.deepEqual(await redis.hgetall('proof:fenced'), { value: 'fence 3', fence: '3' });
+      });
+
+      test('fenced-writes: misuse refused by name before anything is written; a released lease writes nothing', async () => {
+        const { messages, released } = (await fencedRun('misuse')) as { messages: string[]; released: boolean };
+        assert.deepEqual(messages, [
+          'TypeError: setFenced needs a fencing token: acquire with fenceKey',
+          'TypeError: value must be a non-empty string, got ""',
+          'RangeError: fence must be a positive integer, got 0',
+          'TypeError: setIfHeld works with a plain lock, not a reentrant, read-write or semaphore one',
+        ]);
+        assert.equal(released, false);
+        assert.deepEqual([await redis.exists('proof:data'), await redis.exists('proof:fenced')], [0, 0]);
       });
 
       describe('with a real replica behind a lagging link', () => {

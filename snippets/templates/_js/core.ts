@@ -117,6 +117,7 @@ const PLAIN«ts:: Kind» = { extend: 'locksmithExtend', release: 'locksmithRelea
     return (await run(this.redis, this.kind.release, keys, [this.token])) !== 0;
   }
 
+«kinds:lease»
   «ts:private »scheduleRenewal()«ts:: void» {
     this.renewal = setTimeout(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));
     this.renewal.unref();

@@ -4,6 +4,9 @@
 //                    bad (every bad setting's message), cut (prints `acquiring`, for the test to
 //                    cut its connection during the wait), acked (reads the replica at
 //                    $PROOF_REPLICA_URL right after the acquire, with and without the option)
+//   fenced <case>    fenced-writes on proof:data (guarded) and proof:fenced (fenced): paused (stops
+//                    itself after the acquire, pid in proof:pid, writes once continued), write
+//                    (takes the lock, writes both), misuse (the refusals' messages)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** commands: { get, ... } on the proof's own connection; connect(url): { get(key), close() } on another server. */
@@ -91,7 +94,48 @@ function partModes(helper, redis, commands, connect) {
       }
     },
   };
+  const writes = {
+    // Kleppmann's paused holder: it stops itself right after the acquire; the test resumes it past its lease.
+    async paused() {
+      const lease = await acquire(redis, 'proof:lock', { ttlMs: 300, waitMs: 0, fenceKey: 'proof:fence' });
+      await commands.set('proof:pid', String(process.pid));
+      process.kill(process.pid, 'SIGSTOP');
+      const guarded = await lease.setIfHeld('proof:data', 'the paused holder');
+      const fenced = await lease.setFenced('proof:fenced', 'the paused holder');
+      return { fence: lease.fence, guarded, fenced };
+    },
+    async write() {
+      const lease = await acquire(redis, 'proof:lock', { ttlMs: 5000, waitMs: 5000, fenceKey: 'proof:fence' });
+      const guarded = await lease.setIfHeld('proof:data', `fence ${lease.fence}`);
+      const fenced = await lease.setFenced('proof:fenced', `fence ${lease.fence}`);
+      await lease.release();
+      return { fence: lease.fence, guarded, fenced };
+    },
+    async misuse() {
+      const messages = [];
+      const refused = async (write) => {
+        try {
+          await write();
+          messages.push('written');
+        } catch (error) {
+          messages.push(`${error.name}: ${error.message}`);
+        }
+      };
+      const plain = await acquire(redis, 'proof:lock', { ttlMs: 5000, waitMs: 0 });
+      await refused(() => plain.setFenced('proof:fenced', 'v'));
+      await refused(() => plain.setIfHeld('proof:data', ''));
+      await refused(() => helper.setFenced(redis, 'proof:fenced', 0, 'v'));
+      await plain.release();
+      const permit = await helper.acquireSemaphore(redis, 'proof:sem', { permits: 2, ttlMs: 5000, waitMs: 0 });
+      await refused(() => permit.setIfHeld('proof:data', 'v'));
+      await permit.release();
+      return { messages, released: await plain.setIfHeld('proof:data', 'after release') };
+    },
+  };
   return {
+    async fenced(name) {
+      console.log(JSON.stringify(await writes[name]()));
+    },
     async replica(name) {
       console.log(JSON.stringify(await cases[name]()));
       await sleep(0);
