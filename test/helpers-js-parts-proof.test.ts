@@ -7,6 +7,9 @@
 //   a lagging link the acquire returns once the replica has the lock and the fencing token, where
 //   a plain acquire returns before; bad settings are refused before any command is sent, and a
 //   helper without the part refuses the option rather than take a lock no replica has;
+// - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under withMultiLock and one
+//   trying without waiting, all on overlapping key sets: every waiting acquire succeeds (no
+//   deadlock), a busy try holds none of its keys, no lock ever has two holders, the sum holds;
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
@@ -57,7 +60,7 @@ describe('the JavaScript helpers with every part', () => {
       writeFiles(dir, {
         'locksmith.ts': renderHelper(client, pack, { flavor: 'ts', kinds: helperKinds(client).join(',') }).text,
         'use.ts': `${library}
-import { acquire, ReplicaShortfallError, setFenced, setIfHeld, type ReplicaShortfall } from './locksmith.js';
+import { acquire, acquireMulti, ReplicaShortfallError, setFenced, setIfHeld, withMultiLock, type ReplicaShortfall } from './locksmith.js';
 
 export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<void> {
   const options = { ttlMs: 1000, fenceKey: 'fence:{lock:a}', waitForReplicas: { replicas: 1, onShortfall: log } };
@@ -68,6 +71,9 @@ export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<v
     if (error instanceof ReplicaShortfallError) log(error.shortfall);
   });
   await lease.release();
+  const both = await acquireMulti(cluster, ['lock:{a}', 'lock:{b}'], { ttlMs: 1000, renew: true });
+  written.push(await both.extend(), await both.release());
+  await withMultiLock(redis, both.keys, { ttlMs: 1000, waitMs: 0 }, async (held) => held.keys.length);
 }
 `,
         'tsconfig.json': strictTsconfig(['locksmith.ts', 'use.ts']),
@@ -204,6 +210,23 @@ function proofs(server: ServerKind): void {
         ]);
         assert.equal(released, false);
         assert.deepEqual([await redis.exists('proof:data'), await redis.exists('proof:fenced')], [0, 0]);
+      });
+
+      test('multi: overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
+        const accounts = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+        for (const account of accounts) await redis.set(account, '100');
+        const multi = (mode: string) => start(command, master.url, proof.env ?? {}, [mode, '30']).done;
+        const [, , , trying] = await Promise.all([multi('multi'), multi('multi'), multi('multi'), multi('multi-try')]);
+        const { busy } = JSON.parse(trying.trim()) as { busy: number };
+        t.diagnostic(`${busy} of 30 tries found a key busy`);
+        assert.ok(busy > 0, 'the tries met contention');
+        const balances = await Promise.all(accounts.map(async (account) => Number(await redis.get(account))));
+        assert.equal(
+          balances.reduce((sum, balance) => sum + balance, 0),
+          400,
+          `balances ${balances.join(', ')}`,
+        );
+        assert.equal(await redis.exists(...accounts.map((account) => `lock:${account}`)), 0, 'every lock released');
       });
 
       describe('with a real replica behind a lagging link', () => {

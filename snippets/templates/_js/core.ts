@@ -78,13 +78,13 @@ const PLAIN«ts:: Kind» = { extend: 'locksmithExtend', release: 'locksmithRelea
   «ts:readonly token: string;»
   «ts:readonly fence: number | undefined;»
   «ts:readonly signal: AbortSignal;»
-  «ts:private readonly redis: LockClient;»
+  «ts:protected readonly redis: LockClient;»
   «ts:private readonly kind: Kind;»
-  «ts:private readonly ttlMs: number;»
+  «ts:protected readonly ttlMs: number;»
   «ts:private readonly queue: string | undefined;»
   «ts:private readonly lost = new AbortController();»
-  «ts:private renewal: NodeJS.Timeout | undefined;»
-  «ts:private released = false;»
+  «ts:protected renewal: NodeJS.Timeout | undefined;»
+  «ts:protected released = false;»
 «ts:»
   /** kind: the scripts that extend and release it; queue: the waiter queue it was taken from, woken on release. */
   constructor(redis«ts:: LockClient», kind«ts:: Kind», key«ts:: string», token«ts:: string», ttlMs«ts:: number», fence«ts:: number | undefined», renew«ts:: boolean», queue«ts:?: string») {

@@ -7,6 +7,8 @@
 //   fenced <case>    fenced-writes on proof:data (guarded) and proof:fenced (fenced): paused (stops
 //                    itself after the acquire, pid in proof:pid, writes once continued), write
 //                    (takes the lock, writes both), misuse (the refusals' messages)
+//   multi <n>        n transfers between 2 or 3 of 4 accounts under withMultiLock (waiting)
+//   multi-try <n>    n such transfers that never wait; prints {busy}; a busy try holds none of its keys
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** commands: { get, ... } on the proof's own connection; connect(url): { get(key), close() } on another server. */
@@ -132,7 +134,54 @@ function partModes(helper, redis, commands, connect) {
       return { messages, released: await plain.setIfHeld('proof:data', 'after release') };
     },
   };
+  const accounts = ['proof:acct:a', 'proof:acct:b', 'proof:acct:c', 'proof:acct:d'];
+  /** Moves 1 from the first to the second of 2 or 3 random accounts, flagging a second holder of any of their locks. */
+  const transfer = async () => {
+    const picked = [...accounts].sort(() => Math.random() - 0.5).slice(0, 2 + Math.floor(Math.random() * 2));
+    const locks = picked.map((account) => `lock:${account}`);
+    return [
+      locks,
+      async () => {
+        for (const lock of locks)
+          if ((await commands.incr(`${lock}:holders`)) !== 1) throw new Error(`two holders of ${lock}`);
+        const [from, to] = picked;
+        const [a, b] = [Number(await commands.get(from)), Number(await commands.get(to))];
+        await sleep(1);
+        await commands.set(from, String(a - 1));
+        await commands.set(to, String(b + 1));
+        for (const lock of locks) await commands.decr(`${lock}:holders`);
+      },
+    ];
+  };
+  const mine = `${require('node:os').hostname()}:${process.pid}:`;
   return {
+    /** n transfers, each waiting for its 2 or 3 locks. */
+    async multi(rounds) {
+      for (let round = 0; round < Number(rounds); round++) {
+        const [locks, move] = await transfer();
+        await helper.withMultiLock(redis, locks, { ttlMs: 5000, waitMs: 60_000 }, move);
+      }
+    },
+    /** n tries that never wait; a busy one must leave none of its keys held by this process. */
+    async 'multi-try'(rounds) {
+      let busy = 0;
+      for (let round = 0; round < Number(rounds); round++) {
+        const [locks, move] = await transfer();
+        const lease = await helper.acquireMulti(redis, locks, { ttlMs: 5000, waitMs: 0 }).catch((error) => {
+          if (!(error instanceof helper.LockBusyError)) throw error;
+          return null;
+        });
+        if (lease === null) {
+          busy++;
+          for (const lock of locks)
+            if (((await commands.get(lock)) ?? '').startsWith(mine)) throw new Error(`partial hold of ${lock}`);
+          continue;
+        }
+        await move();
+        if (!(await lease.release())) throw new Error('the multi-key lease was lost');
+      }
+      console.log(JSON.stringify({ busy }));
+    },
     async fenced(name) {
       console.log(JSON.stringify(await writes[name]()));
     },
