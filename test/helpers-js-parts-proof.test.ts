@@ -13,19 +13,29 @@
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
-// And the TypeScript helpers with every part type-check (strict) against the real libraries.
+// On a 3-master Cluster through each library's cluster client: multi across slots, and replica-wait's
+// pipeline reaching the lock's master. And the TypeScript helpers with every part type-check
+// (strict) against the real libraries.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { keySlot } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { helperKinds, renderHelper } from '../snippets/helper';
 import { check, strictTsconfig, writeFiles } from './golden-support';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import {
+  SERVER_KINDS,
+  startCluster,
+  startRedis,
+  type RedisCluster,
+  type RedisServer,
+  type ServerKind,
+} from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 import { sleep, waitFor } from './helpers';
@@ -48,6 +58,7 @@ async function scriptAndWaitCalls(redis: Redis): Promise<number> {
 }
 
 for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+for (const server of SERVER_KINDS) describe(`${server} Cluster`, () => onCluster(server));
 
 describe('the JavaScript helpers with every part', () => {
   test('type-check (tsc strict) against the real ioredis and node-redis, on a client and a cluster', async () => {
@@ -290,6 +301,66 @@ function proofs(server: ServerKind): void {
           assert.match(String(error.message), /acknowledged by 1 of 2 replicas within 100 ms/);
           assert.equal(await redis.exists('proof:lock'), 0);
         });
+      });
+    });
+  }
+}
+
+/**
+ * On a real 3-master Cluster through each library's cluster client: the multi-key lock across
+ * slots (the accounts' locks hash to different slots), and replica-wait's pipeline reaching the
+ * lock's node (masters without replicas: the shortfall, the lock given back).
+ */
+function onCluster(server: ServerKind): void {
+  let cluster: RedisCluster;
+  let redis: Cluster;
+  let url: string;
+  before(async () => {
+    cluster = await startCluster({ server });
+    redis = await cluster.client();
+    url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+  });
+  after(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+
+  for (const proof of JS_PROOFS) {
+    describe(`${proof.client} helper's parts on a ${server} Cluster`, () => {
+      let command: string[];
+      const run = (...args: string[]) => start(command, url, proof.env ?? {}, args).done;
+      before(async () => {
+        command = await prepareOnce(proof, work, pack, 'all');
+      });
+
+      test('multi across slots: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
+        const accounts = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+        const slots = new Set(accounts.map((account) => keySlot(`lock:${account}`)));
+        assert.ok(slots.size > 1, 'the locks live in more than one slot');
+        for (const account of accounts) await redis.set(account, '100');
+        const [, , , trying] = await Promise.all([
+          run('multi', '20'),
+          run('multi', '20'),
+          run('multi', '20'),
+          run('multi-try', '20'),
+        ]);
+        t.diagnostic(`${slots.size} slots; ${(JSON.parse(trying.trim()) as { busy: number }).busy} of 20 tries busy`);
+        const balances = await Promise.all(accounts.map(async (account) => Number(await redis.get(account))));
+        assert.equal(
+          balances.reduce((sum, balance) => sum + balance, 0),
+          400,
+          `balances ${balances.join(', ')}`,
+        );
+        for (const account of accounts)
+          assert.equal(await redis.exists(`lock:${account}`), 0, `lock:${account} released`);
+      });
+
+      test("replica-wait: the acquire and WAIT reach the lock's master; with no replica, the shortfall", async () => {
+        const error = JSON.parse((await run('replica', 'shortfall')).trim()) as Record<string, unknown>;
+        assert.equal(error.isShortfall, true, JSON.stringify(error));
+        assert.equal((error.shortfall as Record<string, unknown>).acknowledged, 0);
+        assert.equal(error.released, true);
+        assert.equal(await redis.exists('proof:lock'), 0);
       });
     });
   }

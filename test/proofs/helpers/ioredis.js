@@ -1,5 +1,5 @@
 // Proof program for the generated ioredis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   node proof.js <redis-url or cluster://host:port,...> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 //   and those of kinds.js and parts.js.
 const Redis = require(process.env.IOREDIS_PATH);
 const helper = require('./locksmith');
@@ -10,7 +10,11 @@ const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
-const redis = new Redis(url);
+// cluster://host:port,host:port: a Cluster, through ioredis's cluster client.
+const seeds = url.startsWith('cluster://') ? url.slice('cluster://'.length).split(',') : undefined;
+const redis = seeds
+  ? new Redis.Cluster(seeds.map((seed) => ({ host: seed.split(':')[0], port: Number(seed.split(':')[1]) })))
+  : new Redis(url);
 
 const commands = {
   incr: (key) => redis.incr(key),

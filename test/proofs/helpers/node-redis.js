@@ -1,7 +1,7 @@
 // Proof program for the generated node-redis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   node proof.js <redis-url or cluster://host:port,...> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 //   and those of kinds.js and parts.js.
-const { createClient } = require(process.env.NODE_REDIS_PATH);
+const { createClient, createCluster } = require(process.env.NODE_REDIS_PATH);
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
 const { partModes } = require('./parts');
@@ -10,7 +10,9 @@ const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
-const redis = createClient({ url });
+// cluster://host:port,host:port: a Cluster, through node-redis's cluster client.
+const seeds = url.startsWith('cluster://') ? url.slice('cluster://'.length).split(',') : undefined;
+const redis = seeds ? createCluster({ rootNodes: seeds.map((seed) => ({ url: `redis://${seed}` })) }) : createClient({ url });
 redis.on('error', () => undefined); // it reconnects; what a lost connection costs is for the helper to say
 
 const commands = {
