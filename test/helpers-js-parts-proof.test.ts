@@ -5,7 +5,7 @@
 //   gives the lock back (the one-shot and the waiting acquire), or keeps it for a callback; fsync
 //   where the server cannot honour it is released whatever the callback; with a real replica behind
 //   a lagging link the acquire returns once the replica has the lock and the fencing token, where
-//   a plain acquire returns before; bad settings are refused before any command is sent, and a
+//   a plain acquire returns before; fsync acknowledged by Valkey with appendonly yes; bad settings are refused before any command is sent, and a
 //   helper without the part refuses the option rather than take a lock no replica has;
 // - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under withMultiLock and one
 //   trying without waiting, all on overlapping key sets: every waiting acquire succeeds (no
@@ -59,6 +59,38 @@ async function scriptAndWaitCalls(redis: Redis): Promise<number> {
 
 for (const server of SERVER_KINDS) describe(server, () => proofs(server));
 for (const server of SERVER_KINDS) describe(`${server} Cluster`, () => onCluster(server));
+
+describe('valkey with appendonly yes and a replica', () => {
+  let master: RedisServer;
+  let replicaServer: RedisServer;
+  let replicaClient: Redis;
+  before(async () => {
+    const common = ['--repl-diskless-sync-delay', '0', '--appendonly', 'yes', '--appendfsync', 'always'];
+    master = await startRedis({ server: 'valkey', args: common });
+    replicaServer = await startRedis({
+      server: 'valkey',
+      args: [...common, '--replicaof', '127.0.0.1', String(master.port)],
+    });
+    replicaClient = replicaServer.client();
+    const redis = master.client();
+    assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
+    redis.disconnect();
+  });
+  after(async () => {
+    replicaClient?.disconnect();
+    await replicaServer?.stop();
+    await master?.stop();
+  });
+
+  for (const proof of JS_PROOFS) {
+    test(`${proof.client}: fsync: held once the master and the replica have it on disk (WAITAOF)`, async () => {
+      const command = await prepareOnce(proof, work, pack, 'all');
+      const output = await start(command, master.url, proof.env ?? {}, ['replica', 'fsync-acked']).done;
+      const { token } = JSON.parse(output.trim()) as { token: string };
+      assert.equal(await replicaClient.get('proof:lock'), token);
+    });
+  }
+});
 
 describe('the JavaScript helpers with every part', () => {
   test('type-check (tsc strict) against the real ioredis and node-redis, on a client and a cluster', async () => {

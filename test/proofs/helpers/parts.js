@@ -1,6 +1,6 @@
 // Proof modes of the JavaScript helpers' parts (ioredis and node-redis), shared by ioredis.js and
 // node-redis.js like kinds.js. Each prints one JSON line for the test to check against the server:
-//   replica <case>   waitForReplicas on proof:lock: shortfall, shortfall-waiting, kept, more, fsync,
+//   replica <case>   waitForReplicas on proof:lock: shortfall, shortfall-waiting, kept, more, fsync, fsync-acked,
 //                    bad (every bad setting's message), cut (prints `acquiring`, for the test to
 //                    cut its connection during the wait), acked (reads the replica at
 //                    $PROOF_REPLICA_URL right after the acquire, with and without the option)
@@ -34,6 +34,13 @@ function partModes(helper, redis, commands, connect) {
       failure(
         acquire(redis, 'proof:lock', { ttlMs: 10_000, waitMs: 0, waitForReplicas: { replicas: 2, timeoutMs: 100 } }),
       ),
+    async 'fsync-acked'() {
+      const lease = await acquire(redis, 'proof:lock', {
+        ttlMs: 10_000,
+        waitForReplicas: { fsync: true, timeoutMs: 5000 },
+      });
+      return { token: lease.token };
+    },
     fsync: () =>
       failure(
         acquire(redis, 'proof:lock', {
