@@ -57,6 +57,7 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
   'fenced-writes': ['guarded_set', 'fenced_set'],
   'replica-wait': [],
+  multi: ['multi_acquire', 'multi_extend', 'multi_release'],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
 const WITH_KINDS = ['ioredis', 'node-redis', 'glide-node', 'redis-py', 'redigo', 'phpredis', 'redis-rb', 'redis-rs'];

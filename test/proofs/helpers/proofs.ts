@@ -63,7 +63,7 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   client,
   prepare(dir, pack, kinds) {
     const target = writeProof(dir, client, program, pack, options, kinds);
-    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    for (const shared of ['kinds.js', 'parts.js']) copyFileSync(join(__dirname, shared), join(dir, shared));
     return Promise.resolve([process.execPath, target]);
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
