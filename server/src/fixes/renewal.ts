@@ -17,9 +17,10 @@ import { helperChanges, helperSite, siteCall } from './release';
 import { isNoFix, noFix, unreadCall, type NoFix } from './remedy';
 
 /** The renewal's lease in ms, as an expression of the code (`30000`, `ttl * 1000`, `ttl.Milliseconds()`). */
-function leaseMs(document: FixDocument, op: RedisOp): string | NoFix {
+function leaseMs(document: FixDocument, op: RedisOp, clientId: string): string | NoFix {
   const key = op.key;
   const after = key ? op.call.args.filter((arg) => arg.node.startIndex > key.endIndex) : [];
+  if (clientId === 'spring-data-redis') return springMs(after.map((arg) => arg.node.text));
   if (after.length !== 1 && document.languageId !== 'java')
     return noFix('lease-unread', 'the renewal gives no single lease after the key');
   const text = after[0]?.node.text ?? '';
@@ -36,6 +37,28 @@ function leaseMs(document: FixDocument, op: RedisOp): string | NoFix {
   if (after.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
   if (/^p/i.test(method)) return text;
   return /^\d+$/.test(text) ? String(Number(text) * 1000) : `${text} * 1000`;
+}
+
+const TIME_UNIT_MS: Record<string, number> = { MILLISECONDS: 1, SECONDS: 1000, MINUTES: 60_000, HOURS: 3_600_000 };
+const DURATION_MS: Record<string, number> = { ofMillis: 1, ofSeconds: 1000, ofMinutes: 60_000, ofHours: 3_600_000 };
+
+/**
+ * Spring's template.expire lease in ms for the helper's extendLock (a long): `(30, TimeUnit.SECONDS)`
+ * or `(Duration.ofSeconds(30))`, computed when written as literals, else converted where it runs.
+ */
+function springMs(args: string[]): string | NoFix {
+  if (args.length === 2) {
+    const unit = /^(?:TimeUnit\.)?([A-Z]+)$/.exec(args[1])?.[1];
+    if (!unit) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
+    return /^\d+[lL]?$/.test(args[0]) && TIME_UNIT_MS[unit]
+      ? String(parseInt(args[0], 10) * TIME_UNIT_MS[unit])
+      : `TimeUnit.${unit}.toMillis(${args[0]})`;
+  }
+  if (args.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
+  const literal = /^Duration\.(of\w+)\((\d+)[lL]?\)$/.exec(args[0]);
+  return literal && DURATION_MS[literal[1]]
+    ? String(Number(literal[2]) * DURATION_MS[literal[1]])
+    : `${/^[\w.]+(\(\w*\))?$/.test(args[0]) ? args[0] : `(${args[0]})`}.toMillis()`;
 }
 
 /** How the code around a renewal reports that it failed, if it does. */
@@ -140,7 +163,7 @@ function renewal(context: PlanContext, finding: Finding, kind: 'fix' | 'suggesti
   if (isNoFix(site)) return site;
   const owner = ownerAt(document, op);
   if (isNoFix(owner)) return owner;
-  const ms = leaseMs(document, op);
+  const ms = leaseMs(document, op, site.helper.client.id);
   if (isNoFix(ms)) return ms;
   const report = reportOf(document, statement, fn, site.key);
   if (!report) return noFix('failure-path', 'nothing around the renewal says how a failure is reported');
