@@ -7,7 +7,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Finding } from '../analysis';
 import type { RedisOp } from '../analysis/ops';
 import { within } from '../analysis/tree';
-import { durationMs } from '../analysis/values';
+import { durationMs, timeUnitMs } from '../analysis/values';
 import type { TextChange } from '../lockFix';
 import type { FixDocument } from './document';
 import { importEdits } from './imports';
@@ -39,26 +39,22 @@ function leaseMs(document: FixDocument, op: RedisOp, clientId: string): string |
   return /^\d+$/.test(text) ? String(Number(text) * 1000) : `${text} * 1000`;
 }
 
-const TIME_UNIT_MS: Record<string, number> = { MILLISECONDS: 1, SECONDS: 1000, MINUTES: 60_000, HOURS: 3_600_000 };
-const DURATION_MS: Record<string, number> = { ofMillis: 1, ofSeconds: 1000, ofMinutes: 60_000, ofHours: 3_600_000 };
-
 /**
  * Spring's template.expire lease in ms for the helper's extendLock (a long): `(30, TimeUnit.SECONDS)`
  * or `(Duration.ofSeconds(30))`, computed when written as literals, else converted where it runs.
  */
 function springMs(args: string[]): string | NoFix {
+  const unread = noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
   if (args.length === 2) {
     const unit = /^(?:TimeUnit\.)?([A-Z]+)$/.exec(args[1])?.[1];
-    if (!unit) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
-    return /^\d+[lL]?$/.test(args[0]) && TIME_UNIT_MS[unit]
-      ? String(parseInt(args[0], 10) * TIME_UNIT_MS[unit])
-      : `TimeUnit.${unit}.toMillis(${args[0]})`;
+    if (!unit) return unread;
+    const ms = timeUnitMs(args[0], unit);
+    return Number.isFinite(ms) ? String(ms) : `TimeUnit.${unit}.toMillis(${args[0]})`;
   }
-  if (args.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
-  const literal = /^Duration\.(of\w+)\((\d+)[lL]?\)$/.exec(args[0]);
-  return literal && DURATION_MS[literal[1]]
-    ? String(Number(literal[2]) * DURATION_MS[literal[1]])
-    : `${/^[\w.]+(\(\w*\))?$/.test(args[0]) ? args[0] : `(${args[0]})`}.toMillis()`;
+  if (args.length !== 1) return unread;
+  const ms = durationMs(args[0]);
+  if (Number.isFinite(ms)) return String(ms);
+  return `${/^[\w.]+(\(\w*\))?$/.test(args[0]) ? args[0] : `(${args[0]})`}.toMillis()`;
 }
 
 /** How the code around a renewal reports that it failed, if it does. */
