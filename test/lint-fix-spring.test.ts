@@ -3,12 +3,14 @@
 // the rules page names (a fix keeps what the code did; a lease where there was none is a
 // suggestion); then `lint --fix` on a Maven project: one helper in the package, shared by its Spring
 // files, CRLF and a byte order mark kept byte for byte, nothing left to fix on a second run, and the
-// fixed code compiled with javac against the real Spring Data Redis jars.
+// fixed code compiled with javac against the real Spring Data Redis jars; and the same fixes as the
+// language server offers them to an editor (the fix preferred, the try variant not).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { loadPack } from '../pack/pack';
@@ -18,7 +20,9 @@ import { planRemedies } from '../server/src/fixes/plan';
 import type { FindingRemedies, Remedy } from '../server/src/fixes/remedy';
 import { applyEdits } from '../server/src/lockFix';
 import { checkHelperFile } from '../snippets/helper';
+import type { CodeAction } from 'vscode-languageserver-protocol';
 import { ensureCli, runCli } from '../harness/cli';
+import { applyEdits as applyLspEdits, LspClient } from '../harness/lsp';
 import { javaClasspath } from '../harness/toolchains';
 import { FIX_FIXTURES } from './fix-fixtures';
 
@@ -434,3 +438,55 @@ describe('lint --fix on a Spring project', () => {
     );
   });
 });
+
+describe('in the editor: the language server offers the Spring fixes', () => {
+  const folder = join(work, 'editor');
+  let server: LspClient;
+  before(async () => {
+    mkdirSync(folder, { recursive: true });
+    server = await LspClient.start({ folders: [folder], editor: true });
+  });
+  after(() => server.stop());
+
+  test('a try-lock’s blind delete: the release is the preferred fix, the try variant a suggestion; CRLF kept', async () => {
+    const text = fixture('SpringTryLockSkip.java').replace(/\n/g, '\r\n');
+    const uri = pathToFileURL(join(folder, 'SpringTryLockSkip.java')).href;
+    const diagnostics = await server.open(uri, 'java', text);
+    const release = diagnostics.find((each) => each.code === 'LOCK003');
+    assert.ok(release, diagnostics.map((each) => String(each.code)).join(', '));
+    const actions = await server.codeActions(uri, release.range, [release]);
+    await server.close(uri);
+    assert.deepEqual(
+      actions.map((action) => `${action.isPreferred ? '*' : ' '} ${action.title}`),
+      [
+        "* Release with compare-and-delete of token (the lock helper's release), adding Locksmith.java",
+        "  Replace with the lock helper's try variant (one try, skips when busy as before), adding Locksmith.java",
+        '  Explain LOCK003',
+        '  Convert this lock class to the lock helper (its release, renewal and tokens)',
+      ],
+    );
+    const fixed = applyLspEdits(text, editsOf(actions[0], uri));
+    assert.equal(
+      fixed,
+      text.replace('redisTemplate.delete(key);', 'new Locksmith(redisTemplate).releaseLock(key, token);'),
+    );
+    const tried = applyLspEdits(text, editsOf(actions[1], uri));
+    assert.match(
+      tried,
+      /\r\n {8}Locksmith\.Lease lease = new Locksmith\(redisTemplate\)\.tryAcquire\(key, Locksmith\.ttlMs\(20000\)\);\r\n/,
+    );
+    assert.doesNotMatch(tried.replace(/\r\n/g, ''), /\n/, 'every line break is CRLF');
+  });
+});
+
+/** The edits an action makes to `uri`, whether as changes or as document changes (with a file it creates). */
+function editsOf(action: CodeAction, uri: string) {
+  return [
+    ...(action.edit?.changes?.[uri] ?? []),
+    ...(action.edit?.documentChanges ?? []).flatMap((change) =>
+      'edits' in change && change.textDocument.uri === uri
+        ? change.edits.flatMap((edit) => ('newText' in edit ? [edit] : []))
+        : [],
+    ),
+  ];
+}
