@@ -19,7 +19,7 @@ import { checkText } from '../server/src/check';
 import { planRemedies } from '../server/src/fixes/plan';
 import type { FindingRemedies, Remedy } from '../server/src/fixes/remedy';
 import { applyEdits } from '../server/src/lockFix';
-import { checkHelperFile } from '../snippets/helper';
+import { checkHelperFile, renderHelper } from '../snippets/helper';
 import type { CodeAction } from 'vscode-languageserver-protocol';
 import { ensureCli, runCli } from '../harness/cli';
 import { applyEdits as applyLspEdits, LspClient } from '../harness/lsp';
@@ -32,7 +32,11 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const fixture = (name: string) => readFileSync(join(FIX_FIXTURES, 'java', name), 'utf8');
 
-async function remediesOf(name: string, text = fixture(name)): Promise<FindingRemedies[]> {
+async function remediesOf(
+  name: string,
+  text = fixture(name),
+  readFile: (path: string) => string | undefined = () => undefined,
+): Promise<FindingRemedies[]> {
   const analysis = new AnalyzedDocument('java');
   const checked = await checkText(analysis, text, pack).finally(() => analysis.dispose());
   return planRemedies('java', text, checked.findings, {
@@ -40,7 +44,7 @@ async function remediesOf(name: string, text = fixture(name)): Promise<FindingRe
     file: join(work, 'shapes', name),
     root: join(work, 'shapes'),
     manifests: [],
-    readFile: () => undefined,
+    readFile,
     canCreateFiles: true,
   });
 }
@@ -264,6 +268,20 @@ describe('each Spring shape gets exactly its edit, on the code’s own template'
     assert.equal(release.fix, undefined);
     assert.equal(release.noFix?.code, 'spring');
     assert.match(release.noFix?.why ?? '', /StringRedisTemplate; redisTemplate is a RedisTemplate<String, Object>/);
+  });
+
+  test('a Jedis helper in the package takes the name Locksmith.java: no fix, and the reason says so', async () => {
+    const jedisHelper = renderHelper('jedis', pack).text;
+    const helperPath = join(work, 'shapes', 'Locksmith.java');
+    const [release] = await remediesOf('SpringDurationRelease.java', undefined, (path) =>
+      path === helperPath ? jedisHelper : undefined,
+    );
+    assert.equal(release.fix, undefined);
+    assert.equal(release.noFix?.code, 'no-helper');
+    assert.match(
+      release.noFix?.why ?? '',
+      /^Locksmith\.java is the Jedis helper, and the Spring Data Redis helper would take its name/,
+    );
   });
 
   test('no lease before: no fix, only suggestions (a lease in setIfAbsent, or the try variant with one)', async () => {
