@@ -206,7 +206,7 @@ const SHAPES: Shape[] = [
   {
     file: 'SpringRenewal.java',
     code: 'LOCK009',
-    at: 'redisTemplate.expire(lockKey',
+    at: 'redisTemplate.expire(lockKey, 30',
     kind: 'fix',
     title: /^Renew with compare-and-extend \(the lock helper's extend of token\); when the lease is lost, return false/,
     edits: [
@@ -214,6 +214,19 @@ const SHAPES: Shape[] = [
       [
         `${I8}redisTemplate.expire(lockKey, 30, TimeUnit.SECONDS);`,
         `${I8}if (!new Locksmith(redisTemplate).extendLock(lockKey, token, 30000)) {\n${I12}return false;\n${I8}}`,
+      ],
+    ],
+  },
+  {
+    file: 'SpringRenewal.java',
+    code: 'LOCK009',
+    at: 'redisTemplate.expire(lockKey, leaseTime)',
+    kind: 'fix',
+    title: /^Renew with compare-and-extend/,
+    edits: [
+      [
+        `${I8}redisTemplate.expire(lockKey, leaseTime);`,
+        `${I8}if (!new Locksmith(redisTemplate).extendLock(lockKey, token, leaseTime.toMillis())) {\n${I12}return false;\n${I8}}`,
       ],
     ],
   },

@@ -377,11 +377,11 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
 
 /**
  * A lease written as a literal where `ttlFromOptions` does not look: a duration (go-redis
- * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`, Spring `Duration.ofSeconds(30)`), Jedis `.px(45_000)`, phpredis
- * `['nx', 'px' => 15000]`, node-redis `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
+ * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`, Spring `Duration.ofSeconds(30)`
+ * or `30, TimeUnit.SECONDS`), Jedis `.px(45_000)`, phpredis `['nx', 'px' => 15000]`, node-redis
+ * `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
  */
 function literalLease(options: Arg[]): string | undefined {
-  // Spring's setIfAbsent(key, value, 30, TimeUnit.SECONDS).
   const timed = options.length === 2 ? timeUnitMs(options[0].value.text, options[1].value.text) : Number.NaN;
   if (Number.isInteger(timed) && timed > 0) return String(timed);
   for (const { value } of options) {

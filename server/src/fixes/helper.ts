@@ -79,7 +79,8 @@ export function projectHelper(client: ClientInfo, context: HelperContext): Proje
   const notHelpers = taken.map((each) => each.path).join(' and ');
   const placement = proposals.find((each) => !taken.includes(each));
   // Java names every client's helper Locksmith.java: a Jedis helper in the package leaves no place for Spring's.
-  const other = taken.length === 1 ? checkHelperFile(context.readFile(resolve(root, taken[0].path))!, pack) : undefined;
+  const takenText = taken.length === 1 ? context.readFile(resolve(root, taken[0].path)) : undefined;
+  const other = takenText === undefined ? undefined : checkHelperFile(takenText, pack);
   if (!placement && other)
     return noFix(
       'no-helper',

@@ -54,11 +54,11 @@ function goReceiverOf(fn: Node | undefined): string | undefined {
 /**
  * Spring: the helper is built on the template the code calls (`new Locksmith(redisTemplate)`), and
  * its constructor takes a StringRedisTemplate: a call on anything else (a `RedisTemplate<String,
- * Object>`, whose values another serializer writes, or a template reached through a method) is
- * refused with what the helper needs. Undefined when the call can take the helper.
+ * Object>`, whose values another serializer writes, so the helper's compare would never match) or
+ * on a template the file does not declare is refused with what the helper needs. Undefined when
+ * the call can take the helper.
  */
-export function springBlocker(document: FixDocument, client: string | undefined): NoFix | undefined {
-  if (!client) return noFix('client-expression', 'the call is not on a template variable the helper can be built on');
+export function springBlocker(document: FixDocument, client: string): NoFix | undefined {
   const type = springTemplateType(document.text, client.replace(/^this\./, ''));
   if (type === 'StringRedisTemplate') return undefined;
   return noFix(

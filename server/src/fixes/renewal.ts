@@ -41,20 +41,19 @@ function leaseMs(document: FixDocument, op: RedisOp, clientId: string): string |
 
 /**
  * Spring's template.expire lease in ms for the helper's extendLock (a long): `(30, TimeUnit.SECONDS)`
- * or `(Duration.ofSeconds(30))`, computed when written as literals, else converted where it runs.
+ * or `(Duration.ofSeconds(30))`, computed when written as literals, else converted where it runs
+ * (`TimeUnit.SECONDS.toMillis(ttl)`, `lease.toMillis()`).
  */
 function springMs(args: string[]): string | NoFix {
-  const unread = noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
-  if (args.length === 2) {
-    const unit = /^(?:TimeUnit\.)?([A-Z]+)$/.exec(args[1])?.[1];
-    if (!unit) return unread;
-    const ms = timeUnitMs(args[0], unit);
-    return Number.isFinite(ms) ? String(ms) : `TimeUnit.${unit}.toMillis(${args[0]})`;
+  const [amount, unit] = args;
+  if (args.length === 2 && /^(?:TimeUnit\.)?[A-Z]+$/.test(unit)) {
+    const ms = timeUnitMs(amount, unit);
+    return Number.isFinite(ms) ? String(ms) : `${unit}.toMillis(${amount})`;
   }
-  if (args.length !== 1) return unread;
-  const ms = durationMs(args[0]);
+  if (args.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
+  const ms = durationMs(amount);
   if (Number.isFinite(ms)) return String(ms);
-  return `${/^[\w.]+(\(\w*\))?$/.test(args[0]) ? args[0] : `(${args[0]})`}.toMillis()`;
+  return `${/^[\w.]+(\(\w*\))?$/.test(amount) ? amount : `(${amount})`}.toMillis()`;
 }
 
 /** How the code around a renewal reports that it failed, if it does. */
