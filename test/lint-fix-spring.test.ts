@@ -4,7 +4,9 @@
 // suggestion); then `lint --fix` on a Maven project: one helper in the package, shared by its Spring
 // files, CRLF and a byte order mark kept byte for byte, nothing left to fix on a second run, and the
 // fixed code compiled with javac against the real Spring Data Redis jars; and the same fixes as the
-// language server offers them to an editor (the fix preferred, the try variant not).
+// language server offers them to an editor (the fix preferred, the try variant not); and a lock
+// class before and after its fix run against a real Redis: a stale holder's unlock no longer deletes
+// the next holder's lock.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,8 +25,9 @@ import { checkHelperFile, renderHelper } from '../snippets/helper';
 import type { CodeAction } from 'vscode-languageserver-protocol';
 import { ensureCli, runCli } from '../harness/cli';
 import { applyEdits as applyLspEdits, LspClient } from '../harness/lsp';
-import { javaClasspath } from '../harness/toolchains';
+import { javac, javaClasspath } from '../harness/toolchains';
 import { FIX_FIXTURES } from './fix-fixtures';
+import { useRedis } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-fix-spring-'));
@@ -521,3 +524,69 @@ function editsOf(action: CodeAction, uri: string) {
     ),
   ];
 }
+
+// Drives SpringDurationRelease: takes the lock, then plays its lease running out and the next
+// holder taking the lock, then unlocks; prints whether it took the lock with a lease, and what the
+// key holds after the stale holder's unlock.
+const STALE_HOLDER = `import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+public class StaleHolder {
+    public static void main(String[] args) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(args[0]));
+        factory.afterPropertiesSet();
+        factory.start();
+        try {
+            StringRedisTemplate redis = new StringRedisTemplate(factory);
+            String key = "lock:rebalance:shard-1";
+            SpringDurationRelease lock = new SpringDurationRelease(redis, "shard-1");
+            boolean took = lock.tryLock();
+            long ttl = redis.getExpire(key);
+            redis.delete(key);
+            redis.opsForValue().set(key, "next-holder");
+            lock.unlock();
+            System.out.println(took + " " + (ttl > 0) + " " + redis.opsForValue().get(key));
+        } finally {
+            factory.destroy();
+        }
+    }
+}
+`;
+
+describe('a Spring lock class before and after lint --fix, against a real Redis', () => {
+  const fx = useRedis();
+
+  /** The fixture in a folder of its own, fixed when `fixed`, compiled with the driver; what the driver prints. */
+  async function runs(fixed: boolean): Promise<string> {
+    const dir = join(work, `stale-${fixed ? 'fixed' : 'unfixed'}`);
+    mkdirSync(dir, { recursive: true });
+    await promisify(execFile)('git', ['init', '-q'], { cwd: dir });
+    writeFileSync(join(dir, 'SpringDurationRelease.java'), fixture('SpringDurationRelease.java'));
+    if (fixed) {
+      const result = await runCli(['lint', '--fix', 'SpringDurationRelease.java'], dir);
+      assert.match(
+        result.stdout,
+        /^Fixed SpringDurationRelease\.java: LOCK003, created Locksmith\.java$/m,
+        result.stderr,
+      );
+    }
+    writeFileSync(join(dir, 'StaleHolder.java'), STALE_HOLDER);
+    const sources = readdirSync(dir).filter((name) => name.endsWith('.java'));
+    const classpath = await javac(
+      join(dir, 'build'),
+      sources.map((name) => join(dir, name)),
+      ['-proc:none'],
+    );
+    await fx.redis.flushall();
+    const { stdout } = await promisify(execFile)('java', ['-cp', classpath, 'StaleHolder', fx.server.url], {
+      timeout: 60_000,
+    });
+    return stdout.trim().split('\n').at(-1) ?? '';
+  }
+
+  test("unfixed, the stale holder's unlock deletes the next holder's lock; fixed, it is kept", async () => {
+    await ensureCli();
+    assert.equal(await runs(false), 'true true null');
+    assert.equal(await runs(true), 'true true next-holder');
+  });
+});
