@@ -5,8 +5,8 @@ func prepare(ttl time.Duration, opts []Option) (options, string, error) {
 	if err != nil {
 		return o, "", err
 	}
-	if o.fenceKey != "" {
-		return o, "", errors.New("locksmith: Fence works with Acquire only")
+	if o.plainOpt != "" {
+		return o, "", fmt.Errorf("locksmith: %s works with Acquire only", o.plainOpt)
 	}
 	token, err := newToken()
 	return o, token, err

@@ -21,8 +21,8 @@ var reentrantKind = kind{reentrantExtendScript, reentrantReleaseScript, "another
 
 // acquireReentrant takes the reentrant lock of o.owner.
 func acquireReentrant(ctx context.Context, pool Pool, key string, ttl time.Duration, o options) (*Lease, error) {
-	if o.fenceKey != "" {
-		return nil, errors.New("locksmith: Fence works with a plain lock, not a Reentrant one")
+	if o.plainOpt != "" {
+		return nil, fmt.Errorf("locksmith: %s works with a plain lock, not a Reentrant one", o.plainOpt)
 	}
 	host, _ := os.Hostname()
 	token := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), o.owner)

@@ -1,7 +1,8 @@
 // Proof program for the generated go-redis v9 helper (package locksmithproof/locksmith). Usage:
 //
 //	proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for waiting
-//	(as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take.
+//	(as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take; and the modes of the
+//	helper's parts from parts.go (copied beside it when the helper carries them).
 //
 // <url> is a redis:// URL, or cluster://host:port,host:port for a Cluster. The lock and fence keys
 // come from PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence): in a Cluster they share
@@ -26,6 +27,12 @@ var (
 	lockKey  = envOr("PROOF_LOCK", "proof:lock")
 	fenceKey = envOr("PROOF_FENCE", "proof:fence")
 )
+
+// client is what the helper's parts' modes (go-parts.go, built as parts.go) take.
+type client = redis.UniversalClient
+
+// parts are those modes: mode -> run(arg).
+var parts = map[string]func(ctx context.Context, rdb client, arg string) error{}
 
 func envOr(name, fallback string) string {
 	if value := os.Getenv(name); value != "" {
@@ -206,6 +213,8 @@ func main() {
 		}
 	case once[mode] != nil && (arg == "" || arg == "lock" || mode == "renew"):
 		err = once[mode](ctx, rdb)
+	case parts[mode] != nil:
+		err = parts[mode](ctx, rdb, arg)
 	default:
 		err = fmt.Errorf("unknown mode %s %s", mode, arg)
 	}

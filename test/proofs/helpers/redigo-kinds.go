@@ -30,6 +30,15 @@ func init() {
 	rounds["rw-reader"] = readerRound
 	rounds["rw-writer"] = writerRound
 	rounds["semaphore"] = semaphoreRound
+	// The lock kinds refuse WaitForReplicas (go-parts.go), which only the plain lock has.
+	replicas := locksmith.WaitForReplicas(locksmith.ReplicaWait{})
+	refusals = append(refusals, func(ctx context.Context, pool client) error {
+		_, err := locksmith.Acquire(ctx, pool, "proof:lock", time.Second, locksmith.Reentrant("proof"), replicas)
+		return err
+	}, func(ctx context.Context, pool client) error {
+		_, err := locksmith.AcquireSemaphore(ctx, pool, "proof:lock", 2, time.Second, replicas)
+		return err
+	})
 }
 
 func reentrantRound(ctx context.Context, pool *redis.Pool) error {

@@ -2,7 +2,8 @@
 //
 //	proof <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
 //	waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant, rw-reader,
-//	rw-writer, semaphore, hold, take.
+//	rw-writer, semaphore, hold, take; and the modes of the helper's parts from parts.go (copied
+//	beside it when the helper carries them).
 package main
 
 import (
@@ -17,6 +18,12 @@ import (
 
 	"locksmithproof/locksmith"
 )
+
+// client is what the helper's parts' modes (go-parts.go, built as parts.go) take.
+type client = *redis.Pool
+
+// parts are those modes: mode -> run(arg).
+var parts = map[string]func(ctx context.Context, pool client, arg string) error{}
 
 func do(pool *redis.Pool, command string, args ...interface{}) (interface{}, error) {
 	conn := pool.Get()
@@ -230,6 +237,9 @@ func main() {
 		err = busy(ctx, pool)
 	default:
 		err = fmt.Errorf("unknown mode %s", mode)
+		if part, ok := parts[mode]; ok {
+			err = part(ctx, pool, arg)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

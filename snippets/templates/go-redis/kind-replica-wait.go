@@ -1,0 +1,91 @@
+«include:_go/replica-wait-options»
+«section:attempt»
+	if o.replicas != nil {
+		if scripts, err = replicatedOn(client, key, o.replicas, giveBack(client, key, token, ttl, queue)); err != nil {
+			return nil, err
+		}
+	}
+«section:code»
+«include:_go/replica-wait»
+
+// replicated is what the attempts of an Acquire with WaitForReplicas run on: each EVALSHA (or
+// EVAL after NOSCRIPT) goes in one pipeline with the wait, on one connection to the lock's master
+// (WAIT counts the replicas that have that connection's writes). It takes a *redis.Client,
+// *redis.Conn or *redis.ClusterClient (whose pipelines go to one node), with a ReadTimeout
+// (3 s by default) longer than the wait.
+type replicated struct {
+	redis.Scripter
+	key     string
+	wait    *ReplicaWait
+	release func() error
+}
+
+func replicatedOn(client redis.Scripter, key string, wait *ReplicaWait, release func() error) (redis.Scripter, error) {
+	switch client.(type) {
+	case *redis.Client, *redis.Conn, *redis.ClusterClient:
+		return replicated{client, key, wait, release}, nil
+	}
+	return nil, fmt.Errorf("locksmith: WaitForReplicas needs a *redis.Client, *redis.Conn or *redis.ClusterClient, got %T", client)
+}
+
+func (r replicated) EvalSha(ctx context.Context, sha1 string, keys []string, args ...interface{}) *redis.Cmd {
+	return r.pipelined(ctx, func(pipe redis.Pipeliner) *redis.Cmd { return pipe.EvalSha(ctx, sha1, keys, args...) })
+}
+
+func (r replicated) Eval(ctx context.Context, script string, keys []string, args ...interface{}) *redis.Cmd {
+	return r.pipelined(ctx, func(pipe redis.Pipeliner) *redis.Cmd { return pipe.Eval(ctx, script, keys, args...) })
+}
+
+// pipelined sends the acquire and the wait. In a Cluster they go to the master of the lock's
+// slot; a redirection of the acquire means nothing was written there: with the slot map
+// reloaded, both go again.
+func (r replicated) pipelined(ctx context.Context, acquire func(redis.Pipeliner) *redis.Cmd) *redis.Cmd {
+	for redirections := 0; ; redirections++ {
+		var pipe redis.Pipeliner
+		switch client := r.Scripter.(type) {
+		case *redis.ClusterClient:
+			master, err := client.MasterForKey(ctx, r.key)
+			if err != nil {
+				failed := redis.NewCmd(ctx)
+				failed.SetErr(err)
+				return failed
+			}
+			pipe = master.Pipeline()
+		case *redis.Conn:
+			pipe = client.Pipeline()
+		case *redis.Client:
+			pipe = client.Pipeline()
+		}
+		taken := acquire(pipe)
+		name, args := r.wait.command()
+		waited := pipe.Do(ctx, append([]interface{}{name}, args...)...)
+		pipe.Exec(ctx) // each command has its reply or error
+		cluster, isCluster := r.Scripter.(*redis.ClusterClient)
+		if isCluster && redirections < 3 && redirected(taken.Err()) {
+			cluster.ReloadState(ctx)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if taken.Err() != nil || !took(taken.Val()) {
+			return taken
+		}
+		var serverErr redis.Error
+		lost := waited.Err() != nil && !errors.As(waited.Err(), &serverErr)
+		if err := r.wait.settle(r.key, waited.Val(), waited.Err(), lost, r.release); err != nil {
+			taken.SetErr(err)
+		}
+		return taken
+	}
+}
+
+// redirected: a Cluster error that says the node did not run the command.
+func redirected(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch strings.SplitN(err.Error(), " ", 2)[0] {
+	case "MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN":
+		return true
+	}
+	return false
+}

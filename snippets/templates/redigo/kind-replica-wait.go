@@ -1,0 +1,54 @@
+«include:_go/replica-wait-options»
+«section:attempt»
+	if o.replicas != nil {
+		scripts = replicated{client, key, o.replicas, giveBack(client, key, token, ttl, queue)}
+	}
+«section:code»
+«include:_go/replica-wait»
+
+// replicated is the Pool the attempts of an Acquire with WaitForReplicas take their connection
+// from: on it, each script (EVALSHA, or EVAL after NOSCRIPT) goes in one pipeline with the wait,
+// as WAIT counts the replicas that have that connection's writes. The connection needs a read
+// timeout (DialReadTimeout) longer than the wait, or none.
+type replicated struct {
+	Pool
+	key     string
+	wait    *ReplicaWait
+	release func() error
+}
+
+func (r replicated) GetContext(ctx context.Context) (redis.Conn, error) {
+	conn, err := r.Pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return replicatedConn{conn, r}, nil
+}
+
+type replicatedConn struct {
+	redis.Conn
+	replicated replicated
+}
+
+// Do sends the script and the wait, and reads both replies.
+func (c replicatedConn) Do(command string, args ...interface{}) (interface{}, error) {
+	name, waitArgs := c.replicated.wait.command()
+	c.Conn.Send(command, args...)
+	c.Conn.Send(name, waitArgs...)
+	if err := c.Conn.Flush(); err != nil {
+		return nil, err
+	}
+	reply, err := c.Conn.Receive()
+	if _, serverErr := err.(redis.Error); err != nil && !serverErr {
+		return nil, err // the connection failed: the lock may be held, and ends with its lease
+	}
+	waited, waitErr := c.Conn.Receive()
+	if err != nil || !took(reply) {
+		return reply, err
+	}
+	_, serverErr := waitErr.(redis.Error)
+	if err := c.replicated.wait.settle(c.replicated.key, waited, waitErr, waitErr != nil && !serverErr, c.replicated.release); err != nil {
+		return nil, err
+	}
+	return reply, nil
+}

@@ -1,0 +1,201 @@
+// The go-redis and redigo helpers' parts, run as real programs (test/proofs/helpers/go-parts.go and
+// the clients' own modes) with the real libraries against a throwaway Redis 7.0 and Valkey 9:
+// - replica-wait (docs/dev/wait-for-replicas.md): on a master without replicas, waiting 50 ms for one
+//   is a shortfall that releases the lock (the key is gone), or with OnShortfall keeps it; with a
+//   real replica behind a slow link, Acquire returns once the replica has the lock and its fencing
+//   token; bad settings are refused before anything is sent (no connection, nothing written).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type Redis from 'ioredis';
+import { loadPack } from '../pack/pack';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import { digest, useRedis, waitFor } from './helpers';
+import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
+
+const pack = loadPack();
+const work = mkdtempSync(join(tmpdir(), 'locksmith-go-parts-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const GO = HELPER_PROOFS.filter((proof) => ['go-redis', 'redigo'].includes(proof.client));
+const KEY = 'proof:lock';
+/** The replica's link: a write is certainly not on the replica yet when an acquire returns without waiting. */
+const SLOW_LINK_MS = 200;
+/** What each client refuses beyond the settings both refuse (go-parts.go's order, then the client's own). */
+const REFUSED = [
+  /^locksmith: WaitForReplicas Replicas must be at least 1, got -1$/,
+  /^locksmith: WaitForReplicas Timeout must be a whole number of milliseconds, at least 1, got 1\.5ms$/,
+  /^locksmith: WaitForReplicas Timeout must be a whole number of milliseconds, at least 1, got -1ms$/,
+  /^locksmith: WaitForReplicas Timeout \(1s\) must be shorter than the lease \(1s\): the wait spends it$/,
+  /^locksmith: ttl must be a whole number of milliseconds, at least 1, got 0s$/,
+];
+const CLIENT_REFUSED: Record<string, RegExp[]> = {
+  'go-redis': [
+    /^locksmith: WaitForReplicas needs a \*redis\.Client, \*redis\.Conn or \*redis\.ClusterClient, got \*redis\.Pipeline$/,
+  ],
+  redigo: [
+    /^locksmith: WaitForReplicas works with a plain lock, not a Reentrant one$/,
+    /^locksmith: WaitForReplicas works with Acquire only$/,
+  ],
+};
+
+/** The program's command, built once per client with every part its helper can carry. */
+const commandOf = (client: string) =>
+  prepareOnce(
+    GO.find((candidate) => candidate.client === client)!,
+    work,
+    pack,
+    'all',
+  );
+const run = async (client: string, url: string, ...args: string[]) =>
+  start(await commandOf(client), url, {}, args).done;
+
+/** INFO stats' counter `name`. */
+async function stat(redis: Redis, name: string): Promise<number> {
+  return Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(await redis.info('stats'))?.[1]);
+}
+
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+
+function proofs(server: ServerKind): void {
+  describe('a master without replicas', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    for (const { client } of GO) {
+      describe(`${client} helper, replica-wait`, () => {
+        before(async () => {
+          await commandOf(client);
+        });
+
+        for (const how of ['try', 'wait']) {
+          test(`${how === 'try' ? 'TryAcquire' : 'a waiting Acquire'} waiting 50 ms for 1 replica: a shortfall, the lock released`, async () => {
+            const output = await run(client, fx.server.url, 'replica-shortfall', how);
+            assert.match(output, /^shortfall proof:lock timeout 0 of 1 in 50ms, released true$/m);
+            assert.match(
+              output,
+              /^proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\): released, not held\. Check the replicas \(INFO replication: connected_slaves, their lag\), or pass OnShortfall to keep such locks$/m,
+            );
+            assert.equal(await fx.redis.exists(KEY), 0, 'the lock key is gone');
+            assert.equal(await fx.redis.exists('{proof:lock}:waiters'), 0, 'and nobody is left in line');
+          });
+        }
+
+        test('OnShortfall keeps the lock and is called with the shortfall', async () => {
+          const output = await run(client, fx.server.url, 'replica-kept');
+          const token = /^kept proof:lock timeout 0 by (\S+)$/m.exec(output)?.[1];
+          assert.ok(token, output);
+          assert.match(output, /^proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\)$/m);
+          assert.equal(await fx.redis.get(KEY), token, 'held by the program');
+        });
+
+        test('bad settings are refused, each with its message, before anything is sent', async () => {
+          const [connections, commandsBefore, before] = await Promise.all([
+            stat(fx.redis, 'total_connections_received'),
+            stat(fx.redis, 'total_commands_processed'),
+            digest(fx.redis),
+          ]);
+          const refused = (await run(client, fx.server.url, 'replica-refused'))
+            .split('\n')
+            .filter((line) => line.startsWith('refused '))
+            .map((line) => line.slice('refused '.length));
+          const expected = [...REFUSED, ...CLIENT_REFUSED[client]];
+          assert.equal(refused.length, expected.length, refused.join('\n'));
+          refused.forEach((message, i) => assert.match(message, expected[i]));
+          assert.equal(await stat(fx.redis, 'total_connections_received'), connections, 'the program never connected');
+          // The INFO and DIGEST above are the only commands since.
+          assert.equal(await stat(fx.redis, 'total_commands_processed'), commandsBefore + 3);
+          assert.equal(await digest(fx.redis), before);
+        });
+      });
+    }
+  });
+
+  describe('a master with a real replica behind a slow link', () => {
+    let master: RedisServer;
+    let replica: RedisServer;
+    let link: TcpProxy;
+    let redis: Redis;
+    let replicaClient: Redis;
+    before(async () => {
+      master = await startRedis({ server, args: ['--repl-diskless-sync-delay', '0'] });
+      link = await startProxy(master.port);
+      const args = ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(link.port)];
+      replica = await startRedis({ server, args });
+      redis = master.client();
+      replicaClient = replica.client();
+    });
+    beforeEach(async () => {
+      link.setLatency(0);
+      await redis.flushall();
+      assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
+      link.setLatency(SLOW_LINK_MS);
+    });
+    after(async () => {
+      redis?.disconnect();
+      replicaClient?.disconnect();
+      await replica?.stop();
+      await master?.stop();
+      await link?.close();
+    });
+
+    test('the control: a write is not on the replica at once', async () => {
+      await redis.set('proof:control', 'a');
+      assert.equal(await replicaClient.get('proof:control'), null);
+    });
+
+    for (const { client } of GO) {
+      for (const how of ['try', 'wait']) {
+        test(`${client} helper, replica-wait: ${how === 'try' ? 'TryAcquire' : 'a waiting Acquire'} returns once the replica has the lock and its fencing token`, async () => {
+          // The waiting Acquire finds the lock held, and waits in line for its lease to end.
+          if (how === 'wait') await redis.set(KEY, 'other', 'PX', 300);
+          const output = await run(client, master.url, 'replica-acked', how);
+          const [, token, fence] = /^acked (\S+) (\d+)$/m.exec(output) ?? [];
+          assert.ok(token, output);
+          assert.equal(await replicaClient.get(KEY), token);
+          assert.equal(await replicaClient.get('proof:fence'), fence);
+          assert.equal(fence, '1');
+        });
+      }
+    }
+
+    // go-redis resends an unanswered pipeline on a new connection (its MaxRetries): the acquire
+    // again (the same token refreshes it) and the wait after it. redigo does not: its wait has no
+    // answer, a shortfall. Either way, not held unless the replica has it.
+    const AFTER_CUT = { 'go-redis': 'acked', redigo: 'shortfall connection-lost' };
+    for (const { client } of GO) {
+      test(`${client} helper, replica-wait: a connection cut during the wait is not held without the replica: ${AFTER_CUT[client as keyof typeof AFTER_CUT]}`, async () => {
+        const front = await startProxy(master.port);
+        try {
+          link.setLatency(300);
+          const program = start(await commandOf(client), front.url, {}, ['replica-cut']);
+          // The acquire is answered at once; the wait takes the link's round trip (600 ms).
+          await waitFor('the acquire', async () => (await redis.exists(KEY)) === 1);
+          front.cut('hold');
+          setTimeout(() => front.restore(), 100);
+          const output = await program.done;
+          if (client === 'go-redis') {
+            const token = /^acked (\S+)$/m.exec(output)?.[1];
+            assert.ok(token, output);
+            assert.equal(await replicaClient.get(KEY), token);
+          } else {
+            assert.match(output, /^shortfall connection-lost, released true$/m);
+            assert.match(
+              output,
+              /^proof:lock: the connection closed before the replicas acknowledged the acquire \(it may not have reached any\): released, not held\. The master may be failing over: try again once the client has reconnected$/m,
+            );
+            assert.equal(await redis.exists(KEY), 0, 'released once reconnected');
+          }
+        } finally {
+          await front.close();
+        }
+      });
+    }
+  });
+}

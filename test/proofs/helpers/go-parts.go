@@ -1,0 +1,115 @@
+// The modes of the go-redis and redigo helpers' parts (test/helpers-go-parts-proof.test.ts),
+// built beside either proof program as parts.go: `client` is that program's client type.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"locksmithproof/locksmith"
+)
+
+func init() {
+	parts["replica-shortfall"] = replicaShortfall
+	parts["replica-kept"] = replicaKept
+	parts["replica-acked"] = replicaAcked
+	parts["replica-refused"] = replicaRefused
+	parts["replica-cut"] = replicaCut
+}
+
+// refusals are more bad uses of WaitForReplicas, each refused by the helper with a message:
+// the client's own (another client type, a lock kind) from its files.
+var refusals []func(context.Context, client) error
+
+// acquireHow: "try" tries once (the acquire script), "wait" waits in line (acquire_queued).
+func acquireHow(how string) locksmith.Option {
+	if how == "wait" {
+		return locksmith.WaitFor(10 * time.Second)
+	}
+	return locksmith.WaitFor(0)
+}
+
+// replicaShortfall: on a master without replicas, an acquire that waits 50 ms for one.
+func replicaShortfall(ctx context.Context, c client, how string) error {
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Replicas: 1, Timeout: 50 * time.Millisecond})
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, acquireHow(how), wait)
+	var shortfall *locksmith.ReplicaShortfallError
+	if !errors.As(err, &shortfall) || !errors.Is(err, locksmith.ErrReplicaShortfall) || lease != nil {
+		return fmt.Errorf("no ReplicaShortfallError: %v, %v", lease, err)
+	}
+	s := shortfall.Shortfall
+	fmt.Printf("shortfall %s %s %d of %d in %v, released %v\n%v\n", s.Lock, s.Reason, s.Acknowledged, s.Required, s.Timeout, shortfall.Released, err)
+	return nil
+}
+
+// replicaKept: the same with OnShortfall, which keeps the lock.
+func replicaKept(ctx context.Context, c client, _ string) error {
+	var seen []locksmith.ReplicaShortfall
+	keep := func(shortfall locksmith.ReplicaShortfall) { seen = append(seen, shortfall) }
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 50 * time.Millisecond, OnShortfall: keep})
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, locksmith.WaitFor(0), wait)
+	if err != nil || len(seen) != 1 {
+		return fmt.Errorf("not kept with one shortfall: %v, %v", seen, err)
+	}
+	fmt.Printf("kept %s %s %d by %s\n%v\n", seen[0].Lock, seen[0].Reason, seen[0].Acknowledged, lease.Token, seen[0])
+	return nil
+}
+
+// replicaAcked: with a replica, an acquire with a fencing token that waits up to 2 s for it.
+func replicaAcked(ctx context.Context, c client, how string) error {
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 2 * time.Second})
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, acquireHow(how), locksmith.Fence("proof:fence"), wait)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("acked %s %d\n", lease.Token, lease.Fence)
+	return nil
+}
+
+// replicaCut: an acquire whose connection the test cuts while it waits up to 5 s for the replica.
+func replicaCut(ctx context.Context, c client, _ string) error {
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 5 * time.Second})
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 20*time.Second, locksmith.WaitFor(0), wait)
+	var shortfall *locksmith.ReplicaShortfallError
+	switch {
+	case err == nil:
+		fmt.Printf("acked %s\n", lease.Token)
+	case errors.As(err, &shortfall):
+		fmt.Printf("shortfall %s, released %v\n%v\n", shortfall.Shortfall.Reason, shortfall.Released, err)
+	default:
+		return err
+	}
+	return nil
+}
+
+// replicaRefused: bad settings, each refused (printed) before anything is sent.
+func replicaRefused(ctx context.Context, c client, _ string) error {
+	bad := []struct {
+		ttl  time.Duration
+		wait locksmith.ReplicaWait
+	}{
+		{time.Second, locksmith.ReplicaWait{Replicas: -1}},
+		{time.Second, locksmith.ReplicaWait{Timeout: 1500 * time.Microsecond}},
+		{time.Second, locksmith.ReplicaWait{Timeout: -time.Millisecond}},
+		{time.Second, locksmith.ReplicaWait{Timeout: time.Second}},
+		{0, locksmith.ReplicaWait{}},
+	}
+	cases := []func(context.Context, client) error{}
+	for _, b := range bad {
+		b := b
+		cases = append(cases, func(ctx context.Context, c client) error {
+			_, _, err := locksmith.TryAcquire(ctx, c, "proof:lock", b.ttl, locksmith.WaitForReplicas(b.wait))
+			return err
+		})
+	}
+	for _, refused := range append(cases, refusals...) {
+		err := refused(ctx, c)
+		if err == nil {
+			return errors.New("a bad WaitForReplicas was not refused")
+		}
+		fmt.Printf("refused %v\n", err)
+	}
+	return nil
+}
