@@ -1,5 +1,8 @@
 // The go-redis and redigo helpers' parts, run as real programs (test/proofs/helpers/go-parts.go and
 // the clients' own modes) with the real libraries against a throwaway Redis 7.0 and Valkey 9:
+// - fenced-writes: a holder paused past its 300 ms lease has its SetIfHeld refused once the lease
+//   expired, and both writes refused once the next holder (fencing token 2) took the lock and wrote;
+//   the data keys hold the next holder's value; SetFenced without a fencing token is refused.
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master without replicas, waiting 50 ms for one
 //   is a shortfall that releases the lock (the key is gone), or with OnShortfall keeps it; with a
 //   real replica behind a slow link, Acquire returns once the replica has the lock and its fencing
@@ -113,6 +116,40 @@ function proofs(server: ServerKind): void {
           assert.equal(await stat(fx.redis, 'total_commands_processed'), commandsBefore + 3);
           assert.equal(await digest(fx.redis), before);
         });
+      });
+    }
+  });
+
+  describe('fenced-writes', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    for (const { client } of GO) {
+      test(`${client} helper: a holder paused past its lease has its guarded and fenced writes refused; the next holder's commit`, async () => {
+        const paused = start(await commandOf(client), fx.server.url, {}, ['fenced-paused']);
+        await paused.printed('expired guarded false');
+        const next = await run(client, fx.server.url, 'fenced-next');
+        assert.match(next, /^next 2 guarded true fenced true$/m);
+        const output = await paused.done;
+        assert.match(output, /^held 1 guarded true fenced true$/m, 'written while held');
+        assert.match(output, /^expired guarded false$/m, 'refused once the lease expired');
+        assert.match(
+          output,
+          /^late guarded false fenced false$/m,
+          'refused once a newer token took the lock and wrote',
+        );
+        assert.equal(await fx.redis.get('proof:data'), 'next');
+        assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
+      });
+
+      test(`${client} helper: SetFenced without a fencing token is refused before anything is sent`, async () => {
+        const before = await digest(fx.redis);
+        const output = await run(client, fx.server.url, 'fenced-refused');
+        assert.match(output, /^refused locksmith: SetFenced needs a fencing token: Acquire with Fence$/m);
+        assert.equal(await fx.redis.exists('proof:fenced'), 0);
+        assert.equal(await digest(fx.redis), before, 'the lock released, nothing written');
       });
     }
   });

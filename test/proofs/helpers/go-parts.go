@@ -17,6 +17,9 @@ func init() {
 	parts["replica-acked"] = replicaAcked
 	parts["replica-refused"] = replicaRefused
 	parts["replica-cut"] = replicaCut
+	parts["fenced-paused"] = fencedPaused
+	parts["fenced-next"] = fencedNext
+	parts["fenced-refused"] = fencedRefused
 }
 
 // refusals are more bad uses of WaitForReplicas, each refused by the helper with a message:
@@ -80,6 +83,69 @@ func replicaCut(ctx context.Context, c client, _ string) error {
 		fmt.Printf("shortfall %s, released %v\n%v\n", shortfall.Shortfall.Reason, shortfall.Released, err)
 	default:
 		return err
+	}
+	return nil
+}
+
+// writes are a lease's SetFenced on proof:fenced and SetIfHeld on proof:data with value, printed
+// as "<what> guarded <written> fenced <written>".
+func writes(ctx context.Context, lease *locksmith.Lease, what, value string) error {
+	fenced, err := lease.SetFenced(ctx, "proof:fenced", value)
+	if err != nil {
+		return err
+	}
+	guarded, err := lease.SetIfHeld(ctx, "proof:data", value)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s guarded %v fenced %v\n", what, guarded, fenced)
+	return nil
+}
+
+// fencedPaused is Kleppmann's paused holder: it writes while it holds a 300 ms lease, is paused
+// past it (its guarded write refused once expired), and writes again once the next holder
+// (fencing token 2) has taken the lock and written.
+func fencedPaused(ctx context.Context, c client, _ string) error {
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 300*time.Millisecond, locksmith.Fence("proof:fence"))
+	if err != nil {
+		return err
+	}
+	if err := writes(ctx, lease, fmt.Sprint("held ", lease.Fence), "first"); err != nil {
+		return err
+	}
+	time.Sleep(600 * time.Millisecond)
+	guarded, err := lease.SetIfHeld(ctx, "proof:data", "expired")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("expired guarded %v\n", guarded)
+	// Paused on: until the next holder has written (its SetIfHeld comes last).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if data, err := get(ctx, c, "proof:data"); err != nil || data == "next" || time.Now().After(deadline) {
+			break
+		}
+	}
+	return writes(ctx, lease, "late", "late")
+}
+
+// fencedNext takes the lock after the paused holder and writes, keeping it.
+func fencedNext(ctx context.Context, c client, _ string) error {
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 20*time.Second, locksmith.Fence("proof:fence"))
+	if err != nil {
+		return err
+	}
+	return writes(ctx, lease, fmt.Sprint("next ", lease.Fence), "next")
+}
+
+// fencedRefused: SetFenced without a fencing token, refused before anything is sent.
+func fencedRefused(ctx context.Context, c client, _ string) error {
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer lease.Release(ctx)
+	if _, err := lease.SetFenced(ctx, "proof:fenced", "value"); err != nil {
+		fmt.Printf("refused %v\n", err)
 	}
 	return nil
 }

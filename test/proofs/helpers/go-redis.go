@@ -34,6 +34,15 @@ type client = redis.UniversalClient
 // parts are those modes: mode -> run(arg).
 var parts = map[string]func(ctx context.Context, rdb client, arg string) error{}
 
+// get reads a string key for those modes ("" when it is missing).
+func get(ctx context.Context, rdb client, key string) (string, error) {
+	value, err := rdb.Get(ctx, key).Result()
+	if err == redis.Nil {
+		return "", nil
+	}
+	return value, err
+}
+
 func envOr(name, fallback string) string {
 	if value := os.Getenv(name); value != "" {
 		return value

@@ -25,6 +25,15 @@ type client = *redis.Pool
 // parts are those modes: mode -> run(arg).
 var parts = map[string]func(ctx context.Context, pool client, arg string) error{}
 
+// get reads a string key for those modes ("" when it is missing).
+func get(_ context.Context, pool client, key string) (string, error) {
+	value, err := redis.String(do(pool, "GET", key))
+	if err == redis.ErrNil {
+		return "", nil
+	}
+	return value, err
+}
+
 func do(pool *redis.Pool, command string, args ...interface{}) (interface{}, error) {
 	conn := pool.Get()
 	defer conn.Close()
