@@ -36,14 +36,17 @@ const REFUSED = [
   /^locksmith: WaitForReplicas Timeout \(1s\) must be shorter than the lease \(1s\): the wait spends it$/,
   /^locksmith: ttl must be a whole number of milliseconds, at least 1, got 0s$/,
 ];
+/** The lock kinds refuse the option, which only the plain lock has (go-kinds.go). */
+const KIND_REFUSED = [
+  /^locksmith: WaitForReplicas works with a plain lock, not a Reentrant one$/,
+  /^locksmith: WaitForReplicas works with Acquire only$/,
+];
 const CLIENT_REFUSED: Record<string, RegExp[]> = {
   'go-redis': [
     /^locksmith: WaitForReplicas needs a \*redis\.Client, \*redis\.Conn or \*redis\.ClusterClient, got \*redis\.Pipeline$/,
+    ...KIND_REFUSED,
   ],
-  redigo: [
-    /^locksmith: WaitForReplicas works with a plain lock, not a Reentrant one$/,
-    /^locksmith: WaitForReplicas works with Acquire only$/,
-  ],
+  redigo: KIND_REFUSED,
 };
 
 /** The program's command, built once per client with every part its helper can carry. */

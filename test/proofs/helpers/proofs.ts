@@ -96,11 +96,7 @@ const goModule = (
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
     // With every part: the modes of the lock kinds and features, the family's and the client's own.
-    const modes = {
-      'go-parts.go': 'parts.go',
-      [`${client}-parts.go`]: 'client-parts.go',
-      [`${client}-kinds.go`]: 'kinds.go',
-    };
+    const modes = { 'go-parts.go': 'parts.go', [`${client}-parts.go`]: 'client-parts.go', 'go-kinds.go': 'kinds.go' };
     for (const [file, as] of Object.entries(modes)) {
       if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
     }
@@ -169,7 +165,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
-  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
