@@ -101,6 +101,25 @@ function proofs(server: ServerKind): void {
           assert.equal(await fx.redis.get(KEY), token, 'held by the program');
         });
 
+        test('Fsync where the server cannot (WAITAOF): released whatever OnShortfall says, named as a setting to change', async () => {
+          const output = await run(client, fx.server.url, 'replica-fsync');
+          const [reason, message] =
+            server === 'redis'
+              ? [
+                  'no-waitaof',
+                  'WaitForReplicas Fsync needs WAITAOF, which this server does not have (Redis and Valkey 7.2+)',
+                ]
+              : ['aof-off', 'WaitForReplicas Fsync needs appendonly yes on the master, which has it off'];
+          assert.match(output, new RegExp(`^fsync ${reason} -1 local false, released true, called false$`, 'm'));
+          assert.ok(
+            output.includes(
+              `proof:lock: ${message}: released, not held. Turn Fsync off (WAIT alone covers a failover) or enable the AOF\n`,
+            ),
+            output,
+          );
+          assert.equal(await fx.redis.exists(KEY), 0, 'the lock key is gone');
+        });
+
         test('bad settings are refused, each with its message, before anything is sent', async () => {
           const [connections, commandsBefore, before] = await Promise.all([
             stat(fx.redis, 'total_connections_received'),
@@ -122,6 +141,23 @@ function proofs(server: ServerKind): void {
       });
     }
   });
+
+  if (server === 'valkey') {
+    describe('a Valkey master with appendonly yes, no replica', () => {
+      const fx = useRedis({ server, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+
+      for (const { client } of GO) {
+        test(`${client} helper, replica-wait: Fsync reads WAITAOF's reply: fsynced on the master, by 0 of 1 replica; kept by OnShortfall`, async () => {
+          const output = await run(client, fx.server.url, 'replica-fsync');
+          const token = /^fsync kept by (\S+), called true: timeout 0 local true$/m.exec(output)?.[1];
+          assert.ok(token, output);
+          assert.match(output, /^proof:lock was fsynced by 0 of 1 replica within 50 ms \(WAITAOF\)$/m);
+          assert.equal(await fx.redis.get(KEY), token);
+          await fx.redis.flushall();
+        });
+      }
+    });
+  }
 
   describe('fenced-writes', () => {
     const fx = useRedis({ server });

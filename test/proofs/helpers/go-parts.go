@@ -17,6 +17,7 @@ func init() {
 	parts["replica-acked"] = replicaAcked
 	parts["replica-refused"] = replicaRefused
 	parts["replica-cut"] = replicaCut
+	parts["replica-fsync"] = replicaFsync
 	parts["fenced-paused"] = fencedPaused
 	parts["fenced-next"] = fencedNext
 	parts["fenced-refused"] = fencedRefused
@@ -68,6 +69,26 @@ func replicaAcked(ctx context.Context, c client, how string) error {
 		return err
 	}
 	fmt.Printf("acked %s %d\n", lease.Token, lease.Fence)
+	return nil
+}
+
+// replicaFsync: an acquire that waits 50 ms for its fsync on the master and 1 replica
+// (WAITAOF), with an OnShortfall that a setting the server cannot honour does not call.
+func replicaFsync(ctx context.Context, c client, _ string) error {
+	called, seen := false, locksmith.ReplicaShortfall{}
+	keep := func(shortfall locksmith.ReplicaShortfall) { called, seen = true, shortfall }
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Fsync: true, Timeout: 50 * time.Millisecond, OnShortfall: keep})
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, locksmith.WaitFor(0), wait)
+	var shortfall *locksmith.ReplicaShortfallError
+	switch {
+	case errors.As(err, &shortfall):
+		s := shortfall.Shortfall
+		fmt.Printf("fsync %s %d local %v, released %v, called %v\n%v\n", s.Reason, s.Acknowledged, s.FsyncedLocally, shortfall.Released, called, err)
+	case err == nil:
+		fmt.Printf("fsync kept by %s, called %v: %s %d local %v\n%v\n", lease.Token, called, seen.Reason, seen.Acknowledged, seen.FsyncedLocally, seen)
+	default:
+		return err
+	}
 	return nil
 }
 
