@@ -4,9 +4,11 @@
 //   expired, and both writes refused once the next holder (fencing token 2) took the lock and wrote;
 //   the data keys hold the next holder's value; SetFenced without a fencing token is refused.
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master without replicas, waiting 50 ms for one
-//   is a shortfall that releases the lock (the key is gone), or with OnShortfall keeps it; with a
-//   real replica behind a slow link, Acquire returns once the replica has the lock and its fencing
-//   token; bad settings are refused before anything is sent (no connection, nothing written).
+//   is a shortfall that releases the lock (the key is gone), or with OnShortfall keeps it; Fsync
+//   where the server cannot is released whatever OnShortfall says; with a real replica behind a slow
+//   link, Acquire returns once the replica has the lock and its fencing token; go-redis in a Cluster
+//   sends the pair to the lock's master; a connection cut during the wait is not held without the
+//   replica; bad settings are refused before anything is sent (no connection, nothing written).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,14 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import {
+  SERVER_KINDS,
+  startCluster,
+  startRedis,
+  type RedisCluster,
+  type RedisServer,
+  type ServerKind,
+} from '../harness/redis';
 import { digest, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -26,8 +35,11 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const GO = HELPER_PROOFS.filter((proof) => ['go-redis', 'redigo'].includes(proof.client));
 const KEY = 'proof:lock';
-/** The replica's link: a write is certainly not on the replica yet when an acquire returns without waiting. */
-const SLOW_LINK_MS = 200;
+/**
+ * The replica's link: a write is not on the replica until this long after an acquire that does not
+ * wait, far longer than the program takes to exit and the test to read the replica.
+ */
+const SLOW_LINK_MS = 500;
 /** What each client refuses beyond the settings both refuse (go-parts.go's order, then the client's own). */
 const REFUSED = [
   /^locksmith: WaitForReplicas Replicas must be at least 1, got -1$/,
@@ -193,6 +205,58 @@ function proofs(server: ServerKind): void {
     }
   });
 
+  // go-redis sends the pair to the master of the lock's slot (MasterForKey). Sent to another node,
+  // WAIT would count on a connection that wrote nothing: the replicas of the other masters are
+  // killed, so there it would time out with 0.
+  describe("a Cluster of 3 masters with a replica each, only the lock's master keeping its replica", () => {
+    const keys = { PROOF_LOCK: '{proof}:lock', PROOF_FENCE: '{proof}:fence' };
+    let cluster: RedisCluster;
+    let url: string;
+    let kept: RedisServer;
+    before(async () => {
+      cluster = await startCluster({ server, replicas: 1 });
+      url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+      const client = cluster.masters[0].client();
+      try {
+        const slot = Number(await client.cluster('KEYSLOT', keys.PROOF_LOCK));
+        const nodes = ((await client.cluster('NODES')) as string)
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' '));
+        const owner = nodes.find(
+          ([, , flags, , , , , , ...ranges]) =>
+            flags.includes('master') &&
+            ranges.some((range) => {
+              const [from, to = from] = range.split('-').map(Number);
+              return slot >= from && slot <= to;
+            }),
+        )![0];
+        const replicaPort = Number(/:(\d+)@/.exec(nodes.find((node) => node[3] === owner)![1])![1]);
+        kept = cluster.replicas.find((replica) => replica.port === replicaPort)!;
+      } finally {
+        client.disconnect();
+      }
+      await Promise.all(cluster.replicas.filter((replica) => replica !== kept).map((replica) => replica.crash()));
+    });
+    after(async () => {
+      await cluster?.stop();
+    });
+
+    test("go-redis helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock", async () => {
+      const output = await start(await commandOf('go-redis'), url, keys, ['replica-acked', 'try']).done;
+      const [, token, fence] = /^acked (\S+) (\d+) in \d+ ms$/m.exec(output) ?? [];
+      assert.ok(token, output);
+      assert.equal(fence, '1');
+      const replica = kept.client();
+      try {
+        await replica.call('READONLY');
+        assert.equal(await replica.get(keys.PROOF_LOCK), token);
+      } finally {
+        replica.disconnect();
+      }
+    });
+  });
+
   describe('a master with a real replica behind a slow link', () => {
     let master: RedisServer;
     let replica: RedisServer;
@@ -232,8 +296,10 @@ function proofs(server: ServerKind): void {
           // The waiting Acquire finds the lock held, and waits in line for its lease to end.
           if (how === 'wait') await redis.set(KEY, 'other', 'PX', 300);
           const output = await run(client, master.url, 'replica-acked', how);
-          const [, token, fence] = /^acked (\S+) (\d+)$/m.exec(output) ?? [];
+          const [, token, fence, ms] = /^acked (\S+) (\d+) in (\d+) ms$/m.exec(output) ?? [];
           assert.ok(token, output);
+          // The replica's acknowledgement crosses the link twice: the write, then the ACK.
+          assert.ok(Number(ms) >= 2 * SLOW_LINK_MS, `acquired in ${ms} ms, before the replica could have it`);
           assert.equal(await replicaClient.get(KEY), token);
           assert.equal(await replicaClient.get('proof:fence'), fence);
           assert.equal(fence, '1');

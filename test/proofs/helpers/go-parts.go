@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"locksmithproof/locksmith"
@@ -23,6 +24,19 @@ func init() {
 	parts["fenced-refused"] = fencedRefused
 }
 
+// The replica modes' keys: $PROOF_LOCK and $PROOF_FENCE (in a Cluster, under one {hash tag}).
+var (
+	partLock  = keyFrom("PROOF_LOCK", "proof:lock")
+	partFence = keyFrom("PROOF_FENCE", "proof:fence")
+)
+
+func keyFrom(variable, fallback string) string {
+	if key := os.Getenv(variable); key != "" {
+		return key
+	}
+	return fallback
+}
+
 // refusals are more bad uses of WaitForReplicas, each refused by the helper with a message:
 // the client's own (another client type, a lock kind) from its files.
 var refusals []func(context.Context, client) error
@@ -38,7 +52,7 @@ func acquireHow(how string) locksmith.Option {
 // replicaShortfall: on a master without replicas, an acquire that waits 50 ms for one.
 func replicaShortfall(ctx context.Context, c client, how string) error {
 	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Replicas: 1, Timeout: 50 * time.Millisecond})
-	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, acquireHow(how), wait)
+	lease, err := locksmith.Acquire(ctx, c, partLock, 10*time.Second, acquireHow(how), wait)
 	var shortfall *locksmith.ReplicaShortfallError
 	if !errors.As(err, &shortfall) || !errors.Is(err, locksmith.ErrReplicaShortfall) || lease != nil {
 		return fmt.Errorf("no ReplicaShortfallError: %v, %v", lease, err)
@@ -61,14 +75,16 @@ func replicaKept(ctx context.Context, c client, _ string) error {
 	return nil
 }
 
-// replicaAcked: with a replica, an acquire with a fencing token that waits up to 2 s for it.
+// replicaAcked: with a replica, an acquire with a fencing token that waits up to 2.5 s for it
+// (within go-redis's 3 s ReadTimeout), printed with how long it took.
 func replicaAcked(ctx context.Context, c client, how string) error {
-	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 2 * time.Second})
-	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, acquireHow(how), locksmith.Fence("proof:fence"), wait)
+	started := time.Now()
+	wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 2500 * time.Millisecond})
+	lease, err := locksmith.Acquire(ctx, c, partLock, 10*time.Second, acquireHow(how), locksmith.Fence(partFence), wait)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("acked %s %d\n", lease.Token, lease.Fence)
+	fmt.Printf("acked %s %d in %d ms\n", lease.Token, lease.Fence, time.Since(started).Milliseconds())
 	return nil
 }
 
