@@ -195,12 +195,13 @@ function proofs(server: ServerKind): void {
         assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
       });
 
-      test(`${client} helper: SetFenced without a fencing token is refused before anything is sent`, async () => {
+      test(`${client} helper: SetFenced without a fencing token, SetIfHeld on a semaphore's lease: refused before anything is sent`, async () => {
         const before = await digest(fx.redis);
         const output = await run(client, fx.server.url, 'fenced-refused');
         assert.match(output, /^refused locksmith: SetFenced needs a fencing token: Acquire with Fence$/m);
+        assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
         assert.equal(await fx.redis.exists('proof:fenced'), 0);
-        assert.equal(await digest(fx.redis), before, 'the lock released, nothing written');
+        assert.equal(await digest(fx.redis), before, 'the locks released, nothing written');
       });
     }
   });

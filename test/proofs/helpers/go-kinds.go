@@ -29,6 +29,16 @@ func init() {
 	rounds["rw-reader"] = readerRound
 	rounds["rw-writer"] = writerRound
 	rounds["semaphore"] = semaphoreRound
+	// SetIfHeld takes a plain lock's lease only (go-parts.go).
+	writeRefusals = append(writeRefusals, func(ctx context.Context, c client) error {
+		lease, err := locksmith.AcquireSemaphore(ctx, c, "proof:lock", 2, 10*time.Second)
+		if err != nil {
+			return err
+		}
+		defer lease.Release(ctx)
+		_, err = lease.SetIfHeld(ctx, "proof:data", "value")
+		return err
+	})
 	// The lock kinds refuse WaitForReplicas (go-parts.go), which only the plain lock has.
 	replicas := locksmith.WaitForReplicas(locksmith.ReplicaWait{})
 	refusals = append(refusals, func(ctx context.Context, c client) error {

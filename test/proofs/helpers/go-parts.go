@@ -38,8 +38,9 @@ func keyFrom(variable, fallback string) string {
 }
 
 // refusals are more bad uses of WaitForReplicas, each refused by the helper with a message:
-// the client's own (another client type, a lock kind) from its files.
-var refusals []func(context.Context, client) error
+// the client's own (another client type) and the lock kinds' (kinds.go). writeRefusals are bad
+// uses of the fenced writes, from kinds.go.
+var refusals, writeRefusals []func(context.Context, client) error
 
 // acquireHow: "try" tries once (the acquire script), "wait" waits in line (acquire_queued).
 func acquireHow(how string) locksmith.Option {
@@ -174,14 +175,23 @@ func fencedNext(ctx context.Context, c client, _ string) error {
 	return writes(ctx, lease, fmt.Sprint("next ", lease.Fence), "next")
 }
 
-// fencedRefused: SetFenced without a fencing token, refused before anything is sent.
+// fencedRefused: SetFenced without a fencing token (and writeRefusals), each refused before
+// anything is sent.
 func fencedRefused(ctx context.Context, c client, _ string) error {
-	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second)
-	if err != nil {
+	withoutFence := func(ctx context.Context, c client) error {
+		lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second)
+		if err != nil {
+			return err
+		}
+		defer lease.Release(ctx)
+		_, err = lease.SetFenced(ctx, "proof:fenced", "value")
 		return err
 	}
-	defer lease.Release(ctx)
-	if _, err := lease.SetFenced(ctx, "proof:fenced", "value"); err != nil {
+	for _, refused := range append([]func(context.Context, client) error{withoutFence}, writeRefusals...) {
+		err := refused(ctx, c)
+		if err == nil {
+			return errors.New("a bad fenced write was not refused")
+		}
 		fmt.Printf("refused %v\n", err)
 	}
 	return nil
