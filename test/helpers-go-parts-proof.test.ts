@@ -25,7 +25,7 @@ import {
   type RedisServer,
   type ServerKind,
 } from '../harness/redis';
-import { digest, useRedis, waitFor } from './helpers';
+import { commandCalls, digest, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
@@ -94,7 +94,11 @@ function proofs(server: ServerKind): void {
 
         for (const how of ['try', 'wait']) {
           test(`${how === 'try' ? 'TryAcquire' : 'a waiting Acquire'} waiting 50 ms for 1 replica: a shortfall, the lock released`, async () => {
+            // The script cache empty: a WAIT behind a NOSCRIPT would wait its 50 ms for nothing.
+            await fx.redis.script('FLUSH');
+            const waits = await commandCalls(fx.redis, 'wait');
             const output = await run(client, fx.server.url, 'replica-shortfall', how);
+            assert.equal(await commandCalls(fx.redis, 'wait'), waits + 1, 'one pair: the source sent with the first');
             assert.match(output, /^shortfall proof:lock timeout 0 of 1 in 50ms, released true$/m);
             assert.match(
               output,

@@ -28,11 +28,28 @@ func replicatedOn(client redis.Scripter, key string, wait *ReplicaWait, release 
 	return nil, fmt.Errorf("locksmith: WaitForReplicas needs a *redis.Client, *redis.Conn or *redis.ClusterClient, got %T", client)
 }
 
+// sentSource holds the SHA1s of the scripts this process has sent in a pair with their source.
+var sentSource sync.Map
+
+// notSentYet answers a script's first EvalSha in this process without sending it, so that
+// Script.Run sends the source (EVAL): a WAIT behind an EVALSHA refused with NOSCRIPT would wait its
+// timeout out for nothing.
+type notSentYet struct{}
+
+func (notSentYet) Error() string { return "NOSCRIPT this process sends the script's source first" }
+func (notSentYet) RedisError()   {}
+
 func (r replicated) EvalSha(ctx context.Context, sha1 string, keys []string, args ...interface{}) *redis.Cmd {
+	if _, sent := sentSource.Load(sha1); !sent {
+		unsent := redis.NewCmd(ctx)
+		unsent.SetErr(notSentYet{})
+		return unsent
+	}
 	return r.pipelined(ctx, func(pipe redis.Pipeliner) *redis.Cmd { return pipe.EvalSha(ctx, sha1, keys, args...) })
 }
 
 func (r replicated) Eval(ctx context.Context, script string, keys []string, args ...interface{}) *redis.Cmd {
+	sentSource.Store(redis.NewScript(script).Hash(), true)
 	return r.pipelined(ctx, func(pipe redis.Pipeliner) *redis.Cmd { return pipe.Eval(ctx, script, keys, args...) })
 }
 

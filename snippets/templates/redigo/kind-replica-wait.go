@@ -30,8 +30,19 @@ type replicatedConn struct {
 	replicated replicated
 }
 
-// Do sends the script and the wait, and reads both replies.
+// sentSource holds the SHA1s of the scripts this process has sent in a pair with their source.
+var sentSource sync.Map
+
+// Do sends the script and the wait, and reads both replies. A script's first EVALSHA in this
+// process is answered NOSCRIPT unsent, so that Script.Do sends the source (EVAL): a WAIT behind an
+// EVALSHA refused with NOSCRIPT would wait its timeout out for nothing.
 func (c replicatedConn) Do(command string, args ...interface{}) (interface{}, error) {
+	if _, sent := sentSource.Load(args[0]); command == "EVALSHA" && !sent {
+		return nil, redis.Error("NOSCRIPT this process sends the script's source first")
+	}
+	if command == "EVAL" {
+		sentSource.Store(redis.NewScript(0, fmt.Sprint(args[0])).Hash(), true)
+	}
 	name, waitArgs := c.replicated.wait.command()
 	c.Conn.Send(command, args...)
 	c.Conn.Send(name, waitArgs...)
