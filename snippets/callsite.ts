@@ -37,6 +37,7 @@ const CALL_SITE_NAMES: Record<string, Record<PatternId, string[]>> = {
 export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
   ioredis: './locksmith',
   'node-redis': './locksmith',
+  'glide-node': './locksmith',
   'redis-py': 'locksmith',
   jedis: '',
   lettuce: '',

@@ -63,6 +63,7 @@ const JS_HELPER: HelperSpec = {
 const SPECS: Record<string, HelperSpec> = {
   ioredis: JS_HELPER,
   'node-redis': JS_HELPER,
+  'glide-node': JS_HELPER,
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   lettuce: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },

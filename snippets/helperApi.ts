@@ -37,6 +37,7 @@ export interface HelperCall {
 export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   ioredis: 'null',
   'node-redis': 'null',
+  'glide-node': 'null',
   'redis-py': 'None',
   jedis: 'null',
   lettuce: 'null',
@@ -104,6 +105,7 @@ const PYTHON_API: ClientApi = {
 const API: Record<string, ClientApi> = {
   ioredis: JS_API,
   'node-redis': JS_API,
+  'glide-node': JS_API,
   'redis-py': PYTHON_API,
   jedis: JAVA_API,
   lettuce: JAVA_API,

@@ -34,6 +34,10 @@ const EVIDENCE: Record<string, Evidence> = {
     manifests: [{ name: 'package.json', dependency: /"(redis|@redis\/client)"\s*:/ }],
     imports: /(from\s+|require\()\s*['"](redis|@redis\/client)['"]/,
   },
+  'glide-node': {
+    manifests: [{ name: 'package.json', dependency: jsonDependency('@valkey/valkey-glide') }],
+    imports: /(from\s+|require\()\s*['"]@valkey\/valkey-glide['"]/,
+  },
   'redis-py': {
     manifests: [
       { name: 'requirements.txt', dependency: pep508 },

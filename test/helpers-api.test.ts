@@ -1,6 +1,6 @@
 // The helper API the lint fixes call (snippets/helperApi.ts): the try variant and the low-level
 // release and extend, written by helperCall and run as real programs against a throwaway Redis for
-// every client this machine runs (ioredis, node-redis, redis-py sync and asyncio, phpredis, Predis,
+// every client this machine runs (ioredis, node-redis, Valkey GLIDE for Node, redis-py sync and asyncio, phpredis, Predis,
 // redis-rb, redigo, go-redis, Jedis, Lettuce, Spring Data Redis, redis-rs) on Redis 7.0 and Valkey 9, and compiled for the typed ones (tsc strict against the real ioredis and
 // node-redis types; javac with Jedis, Lettuce and Spring Data Redis, go vet with go-redis, cargo check with redis-rs).
 //   try while another holds: "busy" at once, one script call, no subscription, no waiter queue;
@@ -8,7 +8,7 @@
 //   release / extend with a foreign token: false, the holder's key and lease untouched;
 //   release / extend with the holder's token: true, the key deleted or its lease set.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -27,7 +27,7 @@ import {
 import { check, strictTsconfig, writeFiles } from './golden-support';
 import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { pack, useRedis } from './helpers';
-import { cargo, go, javac, JVM_FLAGS, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import { cargo, go, javac, JVM_FLAGS, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-api-'));
@@ -113,6 +113,49 @@ ready
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
 });
+
+/** Valkey GLIDE for Node: a GlideClient, GLIDE linked as the program's node_modules (a project's). */
+const glideNode: ApiProgram = {
+  name: 'glide-node',
+  client: 'glide-node',
+  async prepare(dir) {
+    writeHelper(dir, 'glide-node', { flavor: 'cjs' });
+    symlinkSync(await npmPackages('glide'), join(dir, 'node_modules'));
+    const c = calls('glide-node', { default: 'client' }, JS_NAMES, './locksmith', 'cjs');
+    writeFileSync(
+      join(dir, 'api.js'),
+      `${c.imports}
+const { GlideClient } = require('@valkey/valkey-glide');
+const [url, mode, token = '', ttl = '5000'] = process.argv.slice(2);
+const key = '${KEY}';
+const ttlMs = Number(ttl);
+async function main(client) {
+  if (mode === 'try') {
+    const lease = ${c.tryAcquire.code};
+    console.log(lease === null ? 'busy' : 'held');
+    if (lease !== null) await lease.release();
+  } else if (mode === 'release') {
+    console.log(String(${c.release.code}));
+  } else {
+    console.log(String(${c.extend.code}));
+  }
+  client.close();
+}
+const { hostname, port } = new URL(url);
+GlideClient.createClient({ addresses: [{ host: hostname, port: Number(port) }] })
+  .then(main)
+  .then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+`,
+    );
+    return [process.execPath, join(dir, 'api.js')];
+  },
+};
 
 const python = (isAsync: boolean): ApiProgram => ({
   name: isAsync ? 'redis-py (asyncio)' : 'redis-py',
@@ -481,6 +524,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 const PROGRAMS = [
   node('ioredis'),
   node('node-redis'),
+  glideNode,
   python(false),
   python(true),
   php('phpredis'),
@@ -593,6 +637,30 @@ export async function api(redis: Client, key: string, token: string, ttlMs: numb
       });
       await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
     }
+  });
+
+  test('glide-node: TypeScript, strict, against the pinned GLIDE (a GlideClient and a GlideClusterClient)', async () => {
+    const modules = await npmPackages('glide');
+    const dir = join(work, 'ts', 'glide-node');
+    const c = calls('glide-node', { default: 'client' }, JS_NAMES, './locksmith.js', 'ts');
+    const tsconfig = JSON.parse(strictTsconfig(['locksmith.ts', 'api.ts'])) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    tsconfig.compilerOptions.paths['@valkey/valkey-glide'] = [join(modules, '@valkey', 'valkey-glide')];
+    writeFiles(dir, {
+      'locksmith.ts': renderHelper('glide-node', pack, { flavor: 'ts' }).text,
+      'api.ts': `import type { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
+${c.imports}
+
+export async function api(client: GlideClient | GlideClusterClient, key: string, token: string, ttlMs: number): Promise<boolean> {
+  const lease = ${c.tryAcquire.code};
+  if (lease !== null) await lease.release();
+  return (${c.release.code}) && (${c.extend.code});
+}
+`,
+      'tsconfig.json': JSON.stringify(tsconfig),
+    });
+    await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
   });
 
   test('jedis, lettuce and spring-data-redis: javac against the real libraries', async () => {

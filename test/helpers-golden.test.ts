@@ -3,7 +3,7 @@
 // (test/golden/<client>/helper.<ext>, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
-// go-redis and redigo, cargo check with redis-rs, tsc with ioredis and node-redis), php -l, ruby -c,
+// go-redis and redigo, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
 // pinned by its golden file and read-back only.
 //
@@ -18,7 +18,7 @@ import { loadPack } from '../pack/pack';
 import { DEFAULT_HELPER_IMPORT, renderCallSite, type CallSiteOptions } from '../snippets/callsite';
 import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
-import { renderHelper, type HelperOptions } from '../snippets/helper';
+import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
 import {
   check,
@@ -31,7 +31,7 @@ import {
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
-import { cargo, go, javac, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import { cargo, go, javac, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -227,6 +227,41 @@ ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<
         writeFileSync(path, helperOf(client, { flavor }).text);
         await check(process.execPath, ['--check', path]);
       }
+    }
+  });
+
+  test('glide-node: the TypeScript helper (core and every kind) and call sites type-check (strict) against the pinned GLIDE', async () => {
+    const modules = await npmPackages('glide');
+    const dir = join(work, 'ts', 'glide-node');
+    const uses = { guard: 'await client.ping();', renew: 'signal.throwIfAborted();', fenced: 'console.log(fence);' };
+    const sites = PATTERNS.map((pattern) => ({
+      pattern,
+      ...renderCallSite('glide-node', pattern, { body: uses[pattern] }, { helperImport: './locksmith.js' }),
+    }));
+    const tsconfig = JSON.parse(strictTsconfig(['locksmith.ts', 'kinds.ts', 'callsites.ts'])) as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    tsconfig.compilerOptions.paths['@valkey/valkey-glide'] = [join(modules, '@valkey', 'valkey-glide')];
+    writeFiles(dir, {
+      'locksmith.ts': helperOf('glide-node', { flavor: 'ts' }).text,
+      'kinds.ts': helperOf('glide-node', { flavor: 'ts', kinds: helperKinds('glide-node').join(',') }).text,
+      'callsites.ts': `import type { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
+${sites[0].imports.join('\n')}
+import { enableWakeups } from './locksmith.js';
+
+export async function sites(standalone: GlideClient, cluster: GlideClusterClient): Promise<void> {
+  enableWakeups(cluster, { addresses: [{ host: '127.0.0.1', port: 7000 }] });
+  for (const client of [standalone, cluster]) {
+${sites.map(({ code }) => indent(code, '    ')).join('')}  }
+}
+`,
+      'tsconfig.json': JSON.stringify(tsconfig),
+    });
+    await check(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir]);
+    for (const flavor of ['esm', 'cjs']) {
+      const path = join(dir, `locksmith.${flavor === 'esm' ? 'mjs' : 'cjs'}`);
+      writeFileSync(path, helperOf('glide-node', { flavor }).text);
+      await check(process.execPath, ['--check', path]);
     }
   });
 

@@ -20,6 +20,9 @@ const pack = loadPack();
 const PRELUDE: Record<string, string> = {
   ioredis: "import Redis from 'ioredis';",
   'node-redis': "import { createClient } from 'redis';",
+  // MENTIONS_REDIS does not know Valkey: the host's name (a compose service's) is what mentions Redis here.
+  'glide-node':
+    "import { GlideClient } from '@valkey/valkey-glide';\nconst client = await GlideClient.createClient({ addresses: [{ host: 'redis' }] });",
   'redis-py': 'import redis',
   jedis: 'import redis.clients.jedis.JedisPooled;',
   lettuce: 'import io.lettuce.core.RedisClient;',

@@ -25,6 +25,7 @@ import {
 import { outdatedHelper } from '../server/src/lockFix';
 import { PATTERNS } from '../snippets/patterns';
 import { proposeHelperPlacements } from '../snippets/paths';
+import { JS_FLAVORS } from '../snippets/template';
 
 const pack = loadPack();
 
@@ -36,6 +37,7 @@ const IN_LINE: ScriptName[] = ['acquire', 'acquire_queued', 'extend', 'release']
 const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
+  'glide-node': IN_LINE,
   'redis-py': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
@@ -46,7 +48,7 @@ const CORE: Record<string, ScriptName[]> = {
   lettuce: PLAIN,
   'spring-data-redis': PLAIN,
   predis: PLAIN,
-  'redis-rs': PLAIN,
+  'redis-rs': IN_LINE,
 };
 /** Each lock kind's scripts. */
 const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
@@ -57,7 +59,17 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   'replica-wait': [],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
-const WITH_KINDS = ['ioredis', 'node-redis', 'redis-py', 'redigo', 'go-redis', 'phpredis', 'redis-rb'];
+const WITH_KINDS = [
+  'ioredis',
+  'node-redis',
+  'glide-node',
+  'redis-py',
+  'redigo',
+  'go-redis',
+  'phpredis',
+  'redis-rb',
+  'redis-rs',
+];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
@@ -164,7 +176,11 @@ for (const client of CLIENTS) {
 const CORE_LINES = 400;
 const OVER: Record<string, { lines: number; why: string }> = {
   'node-redis': { lines: 415, why: 'the wake-up subscriber its waiters share, on a duplicated RESP3 connection' },
-  'redis-py': { lines: 640, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
+  'glide-node': {
+    lines: 435,
+    why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
+  },
+  'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
   jedis: {
@@ -172,6 +188,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
     why: 'overloads for UnifiedJedis, JedisPool and Jedis, and wake-ups on a thread of their own found at run time (Jedis 4.4 to 8)',
   },
   lettuce: { lines: 405, why: 'Java spells out the options builder and the wake-ups on a shared pub/sub connection' },
+  'redis-rs': {
+    lines: 495,
+    why: "waiting in line woken by the release: SSUBSCRIBE sent raw on a RESP3 connection of its own (redis-rs 1.8's synchronous PubSub has none), read with a timeout",
+  },
 };
 
 describe('a helper carries what the project uses', () => {
@@ -310,6 +330,42 @@ describe('helper options', () => {
 
   test('text without a header is no helper', () => {
     assert.equal(checkHelperFile('import redis\n', pack), undefined);
+  });
+});
+
+describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
+  const flavors = JS_FLAVORS.map((flavor) => [flavor, renderHelper('glide-node', pack, { flavor }).text] as const);
+
+  test('the scripts are GLIDE Script objects run with invokeScript (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    for (const [flavor, text] of flavors) {
+      assert.ok(text.includes('script = new Script(SCRIPTS[name]);'), flavor);
+      assert.ok(text.includes('return await client.invokeScript(script, { keys, args: args.map(String) });'), flavor);
+      assert.doesNotMatch(text, /createHash|evalSha|SHA1S/, flavor);
+    }
+  });
+
+  test("NOSCRIPT after GLIDE's own reload (a flush between its SCRIPT LOAD and EVALSHA) sends EVAL once; other errors are thrown", () => {
+    for (const [flavor, text] of flavors) {
+      assert.match(
+        text,
+        /if \(!\(error instanceof Error\) \|\| !\/NoScript\/i\.test\(error\.message\)\) throw error;\n\s+return await client\.customCommand\(\['EVAL', SCRIPTS\[name\], String\(keys\.length\), \.\.\.keys, \.\.\.args\.map\(String\)\]\);/,
+        flavor,
+      );
+    }
+  });
+
+  test('enableWakeups is exported in every flavor; without it (and on a GlideClient) the waiters poll', () => {
+    const [[, ts], [, esm], [, cjs]] = flavors;
+    assert.match(
+      ts,
+      /^export function enableWakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\): void \{$/m,
+    );
+    assert.match(esm, /^export function enableWakeups\(client, configuration\) \{$/m);
+    assert.match(cjs, /^module\.exports\.enableWakeups = enableWakeups;$/m);
+    for (const [flavor, text] of flavors) {
+      assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
+      assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
+    }
   });
 });
 

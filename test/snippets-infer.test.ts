@@ -73,6 +73,31 @@ test('Spring Data Redis: the Boot starter or the library in pom.xml or Gradle, o
   assert.equal(first({ languageId: 'java', source: 'import org.springframework.stereotype.Service;\n' }), 'jedis');
 });
 
+test('Valkey GLIDE for Node: its package in package.json, or an import or require of it', () => {
+  const manifest = (dependencies: string) => [{ name: 'package.json', text: `{"dependencies": {${dependencies}}}` }];
+  assert.equal(
+    first({ languageId: 'typescript', manifests: manifest('"@valkey/valkey-glide": "^2.5.2"') }),
+    'glide-node',
+  );
+  // A project that also has ioredis (a migration): the file's import decides.
+  const both = manifest('"ioredis": "^5", "@valkey/valkey-glide": "2.5.2"');
+  for (const source of [
+    "import { GlideClusterClient } from '@valkey/valkey-glide';\n",
+    "const { GlideClient, Script } = require('@valkey/valkey-glide');\n",
+  ]) {
+    assert.equal(first({ languageId: 'javascript', source, manifests: both }), 'glide-node', source);
+  }
+  assert.equal(
+    first({ languageId: 'javascript', source: "import Redis from 'ioredis';\n", manifests: both }),
+    'ioredis',
+  );
+  // Other packages of the scope are not the client.
+  assert.notEqual(
+    first({ languageId: 'typescript', manifests: manifest('"@valkey/valkey-bundle": "1"') }),
+    'glide-node',
+  );
+});
+
 test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
   const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
   assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');

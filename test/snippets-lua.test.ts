@@ -80,8 +80,6 @@ const RUNTIME_ONLY: readonly ScriptName[] = [
   'multi_acquire',
   'multi_release',
   'multi_extend',
-  'guarded_set',
-  'fenced_set',
 ];
 
 test('every pack script is embedded somewhere, so this check covers it, or the runtime alone runs it', () => {

@@ -1,11 +1,20 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from (its core alone, or with every lock kind it can carry), the program next to it,
 // built where the language needs a build.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
-import { cargo, go, javac, JVM_FLAGS, pypiPython, writeCargoPackage, writeGoModule } from '../../../harness/toolchains';
+import {
+  cargo,
+  go,
+  javac,
+  JVM_FLAGS,
+  npmPackages,
+  pypiPython,
+  writeCargoPackage,
+  writeGoModule,
+} from '../../../harness/toolchains';
 
 export interface HelperProof {
   client: string;
@@ -28,6 +37,8 @@ export interface HelperProof {
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
   cluster?: boolean;
+  /** Its helper waits for wake-ups in a Cluster only (its library has sharded pub/sub in cluster mode alone). */
+  wakesInCluster?: boolean;
 }
 
 /** Writes the client's helper into `dir` under its conventional name and copies the proof program beside it. */
@@ -60,6 +71,28 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   queues: true,
   kinds: true,
 });
+
+/**
+ * Valkey GLIDE for Node's helper proof: GLIDE pinned in test/proofs/glide (installed under the
+ * cache), linked as the program's node_modules, where a user's project has it. Its waiters wake
+ * (SSUBSCRIBE) on a GlideClusterClient given to enableWakeups; on a GlideClient, which has no
+ * sharded pub/sub, they poll, in line (acquire_queued) and no later than the holder's lease ends.
+ */
+const glideNode: HelperProof = {
+  client: 'glide-node',
+  label: 'glide-node (@valkey/valkey-glide 2.5.2)',
+  async prepare(dir, pack, kinds) {
+    const target = writeProof(dir, 'glide-node', 'glide-node.js', pack, { flavor: 'cjs' }, kinds);
+    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    symlinkSync(await npmPackages('glide'), join(dir, 'node_modules'));
+    return [process.execPath, target];
+  },
+  wakes: false,
+  queues: true,
+  kinds: true,
+  cluster: true,
+  wakesInCluster: true,
+};
 
 /** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
 const interpreted = (
@@ -123,22 +156,28 @@ const jvm = (
   ...capabilities,
 });
 
-/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+/**
+ * redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml
+ * and Cargo.lock; with every part, the program of their modes (redis-rs-kinds.rs).
+ */
 const redisRs: HelperProof = {
   client: 'redis-rs',
-  async prepare(dir, pack) {
-    const helper = renderHelper('redis-rs', pack);
+  async prepare(dir, pack, kinds) {
+    const helper = renderHelper('redis-rs', pack, kinds === 'all' ? { kinds: helperKinds('redis-rs').join(',') } : {});
+    const program = kinds === 'all' ? 'redis-rs-kinds.rs' : 'redis-rs.rs';
     writeCargoPackage(dir, {
       [helper.fileName]: helper.text,
-      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+      'main.rs': readFileSync(join(__dirname, program), 'utf8'),
+      // With every part the helper is the package's library, so an unused item in it is a warning, denied.
+      ...(kinds === 'all' && { 'lib.rs': '#![deny(warnings)]\npub mod locksmith;\n' }),
     });
     return [await cargo(dir, 'build')];
   },
-  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
-  // helper works on the caller's synchronous connection: its waiters poll.
-  wakes: false,
-  queues: false,
-  kinds: false,
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do): the
+  // helper sends it raw on a RESP3 connection of its own (LockOptions::wake_with) and reads the pushes.
+  wakes: true,
+  queues: true,
+  kinds: true,
 };
 
 /** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
@@ -157,6 +196,7 @@ const redisPyFromPypi: HelperProof = {
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
+  glideNode,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.

@@ -1,0 +1,3 @@
+await withLock(«client», «key», { ttlMs: «ttl» }, async () => {
+  «body»
+});
