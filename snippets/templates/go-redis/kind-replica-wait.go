@@ -8,8 +8,8 @@
 «section:code»
 «include:_go/replica-wait»
 
-// replicated is what the attempts of an Acquire with WaitForReplicas run on: each EVALSHA (or
-// EVAL after NOSCRIPT) goes in one pipeline with the wait, on one connection to the lock's master
+// replicated is what the attempts of an Acquire with WaitForReplicas run on: each EVALSHA or
+// EVAL goes in one pipeline with the wait, on one connection to the lock's master
 // (WAIT counts the replicas that have that connection's writes). It takes a *redis.Client,
 // *redis.Conn or *redis.ClusterClient (whose pipelines go to one node), with a ReadTimeout
 // (3 s by default) longer than the wait.
@@ -53,6 +53,12 @@ func (r replicated) Eval(ctx context.Context, script string, keys []string, args
 	return r.pipelined(ctx, func(pipe redis.Pipeliner) *redis.Cmd { return pipe.Eval(ctx, script, keys, args...) })
 }
 
+// A Cluster's redirections of the pair: how many are followed, and the pause for the slot map.
+const (
+	maxRedirections  = 3
+	redirectionPause = 100 * time.Millisecond
+)
+
 // pipelined sends the acquire and the wait. In a Cluster they go to the master of the lock's
 // slot; a redirection of the acquire means nothing was written there: with the slot map
 // reloaded, both go again.
@@ -78,9 +84,9 @@ func (r replicated) pipelined(ctx context.Context, acquire func(redis.Pipeliner)
 		waited := pipe.Do(ctx, append([]interface{}{name}, args...)...)
 		pipe.Exec(ctx) // each command has its reply or error
 		cluster, isCluster := r.Scripter.(*redis.ClusterClient)
-		if isCluster && redirections < 3 && redirected(taken.Err()) {
+		if isCluster && redirections < maxRedirections && redirected(taken.Err()) {
 			cluster.ReloadState(ctx)
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(redirectionPause)
 			continue
 		}
 		if taken.Err() != nil || !took(taken.Val()) {

@@ -7,7 +7,7 @@
 «include:_go/replica-wait»
 
 // replicated is the Pool the attempts of an Acquire with WaitForReplicas take their connection
-// from: on it, each script (EVALSHA, or EVAL after NOSCRIPT) goes in one pipeline with the wait,
+// from: on it, each script (EVALSHA or EVAL) goes in one pipeline with the wait,
 // as WAIT counts the replicas that have that connection's writes. The connection needs a read
 // timeout (DialReadTimeout) longer than the wait, or none.
 type replicated struct {
