@@ -140,11 +140,23 @@ func (w *ReplicaWait) acknowledgements(waited interface{}) (local, replicas int6
 	return 0, 0, false
 }
 
+// shortfall is a shortfall of key's acquire for reason, with no count.
+func (w *ReplicaWait) shortfall(key string, reason ShortfallReason) ReplicaShortfall {
+	return ReplicaShortfall{Lock: key, Reason: reason, Required: w.Replicas, Acknowledged: -1, Fsync: w.Fsync, Timeout: w.Timeout}
+}
+
+// unanswered is the outcome of a pair whose connection failed before the acquire's reply: it may
+// have taken the lock, which is given back whatever OnShortfall says (a lock not known to be held
+// cannot be kept).
+func (w *ReplicaWait) unanswered(key string, release func() error) error {
+	return &ReplicaShortfallError{Shortfall: w.shortfall(key, ShortfallConnectionLost), Released: release() == nil}
+}
+
 // settle decides an acquire that took the lock by the wait's reply or error (lost: the
 // connection failed before it answered): nil when the replicas acknowledged it, or when
 // OnShortfall keeps it; else the lock is given back and the error says why.
 func (w *ReplicaWait) settle(key string, waited interface{}, waitErr error, lost bool, release func() error) error {
-	shortfall := ReplicaShortfall{Lock: key, Required: w.Replicas, Acknowledged: -1, Fsync: w.Fsync, Timeout: w.Timeout}
+	shortfall := w.shortfall(key, ShortfallTimeout)
 	switch {
 	case lost:
 		shortfall.Reason = ShortfallConnectionLost
@@ -164,7 +176,7 @@ func (w *ReplicaWait) settle(key string, waited interface{}, waitErr error, lost
 		if local >= 1 && acknowledged >= int64(w.Replicas) {
 			return nil
 		}
-		shortfall.Reason, shortfall.Acknowledged, shortfall.FsyncedLocally = ShortfallTimeout, int(acknowledged), w.Fsync && local >= 1
+		shortfall.Acknowledged, shortfall.FsyncedLocally = int(acknowledged), w.Fsync && local >= 1
 	}
 	// A setting the server cannot honour is released whatever OnShortfall says.
 	if w.OnShortfall != nil && shortfall.Reason != ShortfallNoWaitAOF && shortfall.Reason != ShortfallAOFOff {

@@ -89,10 +89,16 @@ func (r replicated) pipelined(ctx context.Context, acquire func(redis.Pipeliner)
 			time.Sleep(redirectionPause)
 			continue
 		}
+		var serverErr redis.Error
+		if err := taken.Err(); err != nil && !errors.As(err, &serverErr) {
+			// The connection failed (go-redis then fails every command of the pipeline, retries
+			// spent): the acquire may have taken the lock.
+			taken.SetErr(r.wait.unanswered(r.key, r.release))
+			return taken
+		}
 		if taken.Err() != nil || !took(taken.Val()) {
 			return taken
 		}
-		var serverErr redis.Error
 		lost := waited.Err() != nil && !errors.As(waited.Err(), &serverErr)
 		if err := r.wait.settle(r.key, waited.Val(), waited.Err(), lost, r.release); err != nil {
 			taken.SetErr(err)

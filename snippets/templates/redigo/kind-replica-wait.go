@@ -46,12 +46,14 @@ func (c replicatedConn) Do(command string, args ...interface{}) (interface{}, er
 	name, waitArgs := c.replicated.wait.command()
 	c.Conn.Send(command, args...)
 	c.Conn.Send(name, waitArgs...)
-	if err := c.Conn.Flush(); err != nil {
-		return nil, err
+	var reply interface{}
+	err := c.Conn.Flush()
+	if err == nil {
+		reply, err = c.Conn.Receive()
 	}
-	reply, err := c.Conn.Receive()
 	if _, serverErr := err.(redis.Error); err != nil && !serverErr {
-		return nil, err // the connection failed: the lock may be held, and ends with its lease
+		// The connection failed before the acquire's reply: it may have taken the lock.
+		return nil, c.replicated.wait.unanswered(c.replicated.key, c.replicated.release)
 	}
 	waited, waitErr := c.Conn.Receive()
 	if err != nil || !took(reply) {
