@@ -71,7 +71,7 @@ for (const client of CLIENTS) {
 }
 
 /**
- * Pack v3's scripts that only the ioredis runtime runs (pack/queue.ts, multi.ts, fenced.ts load them
+ * Pack v3's scripts that only the ioredis runtime runs (pack/queue.ts and multi.ts load them
  * from the pack by name, so there is no copy to check); a helper that adopts one moves it out.
  */
 const RUNTIME_ONLY: readonly ScriptName[] = [

@@ -94,15 +94,23 @@ const glideNode: HelperProof = {
   wakesInCluster: true,
 };
 
-/** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
+/**
+ * A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or
+ * rbenv); `shared`: files of this folder it requires, copied next to it.
+ */
 const interpreted = (
   client: string,
   program: string,
   interpreter: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
+  shared: string[] = [],
 ): HelperProof => ({
   client,
-  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, {}, kinds);
+    for (const file of shared) copyFileSync(join(__dirname, file), join(dir, file));
+    return Promise.resolve([interpreter, target]);
+  },
   ...capabilities,
 });
 
@@ -200,9 +208,11 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
+    'php-parts.php',
+  ]),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
