@@ -1,7 +1,7 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from (its core alone, or with every lock kind it can carry), the program next to it,
 // built where the language needs a build.
-import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
@@ -136,7 +136,11 @@ const goModule = (
   async prepare(dir, pack, kinds) {
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
+    // With every part: the modes of the lock kinds and features, the family's and the client's own.
+    const modes = { 'go-parts.go': 'parts.go', [`${client}-parts.go`]: 'client-parts.go', 'go-kinds.go': 'kinds.go' };
+    for (const [file, as] of Object.entries(modes)) {
+      if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
+    }
     await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
@@ -211,7 +215,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
-  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
