@@ -20,6 +20,7 @@ import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
 import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
+import { renderCode } from '../snippets/render';
 import {
   check,
   embeddedScripts,
@@ -31,7 +32,7 @@ import {
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
-import { cargo, go, javac, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import { cargo, go, javac, npmPackages, pypiPython, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -316,4 +317,23 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
       await check(onPath('python3')!, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
     },
   );
+
+  test('glide-python: helper, call sites and inline snippets compile and import against the pinned GLIDE', async () => {
+    const dir = join(work, 'glide-python');
+    const sites = callSites('glide-python', { helperImport: DEFAULT_HELPER_IMPORT['glide-python'] });
+    const inline = PATTERNS.map((pattern) => ({ pattern, code: renderCode('glide-python', pattern, pack, {}) }));
+    // GLIDE's API is asyncio: each call site and snippet is the body of a coroutine.
+    const coroutine = (name: string, code: string) => `async def ${name}(client):\n${indent(code, '    ')}`;
+    writeFiles(dir, {
+      'locksmith.py': helperOf('glide-python').text,
+      'callsites.py': [
+        ...sites.map(({ pattern, imports, code }) => coroutine(pattern, `${imports.join('\n')}\n${code}`)),
+        ...inline.map(({ pattern, code }) => coroutine(`inline_${pattern}`, code)),
+      ].join('\n\n'),
+    });
+    const python = await pypiPython('glide/requirements.txt');
+    await check(python, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
+    // Importing them resolves every name the helper and the snippets take from GLIDE.
+    await check(python, ['-c', 'import locksmith, callsites'], { cwd: dir });
+  });
 });
