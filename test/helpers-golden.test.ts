@@ -318,7 +318,7 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     },
   );
 
-  test('glide-python: helper, call sites and inline snippets compile and import against the pinned GLIDE', async () => {
+  test('glide-python: helper (core and every kind), call sites and inline snippets compile and import against the pinned GLIDE', async () => {
     const dir = join(work, 'glide-python');
     const sites = callSites('glide-python', { helperImport: DEFAULT_HELPER_IMPORT['glide-python'] });
     const inline = PATTERNS.map((pattern) => ({ pattern, code: renderCode('glide-python', pattern, pack, {}) }));
@@ -326,14 +326,16 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     const coroutine = (name: string, code: string) => `async def ${name}(client):\n${indent(code, '    ')}`;
     writeFiles(dir, {
       'locksmith.py': helperOf('glide-python').text,
+      'kinds.py': helperOf('glide-python', { kinds: helperKinds('glide-python').join(',') }).text,
       'callsites.py': [
         ...sites.map(({ pattern, imports, code }) => coroutine(pattern, `${imports.join('\n')}\n${code}`)),
         ...inline.map(({ pattern, code }) => coroutine(`inline_${pattern}`, code)),
       ].join('\n\n'),
     });
     const python = await pypiPython('glide/requirements.txt');
-    await check(python, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
+    const files = ['locksmith.py', 'kinds.py', 'callsites.py'];
+    await check(python, ['-m', 'py_compile', ...files.map((file) => join(dir, file))]);
     // Importing them resolves every name the helper and the snippets take from GLIDE.
-    await check(python, ['-c', 'import locksmith, callsites'], { cwd: dir });
+    await check(python, ['-c', 'import locksmith, kinds, callsites'], { cwd: dir });
   });
 });

@@ -19,7 +19,8 @@ import secrets
 import socket
 import time
 import weakref
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+«kinds:imports»
 
 from glide import GlideClient, GlideClusterClient, GlideClusterClientConfiguration, Script
 from glide_shared.exceptions import GlideError, RequestError
@@ -31,6 +32,7 @@ ACQUIRE = """«lua:acquire»"""
 ACQUIRE_QUEUED = """«lua:acquire_queued»"""
 EXTEND = """«lua:extend»"""
 RELEASE = """«lua:release»"""
+«kinds:scripts»
 
 __all__ = [
     "lock", "try_lock", "acquire", "try_acquire", "release_lock", "extend_lock", "enable_wakeups", "Lease",
@@ -40,11 +42,22 @@ __all__ = [
 LockClient = Union[GlideClient, GlideClusterClient]
 
 
+class _Kind(NamedTuple):
+    """A kind of lock: the scripts that extend and release it, and who holds it when it is busy."""
+
+    extend: str
+    release: str
+    holders: str
+
+
+_PLAIN = _Kind(EXTEND, RELEASE, "another owner")
+
+
 class LockBusyError(TimeoutError):
     """The lock stayed held for the whole wait."""
 
-    def __init__(self, key: str, waited_ms: int):
-        super().__init__(f"{key} is held by another owner; gave up after waiting {waited_ms} ms")
+    def __init__(self, key: str, waited_ms: int, holders: str = "another owner"):
+        super().__init__(f"{key} is held by {holders}; gave up after waiting {waited_ms} ms")
         self.key = key
         self.waited_ms = waited_ms
 
@@ -220,13 +233,15 @@ async def _take(client: LockClient, key: str, token: str, wait_ms: int, retry_ms
 
 
 class Lease:
-    """A held lock. Renewal, when asked for, runs in an asyncio task."""
+    """A held lock, read lock, write lock or semaphore permit. Renewal, when asked for, runs in an
+    asyncio task."""
 
     def __init__(self, client: LockClient, key: str, token: str, ttl_ms: int, fence: Optional[int], renew: bool,
-                 queue: Optional[str] = None):
+                 kind: _Kind = _PLAIN, queue: Optional[str] = None):
         self.client = client
         self.key = key
-        #: This holder's owner token: the lock key's value while it is held.
+        self._kind = kind
+        #: This holder's owner token: the lock key's value (or its member's name) while it is held.
         self.token = token
         #: The fencing token with fence_key: pass it to the guarded resource, which refuses older ones.
         self.fence = fence
@@ -250,7 +265,7 @@ class Lease:
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return await _run(self.client, EXTEND, [self.key], [self.token, ttl_ms]) == 1
+        return await _run(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
 
     async def release(self) -> bool:
         """Stops renewing and gives the lock back if this lease still holds it, waking a waiter;
@@ -261,7 +276,7 @@ class Lease:
         self._stopped.set()
         if self._renewer is not None and self._renewer is not asyncio.current_task():
             await self._renewer  # not cancelled: a renewal in flight ends before the release
-        return await _run(self.client, RELEASE, self._release_keys, [self.token]) != 0
+        return await _run(self.client, self._kind.release, self._release_keys, [self.token]) != 0
 
     async def _renew(self) -> None:
         while True:
@@ -292,9 +307,54 @@ def _waiters_key(key: str) -> Optional[str]:
     return None if "}" in key else f"{{{key}}}:waiters"
 
 
+class _Plan(NamedTuple):
+    """What one try of an acquire runs, and what the lease it gives needs."""
+
+    kind: _Kind
+    lua: str
+    keys: list
+    args: list
+    token: str
+    #: The waiter queue of a plain lock taken by waiting (acquire_queued's reply is an array).
+    queue: Optional[str]
+    fenced: bool
+
+
+#: The other kinds' planners (their sections add them): each takes the options it knows out of
+#: the dict it is given and returns the plan for them, else None.
+_PLANNERS: List[Callable[[str, str, int, int, Optional[str], Dict[str, Any]], Optional[_Plan]]] = []
+#: What a kind does around a lock's block (the reentrant lock sets its context): returns the undo, or None.
+_SCOPES: List[Callable[[Any, Dict[str, Any]], Optional[Callable[[], None]]]] = []
+#: The values kind= takes.
+_KIND_NAMES = ["lock"]
+
+
+def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
+          options: Dict[str, Any]) -> _Plan:
+    _check_ms("ttl_ms", ttl_ms, True)
+    _check_ms("wait_ms", wait_ms, False)
+    _check_ms("retry_ms", retry_ms, True)
+    if kind not in _KIND_NAMES:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
+    options = dict(options)
+    plans = [planner(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options) for planner in _PLANNERS]
+    if options:
+        raise TypeError(f"this helper has no lock kind that takes {', '.join(options)}")
+    for plan in plans:
+        if plan is not None:
+            return plan
+    token = _token()
+    fence = [] if fence_key is None else [fence_key]
+    queue = _waiters_key(key) if wait_ms > 0 else None
+    if queue is None:
+        return _Plan(_PLAIN, ACQUIRE, [key, *fence], [token, ttl_ms], token, None, bool(fence))
+    # In line (first come, first served): the release takes the first waiter off and wakes that one.
+    return _Plan(_PLAIN, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms], token, queue, bool(fence))
+
+
 async def acquire(
     client: LockClient, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-    renew: bool = False, retry_ms: int = 500,
+    renew: bool = False, kind: str = "lock", retry_ms: int = 500, **options: Any,
 ) -> Lease:
     """Takes the lock, waiting up to wait_ms in line for the release (or a poll) to let it in, then
     LockBusyError.
@@ -303,38 +363,34 @@ async def acquire(
     fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag}).
     renew: extend the lease every ttl_ms/3 from a task; lease.lost turns true when that fails.
     retry_ms: the longest sleep between tries while waiting (jittered down to half).
+    kind and options: the other lock kinds this helper carries.
     GLIDE's errors (RequestError, TimeoutError, ...) are raised as they are.
     """
-    _check_ms("ttl_ms", ttl_ms, True)
-    _check_ms("wait_ms", wait_ms, False)
-    _check_ms("retry_ms", retry_ms, True)
-    token = _token()
-    fence = [] if fence_key is None else [fence_key]
-    queue = _waiters_key(key) if wait_ms > 0 else None
+    plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
     deadline = time.monotonic() + wait_ms / 1000
 
     async def attempt() -> _Attempt:
-        if queue is None:
-            return await _run(client, ACQUIRE, [key, *fence], [token, ttl_ms]), None
-        # In line (first come, first served): the release takes the first waiter off and wakes that one.
+        if plan.queue is None:
+            return await _run(client, plan.lua, plan.keys, plan.args), None
+        # The queue lives at least as long as this waiter may still wait.
         queue_ms = max(1, int((deadline - time.monotonic()) * 1000)) + 2 * retry_ms
-        replies = await _call(client, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms])
+        replies = await _call(client, plan.lua, plan.keys, [*plan.args, queue_ms])
         taken, pttl = int(replies[0]), int(replies[1])
         # PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
         return taken, (None if pttl == -1 else max(pttl, 0) / 1000)
 
     reply = 0
     try:
-        reply = await _take(client, key, token, wait_ms, retry_ms, attempt)
+        reply = await _take(client, key, plan.token, wait_ms, retry_ms, attempt)
     finally:
-        if reply == 0 and queue is not None:
+        if reply == 0 and plan.queue is not None:
             try:
-                await client.zrem(queue, [token])  # leave the line
+                await client.zrem(plan.queue, [plan.token])  # leave the line
             except GlideError:
                 pass  # the queue ends by itself, soon after the wait would have
     if reply == 0:
-        raise LockBusyError(key, wait_ms)
-    return Lease(client, key, token, ttl_ms, reply if fence else None, renew, queue)
+        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    return Lease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
 async def try_acquire(client: LockClient, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
@@ -369,12 +425,13 @@ class lock:  # noqa: N801 - used like a function: async with lock(...) as lease
 
     def __init__(
         self, client: LockClient, key: str, *, ttl_ms: int, wait_ms: int = 10_000, fence_key: Optional[str] = None,
-        renew: bool = False, retry_ms: int = 500,
+        renew: bool = False, kind: str = "lock", retry_ms: int = 500, **options: Any,
     ):
         self._args = (client, key)
         self._options: Dict[str, Any] = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, fence_key=fence_key, renew=renew,
-                                             retry_ms=retry_ms)
+                                             kind=kind, retry_ms=retry_ms, **options)
         self._lease: Optional[Lease] = None
+        self._undo: List[Callable[[], None]] = []
         #: try_lock: entering yields None instead of raising LockBusyError.
         self._busy_is_none = False
 
@@ -385,9 +442,15 @@ class lock:  # noqa: N801 - used like a function: async with lock(...) as lease
             if self._busy_is_none:
                 return None
             raise
+        for scope in _SCOPES:
+            undo = scope(self._lease, self._options)
+            if undo is not None:
+                self._undo.append(undo)
         return self._lease
 
     async def __aexit__(self, error_type, error, traceback) -> None:
+        while self._undo:
+            self._undo.pop()()
         lease = self._lease
         if lease is None:
             return
@@ -409,3 +472,6 @@ class try_lock(lock):  # noqa: N801 - used like a function: async with try_lock(
                  renew: bool = False):
         super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
         self._busy_is_none = True
+
+
+«kinds:code»

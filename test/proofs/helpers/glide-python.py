@@ -1,7 +1,8 @@
 # Proof program for the generated Valkey GLIDE for Python helper (locksmith.py next to it, run by the
 # virtual environment with the pinned GLIDE). Usage:
 #   python proof.py <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold,
-#   take, woken. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+#   take, woken, and for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
+#   rw-writer, semaphore (hold and take take a kind). <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 #   GlideClusterClient given to enable_wakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 import asyncio
 import os
@@ -18,6 +19,7 @@ from glide import (
     NodeAddress,
 )
 
+import locksmith  # the lock kinds' functions, where the helper carries them
 from locksmith import LeaseLostError, LockBusyError, acquire, enable_wakeups, lock
 
 url, mode = sys.argv[1], sys.argv[2]
@@ -108,22 +110,79 @@ async def busy(client):
     raise RuntimeError("acquired a lock another owner holds")
 
 
+def kind_options(kind):
+    """acquire()'s keywords for a kind."""
+    if kind in ("lock", "read", "write"):
+        return {"kind": kind}
+    return {"reentrant": True} if kind == "reentrant" else {"kind": "semaphore", "permits": 1}
+
+
 async def hold(client):
-    await acquire(client, lock_key, ttl_ms=int(os.environ.get("PROOF_HOLD_MS", "1000")), wait_ms=0)
+    ttl_ms = int(os.environ.get("PROOF_HOLD_MS", "1000"))
+    await acquire(client, lock_key, ttl_ms=ttl_ms, wait_ms=0, **kind_options(arg))
     print("held", flush=True)
     await asyncio.sleep(60)
 
 
 async def take(client):
-    lease = await acquire(client, lock_key, ttl_ms=5000, wait_ms=10_000)
+    lease = await acquire(client, lock_key, ttl_ms=5000, wait_ms=10_000, **kind_options(arg))
     print(f"took {now_ms()}")
     await lease.release()
 
 
 async def woken(client):
-    lease = await acquire(client, lock_key, ttl_ms=5000, wait_ms=60_000, retry_ms=30_000)
+    options = kind_options(arg) if arg in ("reentrant", "read", "write", "semaphore") else {}
+    lease = await acquire(client, lock_key, ttl_ms=5000, wait_ms=60_000, retry_ms=30_000, **options)
     print(f"held {now_ms()}", flush=True)
     await lease.release()
+
+
+async def reentrant(client):
+    for _ in range(rounds):
+        async with lock(client, lock_key, ttl_ms=5000, wait_ms=60_000, reentrant=True) as outer:
+            if await client.incr("proof:occupancy") != 1:
+                raise RuntimeError("two holders at once")
+            async with lock(client, lock_key, ttl_ms=5000, reentrant=True) as inner:
+                if inner.token != outer.token or await client.hget(lock_key, outer.token) != b"2":
+                    raise RuntimeError("the nested take did not re-enter")
+                await client.set("proof:counter", str(int(await client.get("proof:counter") or 0) + 1))
+            if await client.hget(lock_key, outer.token) != b"1":
+                raise RuntimeError("hold count is not back to 1")
+            await client.decr("proof:occupancy")
+
+
+async def rw_reader(client):
+    for _ in range(rounds):
+        async with locksmith.read_lock(client, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+            if await client.incr("proof:readers") > 1:
+                await client.set("proof:overlap", "1")
+            if int(await client.get("proof:writers") or 0) != 0:
+                raise RuntimeError("read while a writer held the lock")
+            await asyncio.sleep(0.01)
+            await client.decr("proof:readers")
+
+
+async def rw_writer(client):
+    for _ in range(rounds):
+        async with locksmith.write_lock(client, "proof:rw", ttl_ms=5000, wait_ms=60_000):
+            if await client.incr("proof:writers") != 1:
+                raise RuntimeError("two writers at once")
+            if int(await client.get("proof:readers") or 0) != 0:
+                raise RuntimeError("wrote while a reader held the lock")
+            await client.set("proof:counter", str(int(await client.get("proof:counter") or 0) + 1))
+            await client.decr("proof:writers")
+
+
+async def semaphore(client):
+    for _ in range(rounds):
+        async with locksmith.semaphore(client, "proof:sem", permits=2, ttl_ms=5000, wait_ms=60_000):
+            holders = await client.incr("proof:holders")
+            if holders > 2:
+                raise RuntimeError(f"{holders} holders of 2 permits")
+            if holders == 2:
+                await client.set("proof:full", "1")
+            await asyncio.sleep(0.005)
+            await client.decr("proof:holders")
 
 
 MODES = {
@@ -135,6 +194,10 @@ MODES = {
     "hold": hold,
     "take": take,
     "woken": woken,
+    "reentrant": reentrant,
+    "rw-reader": rw_reader,
+    "rw-writer": rw_writer,
+    "semaphore": semaphore,
 }
 
 

@@ -198,7 +198,7 @@ const glidePython: HelperProof = {
   ],
   wakes: false,
   queues: true,
-  kinds: false,
+  kinds: true,
   cluster: true,
   wakesInCluster: true,
 };
