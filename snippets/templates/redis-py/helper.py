@@ -13,6 +13,7 @@ connection pool (RedisCluster) waits by the retry bound alone."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import secrets
@@ -90,14 +91,6 @@ async def _call_async(client: Any, lua: str, keys: list, args: list) -> Any:
         return await client.register_script(lua)(keys=keys, args=args)
     except NoScriptError:
         return await client.eval(lua, len(keys), *keys, *args)
-
-
-def _run(client: Any, lua: str, keys: list, args: list) -> int:
-    return int(_call(client, lua, keys, args))
-
-
-async def _run_async(client: Any, lua: str, keys: list, args: list) -> int:
-    return int(await _call_async(client, lua, keys, args))
 
 
 def _text(value: Any) -> str:
@@ -198,10 +191,8 @@ class _AsyncWakeups:
     async def close(self) -> None:
         if self._reader is not None:
             self._reader.cancel()
-            try:
+            with contextlib.suppress(BaseException):  # cancelled, or the connection failed: either way done
                 await self._reader
-            except BaseException:  # noqa: B036 - cancelled, or the connection failed: either way done
-                pass
             self._reader = None
         if self._connection is not None:
             await self._connection.disconnect()
@@ -212,51 +203,68 @@ class _AsyncWakeups:
 _Attempt = Tuple[int, Optional[float]]
 
 
-def _bound_s(retry_ms: int) -> float:
-    """The retry bound, jittered down to half: how long a waiter sleeps at most between tries."""
-    return retry_ms / 1000 * (0.5 + random.random() / 2)
+def _pause(deadline: float, retry_ms: int, reply: int, lease_left_s: Optional[float]) -> Optional[float]:
+    """How long a waiter sleeps before its next try: until woken, the deadline, the holder's lease's
+    end or the retry bound jittered down to half; None once it took the lock or its time is up."""
+    left = deadline - time.monotonic()
+    if reply != 0 or left <= 0:
+        return None
+    bound = retry_ms / 1000 * (0.5 + random.random() / 2)
+    return min(left, bound, bound if lease_left_s is None else lease_left_s)
 
 
-def _take(client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], _Attempt]) -> int:
+def _take(client: Any, plan: "_Plan", wait_ms: int, retry_ms: int) -> int:
     """Tries; while the lock is held and wait_ms lasts, subscribes to its wake-ups, tries again (a
-    release may have gone out before the subscription), then sleeps until woken, until the
-    holder's lease ends or for the jittered retry bound, and tries again. The last reply."""
+    release may have gone out before the subscription), then sleeps (_pause) and tries again. The
+    reply that took the lock; else LockBusyError, out of the line."""
     deadline = time.monotonic() + wait_ms / 1000
-    reply, _ = attempt()
-    if reply != 0 or wait_ms == 0:
-        return reply
-    wakeups = _Wakeups(client, key, token, retry_ms / 1000)
+    wakeups: Optional[_Wakeups] = None
+    reply = 0
     try:
         while True:
-            reply, lease_left_s = attempt()
-            left = deadline - time.monotonic()
-            if reply != 0 or left <= 0:
-                return reply
-            bound = _bound_s(retry_ms)
-            wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+            reply, lease_left_s = _attempt(plan, _send(client, plan))
+            pause = _pause(deadline, retry_ms, reply, lease_left_s)
+            if pause is None:
+                break
+            if wakeups is None:
+                wakeups = _Wakeups(client, plan.keys[0], plan.token, retry_ms / 1000)
+            else:
+                wakeups.wait(pause)
     finally:
-        wakeups.close()
+        if wakeups is not None:
+            wakeups.close()
+        if reply == 0 and plan.queue is not None:
+            with contextlib.suppress(RedisError):  # else the line ends by itself, soon after the wait would have
+                client.zrem(plan.queue, plan.token)
+    if reply == 0:
+        raise LockBusyError(plan.keys[0], wait_ms, plan.kind.holders)
+    return reply
 
 
-async def _take_async(
-    client: Any, key: str, token: str, wait_ms: int, retry_ms: int, attempt: Callable[[], Any]
-) -> int:
-    """_take for a redis.asyncio client: attempt returns an awaitable _Attempt."""
+async def _take_async(client: Any, plan: "_Plan", wait_ms: int, retry_ms: int) -> int:
+    """_take for a redis.asyncio client."""
     deadline = time.monotonic() + wait_ms / 1000
-    reply, _ = await attempt()
-    if reply != 0 or wait_ms == 0:
-        return reply
-    wakeups = await _AsyncWakeups(token).open(client, key, retry_ms / 1000)
+    wakeups: Optional[_AsyncWakeups] = None
+    reply = 0
     try:
         while True:
-            reply, lease_left_s = await attempt()
-            left = deadline - time.monotonic()
-            if reply != 0 or left <= 0:
-                return reply
-            bound = _bound_s(retry_ms)
-            await wakeups.wait(min(left, bound, bound if lease_left_s is None else lease_left_s))
+            reply, lease_left_s = _attempt(plan, await _send_async(client, plan))
+            pause = _pause(deadline, retry_ms, reply, lease_left_s)
+            if pause is None:
+                break
+            if wakeups is None:
+                wakeups = await _AsyncWakeups(plan.token).open(client, plan.keys[0], retry_ms / 1000)
+            else:
+                await wakeups.wait(pause)
     finally:
-        await wakeups.close()
+        if wakeups is not None:
+            await wakeups.close()
+        if reply == 0 and plan.queue is not None:
+            with contextlib.suppress(RedisError):
+                await client.zrem(plan.queue, plan.token)
+    if reply == 0:
+        raise LockBusyError(plan.keys[0], wait_ms, plan.kind.holders)
+    return reply
 
 
 class _LeaseBase:
@@ -281,6 +289,11 @@ class _LeaseBase:
         """True once a renewal found the lease gone or failed: stop writing."""
         return self.lost_reason is not None
 
+    def _lose(self, reason: LeaseLostError) -> None:
+        self.lost_reason = reason
+        self.lost_event.set()
+«kinds:lease»
+
 
 class Lease(_LeaseBase):
     """A held lock, read lock, write lock or semaphore permit (sync client). Renewal, when asked
@@ -301,7 +314,7 @@ class Lease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return _run(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
+        return int(_call(self.client, self._kind.extend, [self.key], [self.token, ttl_ms])) == 1
 
     def release(self) -> bool:
         """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
@@ -312,7 +325,7 @@ class Lease(_LeaseBase):
         self._stopped.set()
         if self._renewer is not None and self._renewer is not threading.current_thread():
             self._renewer.join()  # a renewal in flight ends before the release
-        return _run(self.client, self._kind.release, self._release_keys, [self.token]) != 0
+        return int(_call(self.client, self._kind.release, self._release_keys, [self.token])) != 0
 
     def _renew(self) -> None:
         while not self._stopped.wait(self.ttl_ms / 3000):
@@ -323,10 +336,7 @@ class Lease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
-
-    def _lose(self, reason: LeaseLostError) -> None:
-        self.lost_reason = reason
-        self.lost_event.set()
+«kinds:sync-lease»
 
 
 class AsyncLease(_LeaseBase):
@@ -345,7 +355,7 @@ class AsyncLease(_LeaseBase):
         """Sets the lease to ttl_ms from now (default: the acquire's); False when it is no longer held."""
         ttl_ms = self.ttl_ms if ttl_ms is None else ttl_ms
         _check_ms("ttl_ms", ttl_ms, True)
-        return await _run_async(self.client, self._kind.extend, [self.key], [self.token, ttl_ms]) == 1
+        return int(await _call_async(self.client, self._kind.extend, [self.key], [self.token, ttl_ms])) == 1
 
     async def release(self) -> bool:
         """Stops renewing and gives the hold back if this lease still has it, waking waiters; False
@@ -357,7 +367,7 @@ class AsyncLease(_LeaseBase):
         if self._renewer is not None and self._renewer is not asyncio.current_task():
             # Not cancelled: a command cancelled half-way can leave its connection unusable.
             await self._renewer
-        return await _run_async(self.client, self._kind.release, self._release_keys, [self.token]) != 0
+        return int(await _call_async(self.client, self._kind.release, self._release_keys, [self.token])) != 0
 
     async def _renew(self) -> None:
         while True:
@@ -373,10 +383,7 @@ class AsyncLease(_LeaseBase):
             except RedisError as error:
                 self._lose(LeaseLostError(self.key, f"renewal failed, it may expire unseen: {error}"))
             return
-
-    def _lose(self, reason: LeaseLostError) -> None:
-        self.lost_reason = reason
-        self.lost_event.set()
+«kinds:async-lease»
 
 
 def _waiters_key(key: str) -> Optional[str]:
@@ -399,6 +406,7 @@ class _Plan(NamedTuple):
     #: The waiter queue of a plain lock taken by waiting (acquire_queued's reply is an array).
     queue: Optional[str]
     fenced: bool
+«kinds:plan-fields»
 
 
 #: The other kinds' planners (their sections add them): each takes the options it knows out of
@@ -418,12 +426,16 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
     if kind not in _KIND_NAMES:
         raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
     options = dict(options)
+«kinds:plan»
     plans = [planner(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options) for planner in _PLANNERS]
     if options:
         raise TypeError(f"this helper has no lock kind that takes {', '.join(options)}")
-    for plan in plans:
-        if plan is not None:
-            return plan
+    plan = next((plan for plan in plans if plan is not None), None) or _plain(key, ttl_ms, wait_ms, retry_ms, fence_key)
+«kinds:planned»
+    return plan
+
+
+def _plain(key: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str]) -> _Plan:
     token = _token()
     fence = [] if fence_key is None else [fence_key]
     queue = _waiters_key(key) if wait_ms > 0 else None
@@ -432,6 +444,17 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
     # In line (first come, first served): the release takes the first waiter off and wakes that one.
     queue_ms = wait_ms + 2 * retry_ms
     return _Plan(_PLAIN, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms, queue_ms], token, queue, bool(fence))
+
+
+def _send(client: Any, plan: _Plan) -> Any:
+    """One try of a plan: its script's reply."""
+«kinds:send»
+    return _call(client, plan.lua, plan.keys, plan.args)
+
+
+async def _send_async(client: Any, plan: _Plan) -> Any:
+«kinds:send-async»
+    return await _call_async(client, plan.lua, plan.keys, plan.args)
 
 
 def _attempt(plan: _Plan, reply: Any) -> _Attempt:
@@ -452,21 +475,10 @@ def acquire(
     fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag}).
     renew: extend the lease every ttl_ms/3 from a thread; lease.lost turns true when that fails.
     retry_ms: the longest sleep between tries while waiting (jittered down to half).
-    kind and options: the other lock kinds this helper carries. Redis errors are raised as they are.
+    kind and options: the lock kinds and parts this helper carries. Redis errors are raised as they are.
     """
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
-    reply = 0
-    try:
-        reply = _take(client, key, plan.token, wait_ms, retry_ms,
-                      lambda: _attempt(plan, _call(client, plan.lua, plan.keys, plan.args)))
-    finally:
-        if reply == 0 and plan.queue is not None:
-            try:
-                client.zrem(plan.queue, plan.token)  # leave the line
-            except RedisError:
-                pass  # the queue ends by itself, soon after the wait would have
-    if reply == 0:
-        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    reply = _take(client, plan, wait_ms, retry_ms)
     return Lease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
@@ -476,38 +488,24 @@ async def acquire_async(
 ) -> AsyncLease:
     """acquire() for a redis.asyncio client: renewal runs in a task."""
     plan = _plan(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options)
-
-    async def attempt() -> _Attempt:
-        return _attempt(plan, await _call_async(client, plan.lua, plan.keys, plan.args))
-
-    reply = 0
-    try:
-        reply = await _take_async(client, key, plan.token, wait_ms, retry_ms, attempt)
-    finally:
-        if reply == 0 and plan.queue is not None:
-            try:
-                await client.zrem(plan.queue, plan.token)  # leave the line
-            except RedisError:
-                pass  # the queue ends by itself, soon after the wait would have
-    if reply == 0:
-        raise LockBusyError(key, wait_ms, plan.kind.holders)
+    reply = await _take_async(client, plan, wait_ms, retry_ms)
     return AsyncLease(client, key, plan.token, ttl_ms, reply if plan.fenced else None, renew, plan.kind, plan.queue)
 
 
 def try_acquire(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                renew: bool = False) -> Optional[Lease]:
+                renew: bool = False, **options: Any) -> Optional[Lease]:
     """One try, never waits: the lease, or None while another holder has the lock."""
     try:
-        return acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        return acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
     except LockBusyError:
         return None
 
 
 async def try_acquire_async(client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                            renew: bool = False) -> Optional[AsyncLease]:
+                            renew: bool = False, **options: Any) -> Optional[AsyncLease]:
     """try_acquire() for a redis.asyncio client."""
     try:
-        return await acquire_async(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        return await acquire_async(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
     except LockBusyError:
         return None
 
@@ -515,25 +513,25 @@ async def try_acquire_async(client: Any, key: str, *, ttl_ms: int, fence_key: Op
 def release_lock(client: Any, key: str, token: str) -> bool:
     """Compare-and-delete: deletes key while it holds token (True, and wakes a waiter); False when
     it held another token or none."""
-    return _run(client, RELEASE, [key], [token]) == 1
+    return int(_call(client, RELEASE, [key], [token])) == 1
 
 
 async def release_lock_async(client: Any, key: str, token: str) -> bool:
     """release_lock() for a redis.asyncio client."""
-    return await _run_async(client, RELEASE, [key], [token]) == 1
+    return int(await _call_async(client, RELEASE, [key], [token])) == 1
 
 
 def extend_lock(client: Any, key: str, token: str, ttl_ms: int) -> bool:
     """Compare-and-extend: sets key's lease to ttl_ms while it holds token (True); False when it
     held another token or none."""
     _check_ms("ttl_ms", ttl_ms, True)
-    return _run(client, EXTEND, [key], [token, ttl_ms]) == 1
+    return int(_call(client, EXTEND, [key], [token, ttl_ms])) == 1
 
 
 async def extend_lock_async(client: Any, key: str, token: str, ttl_ms: int) -> bool:
     """extend_lock() for a redis.asyncio client."""
     _check_ms("ttl_ms", ttl_ms, True)
-    return await _run_async(client, EXTEND, [key], [token, ttl_ms]) == 1
+    return int(await _call_async(client, EXTEND, [key], [token, ttl_ms])) == 1
 
 
 class lock:  # noqa: N801 - used like a function: with lock(...) as lease
@@ -563,9 +561,10 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
             if undo is not None:
                 self._undo.append(undo)
 
-    def _exiting(self) -> None:
+    def _exiting(self) -> Any:
         while self._undo:
             self._undo.pop()()
+        return self._lease
 
     def __enter__(self) -> Optional[Lease]:
         try:
@@ -578,18 +577,11 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         return lease
 
     def __exit__(self, error_type, error, traceback) -> None:
-        self._exiting()
-        lease = self._lease
-        if lease is None:
-            return
-        assert isinstance(lease, Lease)
-        if error_type is not None:
-            try:
+        lease = self._exiting()
+        if lease is not None and error_type is not None:
+            with contextlib.suppress(RedisError):  # the block's error is the one to report
                 lease.release()
-            except RedisError:
-                pass  # the block's error is the one to report
-            return
-        if not lease.release():
+        elif lease is not None and not lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
     async def __aenter__(self) -> Optional[AsyncLease]:
@@ -603,18 +595,11 @@ class lock:  # noqa: N801 - used like a function: with lock(...) as lease
         return lease
 
     async def __aexit__(self, error_type, error, traceback) -> None:
-        self._exiting()
-        lease = self._lease
-        if lease is None:
-            return
-        assert isinstance(lease, AsyncLease)
-        if error_type is not None:
-            try:
+        lease = self._exiting()
+        if lease is not None and error_type is not None:
+            with contextlib.suppress(RedisError):  # the block's error is the one to report
                 await lease.release()
-            except RedisError:
-                pass  # the block's error is the one to report
-            return
-        if not await lease.release():
+        elif lease is not None and not await lease.release():
             raise LeaseLostError(lease.key, "it expired or was taken before release") from lease.lost_reason
 
 
@@ -622,8 +607,9 @@ class try_lock(lock):  # noqa: N801 - used like a function: with try_lock(...) a
     """``with try_lock(r, key, ttl_ms=...) as lease:`` (or ``async with``): one try, never waits;
     lease is None while another holder has the lock (skip the work then)."""
 
-    def __init__(self, client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None, renew: bool = False):
-        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+    def __init__(self, client: Any, key: str, *, ttl_ms: int, fence_key: Optional[str] = None, renew: bool = False,
+                 **options: Any):
+        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
         self._busy_is_none = True
 
 

@@ -63,7 +63,7 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   client,
   prepare(dir, pack, kinds) {
     const target = writeProof(dir, client, program, pack, options, kinds);
-    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    for (const shared of ['kinds.js', 'parts.js']) copyFileSync(join(__dirname, shared), join(dir, shared));
     return Promise.resolve([process.execPath, target]);
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
@@ -94,15 +94,23 @@ const glideNode: HelperProof = {
   wakesInCluster: true,
 };
 
-/** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
+/**
+ * A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or
+ * rbenv); `shared`: files of this folder it requires, copied next to it.
+ */
 const interpreted = (
   client: string,
   program: string,
   interpreter: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
+  shared: string[] = [],
 ): HelperProof => ({
   client,
-  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, {}, kinds);
+    for (const file of shared) copyFileSync(join(__dirname, file), join(dir, file));
+    return Promise.resolve([interpreter, target]);
+  },
   ...capabilities,
 });
 
@@ -152,22 +160,28 @@ const jvm = (
   ...capabilities,
 });
 
-/** redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml and Cargo.lock. */
+/**
+ * redis-rs's helper proof: src/locksmith.rs and src/main.rs of a package with the pinned Cargo.toml
+ * and Cargo.lock; with every part, the program of their modes (redis-rs-kinds.rs).
+ */
 const redisRs: HelperProof = {
   client: 'redis-rs',
-  async prepare(dir, pack) {
-    const helper = renderHelper('redis-rs', pack);
+  async prepare(dir, pack, kinds) {
+    const helper = renderHelper('redis-rs', pack, kinds === 'all' ? { kinds: helperKinds('redis-rs').join(',') } : {});
+    const program = kinds === 'all' ? 'redis-rs-kinds.rs' : 'redis-rs.rs';
     writeCargoPackage(dir, {
       [helper.fileName]: helper.text,
-      'main.rs': readFileSync(join(__dirname, 'redis-rs.rs'), 'utf8'),
+      'main.rs': readFileSync(join(__dirname, program), 'utf8'),
+      // With every part the helper is the package's library, so an unused item in it is a warning, denied.
+      ...(kinds === 'all' && { 'lib.rs': '#![deny(warnings)]\npub mod locksmith;\n' }),
     });
     return [await cargo(dir, 'build')];
   },
-  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do), and the
-  // helper works on the caller's synchronous connection: its waiters poll.
-  wakes: false,
-  queues: false,
-  kinds: false,
+  // redis-rs 1.8's synchronous PubSub has no SSUBSCRIBE (only its async connections do): the
+  // helper sends it raw on a RESP3 connection of its own (LockOptions::wake_with) and reads the pushes.
+  wakes: true,
+  queues: true,
+  kinds: true,
 };
 
 /** The redis-py helper on the newest redis-py from PyPI (test/proofs/python/requirements.txt), beside Debian's. */
@@ -211,9 +225,11 @@ export const HELPER_PROOFS: HelperProof[] = [
   redisPyFromPypi,
   glidePython,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
+    'php-parts.php',
+  ]),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),

@@ -1,7 +1,10 @@
 # Proof program for the generated redis-py helper (locksmith.py next to it). Usage:
 #   python3 proof.py <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
 #   and for waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant,
-#   rw-reader, rw-writer, semaphore, hold, take.
+#   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
+#   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>,
+#   cluster (the URL of one node of a Cluster with a replica per master), lost (through a proxy the
+#   test cuts during the wait).
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
@@ -221,6 +224,203 @@ def take():
     lease.release()
 
 
+def expect_shortfall(take, key):
+    """take() must raise ReplicaShortfallError having given the lock back."""
+    try:
+        take()
+    except locksmith.ReplicaShortfallError as error:
+        if not error.released or r.exists(key):
+            raise RuntimeError(f"{key}: the shortfall did not give the lock back: {error}")
+        return error
+    raise RuntimeError(f"{key}: held without a replica")
+
+
+async def shortfall_async(wait):
+    client = redis.asyncio.Redis.from_url(url)
+    try:
+        await acquire_async(client, "proof:async", ttl_ms=5000, wait_ms=0, wait_for_replicas=wait)
+    except locksmith.ReplicaShortfallError as error:
+        if error.released and not await client.exists("proof:async"):
+            print(f"async shortfall {error.shortfall.acknowledged}: {error}")
+            kept = []
+            lease = await acquire_async(client, "proof:kept-async", ttl_ms=5000, wait_ms=1000,
+                                        wait_for_replicas=dict(wait, on_shortfall=kept.append))
+            print(f"async kept {lease.token} {kept[0].reason}")
+            return
+    finally:
+        await client.close()
+    raise RuntimeError("async: held without a replica, or not given back")
+
+
+def shortfall():
+    """On a master with no replica: sync one-shot and waiting (queued, fenced) acquires and an
+    asyncio one fall short and give the lock back; with on_shortfall the lock is kept."""
+    wait = {"replicas": 1, "timeout_ms": 50}
+    error = expect_shortfall(lambda: acquire(r, "proof:lock", ttl_ms=5000, wait_ms=0, wait_for_replicas=wait),
+                             "proof:lock")
+    print(f"shortfall {error.shortfall.reason} {error.shortfall.acknowledged}: {error}")
+    expect_shortfall(lambda: acquire(r, "proof:{queued}", ttl_ms=5000, wait_ms=1000, fence_key="proof:{queued}:fence",
+                                     wait_for_replicas=locksmith.WaitForReplicas(timeout_ms=50)), "proof:{queued}")
+    print(f"queued shortfall, fence {int(r.get('proof:{queued}:fence'))}")
+    kept = []
+    r.script_flush()  # the pair meets NOSCRIPT and goes again with the source
+    lease = locksmith.try_acquire(r, "proof:kept", ttl_ms=5000, wait_for_replicas=dict(wait, on_shortfall=kept.append))
+    print(f"kept {lease.token} {kept[0].reason} {kept[0].acknowledged}")
+    asyncio.run(shortfall_async(wait))
+
+    def keep(shortfall):
+        raise RuntimeError(f"a setting the server cannot honour is no shortfall to keep: {shortfall}")
+
+    error = expect_shortfall(lambda: acquire(r, "proof:fsync", ttl_ms=5000, wait_for_replicas={
+        "fsync": True, "on_shortfall": keep}), "proof:fsync")
+    print(f"fsync {error.shortfall.reason}: {error}")
+
+
+async def acknowledged_async(replica):
+    client = redis.asyncio.Redis.from_url(url)
+    async with lock(client, "proof:async", ttl_ms=60_000, wait_for_replicas={"timeout_ms": 5000}) as lease:
+        if replica.get("proof:async") != lease.token.encode():
+            raise RuntimeError("async: held before the replica had it")
+    await client.close()
+
+
+def acknowledged():
+    """With a replica behind a slow link: the acquire returns once the replica has the lock and
+    its fencing token (one-shot, waiting, and asyncio)."""
+    replica = redis.Redis.from_url(arg)
+    control = acquire(r, "proof:control", ttl_ms=60_000, wait_ms=0)
+    if replica.get("proof:control") is not None:
+        raise RuntimeError("the control: on the replica already without waiting, the link is not slow")
+    control.release()
+    lease = acquire(r, "proof:{lock}", ttl_ms=60_000, wait_ms=0, fence_key="proof:{lock}:fence",
+                    wait_for_replicas={"timeout_ms": 5000})
+    on_replica = replica.mget("proof:{lock}", "proof:{lock}:fence")
+    if on_replica != [lease.token.encode(), str(lease.fence).encode()]:
+        raise RuntimeError(f"held before the replica had it: {on_replica}")
+    r.set("proof:{wait}", "other", px=300)
+    waited = acquire(r, "proof:{wait}", ttl_ms=60_000, wait_ms=10_000, wait_for_replicas={"timeout_ms": 5000})
+    if replica.get("proof:{wait}") != waited.token.encode():
+        raise RuntimeError("waiting: held before the replica had it")
+    asyncio.run(acknowledged_async(replica))
+    print(f"acknowledged {lease.fence}")
+
+
+def bad_replicas():
+    """Bad values raise ValueError before anything is sent: the test counts the commands."""
+    cases = [{"replicas": 0}, {"replicas": True}, {"timeout_ms": 0}, {"timeout_ms": 300}, {"fsync": "yes"},
+             {"on_shortfall": "keep"}, {"replica": 1}, 1]
+    for wait in cases:
+        try:
+            acquire(r, "proof:lock", ttl_ms=300, wait_for_replicas=wait)
+        except ValueError as error:
+            print(f"refused {error}")
+    try:
+        asyncio.run(acquire_async(redis.asyncio.Redis.from_url(url), "proof:lock", ttl_ms=300,
+                                  wait_for_replicas={"timeout_ms": 1000}))
+    except ValueError as error:
+        print(f"refused {error}")
+
+
+def expect(label, got, wanted):
+    if got != wanted:
+        raise RuntimeError(f"{label}: {got!r}, not {wanted!r}")
+
+
+def fenced_writes():
+    """set_if_held writes while held, not after the release or once another token holds the lock;
+    set_fenced refuses an older token than the data key's, takes a newer or equal one."""
+    first = acquire(r, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("held", first.set_if_held("proof:{w}:data", "first"), True)
+    first.release()
+    expect("released", first.set_if_held("proof:{w}:data", "late"), False)
+    second = acquire(r, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("taken by another token", first.set_if_held("proof:{w}:data", "late"), False)
+    expect("newer token", second.set_fenced("proof:fenced", "second"), True)
+    expect("older token", first.set_fenced("proof:fenced", "first"), False)
+    expect("equal token", second.set_fenced("proof:fenced", "second again"), True)
+    for write in (lambda: acquire(r, "proof:plain", ttl_ms=5000).set_fenced("proof:fenced", "x"),
+                  lambda: acquire(r, "proof:rw", ttl_ms=5000, kind="read").set_if_held("proof:rw:data", "x")):
+        try:
+            write()
+            raise RuntimeError("a write without a fencing token or a single holder went through")
+        except ValueError as error:
+            print(f"refused {error}")
+    asyncio.run(fenced_writes_async())
+    print(f"fenced {first.fence} {second.fence}")
+
+
+async def fenced_writes_async():
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await acquire_async(client, "proof:{a}", ttl_ms=5000, fence_key="proof:{a}:fence")
+    expect("held (async)", await lease.set_if_held("proof:{a}:data", "async"), True)
+    expect("first token (async)", await lease.set_fenced("proof:fenced-async", "async"), True)
+    await client.set("proof:{a}", "another owner")
+    expect("taken (async)", await lease.set_if_held("proof:{a}:data", "late"), False)
+    expect("released (async)", await lease.release(), False)
+    await client.close()
+
+
+async def paused_async():
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await acquire_async(client, "proof:{paused}", ttl_ms=300, fence_key="proof:{paused}:fence")
+    print(f"held {lease.fence}", flush=True)
+    await asyncio.sleep(1)  # SIGSTOPped here, past the lease
+    held = await lease.set_if_held("proof:{paused}:data", "paused")
+    print(f"wrote {held} {await lease.set_fenced('proof:paused-fenced', 'paused')}")
+    await client.close()
+
+
+def paused():
+    """Holds a 300 ms lease and writes after a pause the test makes longer (SIGSTOP, SIGCONT)."""
+    if arg == "async":
+        asyncio.run(paused_async())
+        return
+    lease = acquire(r, "proof:{paused}", ttl_ms=300, fence_key="proof:{paused}:fence")
+    print(f"held {lease.fence}", flush=True)
+    time.sleep(1)
+    held = lease.set_if_held("proof:{paused}:data", "paused")
+    print(f"wrote {held} {lease.set_fenced('proof:paused-fenced', 'paused')}")
+
+
+def on_replica(client, key):
+    """key's value on a replica of the master that owns its slot."""
+    link = client.get_redis_connection(client.get_node_from_key(key)).info("replication")["slave0"]
+    replica = redis.Redis(host=link["ip"], port=int(link["port"]), single_connection_client=True)
+    replica.execute_command("READONLY")
+    return replica.get(key)
+
+
+def cluster():
+    """A RedisCluster: the pair goes to the master of each lock's slot, and that master's replica
+    has the lock (and the fencing token) when acquire returns; two replicas asked for: a shortfall."""
+    client = redis.RedisCluster.from_url(url)
+    for key in ("proof:{a}", "proof:{b}", "proof:{c}", "proof:{d}"):
+        lease = acquire(client, key, ttl_ms=60_000, wait_ms=1000, fence_key=f"{key}:fence",
+                        wait_for_replicas={"timeout_ms": 5000})
+        if on_replica(client, key) != lease.token.encode():
+            raise RuntimeError(f"{key}: held before its master's replica had it")
+        print(f"acknowledged {key} {lease.fence} {client.get_node_from_key(key).port}")
+    try:
+        acquire(client, "proof:{e}", ttl_ms=5000, wait_ms=0, wait_for_replicas={"replicas": 2, "timeout_ms": 50})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"shortfall {error.shortfall.acknowledged} {error.released} {client.exists('proof:{e}')}")
+    try:
+        asyncio.run(acquire_async(redis.asyncio.RedisCluster.from_url(url), "proof:{f}", ttl_ms=5000,
+                                  wait_for_replicas={}))
+    except ValueError as error:
+        print(f"refused {error}")
+
+
+def lost():
+    """The connection is cut while WAIT waits: a connection-lost shortfall, never held."""
+    try:
+        acquire(r, "proof:lost", ttl_ms=60_000, wait_ms=0, wait_for_replicas={"timeout_ms": 20_000})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"lost {error.shortfall.reason} {error.released}: {error}")
+        return
+    raise RuntimeError("held after the connection was lost")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -234,5 +434,12 @@ MODES = {
     "semaphore": semaphore_rounds,
     "hold": hold,
     "take": take,
+    "shortfall": shortfall,
+    "acknowledged": acknowledged,
+    "bad-replicas": bad_replicas,
+    "fenced-writes": fenced_writes,
+    "paused": paused,
+    "cluster": cluster,
+    "lost": lost,
 }
 MODES[mode]()

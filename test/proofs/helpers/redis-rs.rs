@@ -1,7 +1,7 @@
 // Proof program for the generated redis-rs helper (src/locksmith.rs next to it). Usage:
 //   proof <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take. The helper polls, so
-//   there is no woken mode.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take (in line, with
+//   wake_with). Waiting woken by the release, and the lock kinds, are redis-rs-kinds.rs's modes.
 mod locksmith;
 
 use locksmith::{Lease, LockError, LockOptions};
@@ -21,9 +21,11 @@ fn check(condition: bool, message: &str) -> Result<(), Failure> {
     }
 }
 
-fn counter(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+fn counter(client: &redis::Client, con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    // In line and woken by the release (wake_with): the path with the most moving parts.
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60)).wake_with(client);
     for _ in 0..rounds {
-        let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60)))?;
+        let lease = Lease::acquire_with(con, "proof:lock", &options)?;
         let occupancy: i64 = redis::cmd("INCR").arg("proof:occupancy").query(con)?;
         check(occupancy == 1, "two holders at once")?;
         let value: Option<i64> = redis::cmd("GET").arg("proof:counter").query(con)?;
@@ -81,9 +83,10 @@ fn fence(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
     Ok(())
 }
 
-fn busy(con: &mut redis::Connection) -> Result<(), Failure> {
+fn busy(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
     let started = Instant::now();
-    match Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)).wait(Duration::from_millis(500))) {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_millis(500)).wake_with(client);
+    match Lease::acquire_with(con, "proof:lock", &options) {
         Err(busy @ LockError::Busy { .. }) => {
             println!("busy {} {busy}", started.elapsed().as_millis());
             Ok(())
@@ -102,8 +105,8 @@ fn hold(con: &mut redis::Connection) -> Result<(), Failure> {
     Ok(())
 }
 
-fn take(con: &mut redis::Connection) -> Result<(), Failure> {
-    let lease = Lease::acquire(con, "proof:lock", Duration::from_secs(5))?;
+fn take(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)).wake_with(client))?;
     println!("took {}", now_ms());
     lease.release(con)?;
     Ok(())
@@ -117,13 +120,13 @@ fn main() -> Result<(), Failure> {
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     match mode {
-        "counter" => counter(&mut con, arg.parse()?),
+        "counter" => counter(&client, &mut con, arg.parse()?),
         "fence" => fence(&mut con, arg.parse()?),
         "renew" => renew(&client, &mut con),
         "steal" => steal(&client, &mut con),
-        "busy" => busy(&mut con),
+        "busy" => busy(&client, &mut con),
         "hold" => hold(&mut con),
-        "take" => take(&mut con),
+        "take" => take(&client, &mut con),
         _ => Err(format!("unknown mode {mode}").into()),
     }
 }
