@@ -90,6 +90,21 @@ export const CLIENTS: readonly ClientInfo[] = [
     importsInline: true,
   },
   {
+    id: 'glide-python',
+    library: 'Valkey GLIDE for Python',
+    language: 'Python',
+    extension: 'py',
+    languageIds: ['python'],
+    description:
+      'Valkey GLIDE (Python, asyncio): Script objects run with invoke_script (EVALSHA, loaded again on NOSCRIPT)',
+    quote: doubleQuoted,
+    defaultBody: `pass  # ${SECTION}`,
+    clientVariable: 'client',
+    callSiteVariable: 'client',
+    comment: '#',
+    importsInline: true,
+  },
+  {
     id: 'jedis',
     library: 'Jedis',
     language: 'Java',

@@ -65,6 +65,7 @@ const SPECS: Record<string, HelperSpec> = {
   'node-redis': JS_HELPER,
   'glide-node': JS_HELPER,
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
+  'glide-python': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   lettuce: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   'spring-data-redis': { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },

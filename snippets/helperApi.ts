@@ -39,6 +39,7 @@ export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   'node-redis': 'null',
   'glide-node': 'null',
   'redis-py': 'None',
+  'glide-python': 'None',
   jedis: 'null',
   lettuce: 'null',
   'spring-data-redis': 'null',
@@ -107,6 +108,15 @@ const API: Record<string, ClientApi> = {
   'node-redis': JS_API,
   'glide-node': JS_API,
   'redis-py': PYTHON_API,
+  // GLIDE for Python is asyncio only: every call is awaited.
+  'glide-python': {
+    names: PYTHON_API.names,
+    render: {
+      release: (a) => `await ${PYTHON_API.render.release(a)}`,
+      extend: (a) => `await ${PYTHON_API.render.extend(a)}`,
+      tryAcquire: (a) => `await ${PYTHON_API.render.tryAcquire(a)}`,
+    },
+  },
   jedis: JAVA_API,
   lettuce: JAVA_API,
   // A Locksmith wraps the user's StringRedisTemplate (or is their bean): its methods take no client.

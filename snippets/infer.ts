@@ -46,6 +46,14 @@ const EVIDENCE: Record<string, Evidence> = {
     ],
     imports: /^\s*(import\s+redis\b|from\s+redis(\.asyncio)?\s+import\b)/m,
   },
+  // The asyncio package only: valkey-glide-sync (module glide_sync) is another API.
+  'glide-python': {
+    manifests: ['requirements.txt', 'pyproject.toml'].map((name) => ({
+      name,
+      dependency: /(^|["'\s])valkey-glide\s*(\[[^\]]*\])?\s*([<>=!~;,"'\s]|$)/m,
+    })),
+    imports: /^\s*(import\s+glide\b|from\s+glide(\.\w+)*\s+import\b)/m,
+  },
   jedis: {
     manifests: [
       { name: 'pom.xml', dependency: /<artifactId>\s*jedis\s*</ },

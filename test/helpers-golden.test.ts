@@ -20,6 +20,7 @@ import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
 import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
+import { renderCode } from '../snippets/render';
 import {
   check,
   embeddedScripts,
@@ -32,7 +33,7 @@ import {
 } from './golden-support';
 import { indent } from './proofs/proof';
 import { parserFor } from '../server/src/analysis/parsers';
-import { cargo, go, javac, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import { cargo, go, javac, npmPackages, pypiPython, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -348,4 +349,25 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
       await check(onPath('python3')!, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
     },
   );
+
+  test('glide-python: helper (core and every kind), call sites and inline snippets compile and import against the pinned GLIDE', async () => {
+    const dir = join(work, 'glide-python');
+    const sites = callSites('glide-python', { helperImport: DEFAULT_HELPER_IMPORT['glide-python'] });
+    const inline = PATTERNS.map((pattern) => ({ pattern, code: renderCode('glide-python', pattern, pack, {}) }));
+    // GLIDE's API is asyncio: each call site and snippet is the body of a coroutine.
+    const coroutine = (name: string, code: string) => `async def ${name}(client):\n${indent(code, '    ')}`;
+    writeFiles(dir, {
+      'locksmith.py': helperOf('glide-python').text,
+      'kinds.py': helperOf('glide-python', { kinds: helperKinds('glide-python').join(',') }).text,
+      'callsites.py': [
+        ...sites.map(({ pattern, imports, code }) => coroutine(pattern, `${imports.join('\n')}\n${code}`)),
+        ...inline.map(({ pattern, code }) => coroutine(`inline_${pattern}`, code)),
+      ].join('\n\n'),
+    });
+    const python = await pypiPython('glide/requirements.txt');
+    const files = ['locksmith.py', 'kinds.py', 'callsites.py'];
+    await check(python, ['-m', 'py_compile', ...files.map((file) => join(dir, file))]);
+    // Importing them resolves every name the helper and the snippets take from GLIDE.
+    await check(python, ['-c', 'import locksmith, kinds, callsites'], { cwd: dir });
+  });
 });

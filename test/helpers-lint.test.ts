@@ -24,6 +24,8 @@ const PRELUDE: Record<string, string> = {
   'glide-node':
     "import { GlideClient } from '@valkey/valkey-glide';\nconst client = await GlideClient.createClient({ addresses: [{ host: 'redis' }] });",
   'redis-py': 'import redis',
+  'glide-python':
+    'from glide import GlideClient, GlideClientConfiguration, NodeAddress\nclient = await GlideClient.create(GlideClientConfiguration([NodeAddress("redis")]))',
   jedis: 'import redis.clients.jedis.JedisPooled;',
   lettuce: 'import io.lettuce.core.RedisClient;',
   'spring-data-redis': 'import org.springframework.data.redis.core.StringRedisTemplate;',

@@ -39,6 +39,7 @@ const CORE: Record<string, ScriptName[]> = {
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
   'redis-py': IN_LINE,
+  'glide-python': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
   stackexchange: IN_LINE,
@@ -65,6 +66,7 @@ const WITH_KINDS = [
   'node-redis',
   'glide-node',
   'redis-py',
+  'glide-python',
   'redigo',
   'go-redis',
   'phpredis',
@@ -182,6 +184,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
+  'glide-python': {
+    lines: 485,
+    why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload, the kinds' planners as redis-py's",
+  },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
   jedis: {
@@ -367,6 +373,33 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
       assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
       assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
     }
+  });
+});
+
+describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
+  const { text } = renderHelper('glide-python', pack);
+
+  test('the scripts are GLIDE Script objects run with invoke_script (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.ok(text.includes('script = _scripts[lua] = Script(lua)'));
+    assert.ok(text.includes('return await client.invoke_script(script, keys=list(keys), args=texts)'));
+    assert.doesNotMatch(text, /hashlib|\.evalsha\(|script_load/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload (a flush between its SCRIPT LOAD and EVALSHA) sends EVAL once; other errors are raised", () => {
+    assert.match(
+      text,
+      /if "noscript" not in str\(error\)\.lower\(\):\n\s+raise\n\s+return await client\.custom_command\(\["EVAL", lua, str\(len\(keys\)\), \*keys, \*texts\]\)/,
+    );
+  });
+
+  test('asyncio only; enable_wakeups takes a GlideClusterClient, and without it the waiters poll', () => {
+    assert.doesNotMatch(text, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+    assert.match(
+      text,
+      /^def enable_wakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\) -> None:$/m,
+    );
+    assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
+    assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
   });
 });
 

@@ -98,6 +98,37 @@ test('Valkey GLIDE for Node: its package in package.json, or an import or requir
   );
 });
 
+test('Valkey GLIDE for Python: valkey-glide in requirements.txt or pyproject.toml, or an import of glide', () => {
+  const manifest = (name: string, text: string) => [{ name, text }];
+  assert.equal(
+    first({ languageId: 'python', manifests: manifest('requirements.txt', 'valkey-glide==2.5.3\n') }),
+    'glide-python',
+  );
+  assert.equal(
+    first({ languageId: 'python', manifests: manifest('pyproject.toml', 'dependencies = ["valkey-glide>=2.5"]\n') }),
+    'glide-python',
+  );
+  // A project that also has redis-py (a migration): the file's import decides.
+  const both = manifest('requirements.txt', 'redis==5.0\nvalkey-glide==2.5.3\n');
+  for (const source of [
+    'from glide import GlideClient, Script\n',
+    'import glide\n',
+    'from glide.async_commands import core\n',
+  ]) {
+    assert.equal(first({ languageId: 'python', source, manifests: both }), 'glide-python', source);
+  }
+  assert.equal(first({ languageId: 'python', source: 'import redis\n', manifests: both }), 'redis-py');
+  // The sync package (module glide_sync) is another API: not this helper's client.
+  assert.notEqual(
+    first({
+      languageId: 'python',
+      source: 'from glide_sync import GlideClient\n',
+      manifests: manifest('requirements.txt', 'valkey-glide-sync==2.5.3\n'),
+    }),
+    'glide-python',
+  );
+});
+
 test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
   const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
   assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');
@@ -128,6 +159,6 @@ test('the remembered choice beats a manifest, but not the active language', () =
 test('evidence for another language only orders the rest', () => {
   const manifests = [{ name: 'go.mod', text: 'require github.com/gomodule/redigo v1.8.9' }];
   const ranked = rankClients({ languageId: 'python', manifests }).map((client) => client.id);
-  assert.equal(ranked[0], 'redis-py');
-  assert.equal(ranked[1], 'redigo');
+  assert.deepEqual(ranked.slice(0, 2), ['redis-py', 'glide-python']);
+  assert.equal(ranked[2], 'redigo');
 });

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
 import { proof as glideNode } from './proofs/glide-node';
+import { proof as glidePython } from './proofs/glide-python';
 import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
 import { proof as jedis } from './proofs/jedis';
@@ -36,6 +37,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
   glideNode,
+  glidePython,
   goRedis,
   ioredis,
   jedis,

@@ -201,12 +201,33 @@ const redisPyFromPypi: HelperProof = {
   kinds: true,
 };
 
+/**
+ * Valkey GLIDE for Python's helper proof: GLIDE pinned in test/proofs/glide/requirements.txt, in a
+ * virtual environment under the cache. Its waiters wake (SSUBSCRIBE) on a GlideClusterClient given
+ * to enable_wakeups; on a GlideClient, which has no sharded pub/sub, they poll, in line
+ * (acquire_queued) and no later than the holder's lease ends.
+ */
+const glidePython: HelperProof = {
+  client: 'glide-python',
+  label: 'glide-python (valkey-glide 2.5.3)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython('glide/requirements.txt'),
+    writeProof(dir, 'glide-python', 'glide-python.py', pack, {}, kinds),
+  ],
+  wakes: false,
+  queues: true,
+  kinds: true,
+  cluster: true,
+  wakesInCluster: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   glideNode,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
+  glidePython,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
     'php-parts.php',
