@@ -87,7 +87,7 @@ async def _call(client: LockClient, lua: str, keys: List[str], args: List[Any]) 
     script = _scripts.get(lua)
     if script is None:
         script = _scripts[lua] = Script(lua)
-    texts = [str(arg) for arg in args]
+    texts = [arg if isinstance(arg, bytes) else str(arg) for arg in args]
     try:
         return await client.invoke_script(script, keys=list(keys), args=texts)
     except RequestError as error:
@@ -296,6 +296,7 @@ class Lease:
     def _lose(self, reason: LeaseLostError) -> None:
         self.lost_reason = reason
         self.lost_event.set()
+«kinds:lease»
 
 
 def _waiters_key(key: str) -> Optional[str]:
@@ -318,6 +319,7 @@ class _Plan(NamedTuple):
     #: The waiter queue of a plain lock taken by waiting (acquire_queued's reply is an array).
     queue: Optional[str]
     fenced: bool
+«kinds:plan-fields»
 
 
 #: The other kinds' planners (their sections add them): each takes the options it knows out of
@@ -337,12 +339,16 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
     if kind not in _KIND_NAMES:
         raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
     options = dict(options)
+«kinds:plan»
     plans = [planner(key, kind, ttl_ms, wait_ms, retry_ms, fence_key, options) for planner in _PLANNERS]
     if options:
         raise TypeError(f"this helper has no lock kind that takes {', '.join(options)}")
-    for plan in plans:
-        if plan is not None:
-            return plan
+    plan = next((plan for plan in plans if plan is not None), None) or _plain(key, wait_ms, ttl_ms, fence_key)
+«kinds:planned»
+    return plan
+
+
+def _plain(key: str, wait_ms: int, ttl_ms: int, fence_key: Optional[str]) -> _Plan:
     token = _token()
     fence = [] if fence_key is None else [fence_key]
     queue = _waiters_key(key) if wait_ms > 0 else None
@@ -350,6 +356,12 @@ def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_k
         return _Plan(_PLAIN, ACQUIRE, [key, *fence], [token, ttl_ms], token, None, bool(fence))
     # In line (first come, first served): the release takes the first waiter off and wakes that one.
     return _Plan(_PLAIN, ACQUIRE_QUEUED, [key, queue, *fence], [token, ttl_ms], token, queue, bool(fence))
+
+
+async def _send(client: LockClient, plan: _Plan, args: List[Any]) -> Any:
+    """One try of a plan: its script's reply."""
+«kinds:send»
+    return await _call(client, plan.lua, plan.keys, args)
 
 
 async def acquire(
@@ -371,10 +383,10 @@ async def acquire(
 
     async def attempt() -> _Attempt:
         if plan.queue is None:
-            return await _run(client, plan.lua, plan.keys, plan.args), None
+            return int(await _send(client, plan, plan.args)), None
         # The queue lives at least as long as this waiter may still wait.
         queue_ms = max(1, int((deadline - time.monotonic()) * 1000)) + 2 * retry_ms
-        replies = await _call(client, plan.lua, plan.keys, [*plan.args, queue_ms])
+        replies = await _send(client, plan, [*plan.args, queue_ms])
         taken, pttl = int(replies[0]), int(replies[1])
         # PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
         return taken, (None if pttl == -1 else max(pttl, 0) / 1000)

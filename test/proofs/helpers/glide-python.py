@@ -2,7 +2,8 @@
 # virtual environment with the pinned GLIDE). Usage:
 #   python proof.py <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold,
 #   take, woken, and for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
-#   rw-writer, semaphore (hold and take take a kind). <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+#   rw-writer, semaphore (hold and take take a kind); for the parts (test/helpers-glide-python-parts.test.ts):
+#   fenced-writes, paused. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 #   GlideClusterClient given to enable_wakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 import asyncio
 import os
@@ -185,6 +186,43 @@ async def semaphore(client):
             await client.decr("proof:holders")
 
 
+def expect(label, got, wanted):
+    if got != wanted:
+        raise RuntimeError(f"{label}: {got!r}, not {wanted!r}")
+
+
+async def fenced_writes(client):
+    """set_if_held writes while held, not after the release or once another token holds the lock;
+    set_fenced refuses an older token than the data key's, takes a newer or equal one."""
+    first = await acquire(client, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("held", await first.set_if_held("proof:{w}:data", "first"), True)
+    await first.release()
+    expect("released", await first.set_if_held("proof:{w}:data", "late"), False)
+    second = await acquire(client, "proof:{w}", ttl_ms=5000, fence_key="proof:{w}:fence")
+    expect("taken by another token", await first.set_if_held("proof:{w}:data", "late"), False)
+    expect("newer token", await second.set_fenced("proof:fenced", "second"), True)
+    expect("older token", await first.set_fenced("proof:fenced", "first"), False)
+    expect("equal token", await second.set_fenced("proof:fenced", b"second again"), True)
+    plain = await acquire(client, "proof:plain", ttl_ms=5000)
+    reader = await acquire(client, "proof:rw", ttl_ms=5000, kind="read")
+    for write in (lambda: plain.set_fenced("proof:fenced", "x"), lambda: reader.set_if_held("proof:rw:data", "x")):
+        try:
+            await write()
+            raise RuntimeError("a write without a fencing token or a single holder went through")
+        except ValueError as error:
+            print(f"refused {error}")
+    print(f"fenced {first.fence} {second.fence}")
+
+
+async def paused(client):
+    """Holds a 300 ms lease and writes after a pause the test makes longer (SIGSTOP, SIGCONT)."""
+    lease = await acquire(client, "proof:{paused}", ttl_ms=300, fence_key="proof:{paused}:fence")
+    print(f"held {lease.fence}", flush=True)
+    await asyncio.sleep(1)  # SIGSTOPped here, past the lease
+    held = await lease.set_if_held("proof:{paused}:data", "paused")
+    print(f"wrote {held} {await lease.set_fenced('proof:paused-fenced', 'paused')}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -198,6 +236,8 @@ MODES = {
     "rw-reader": rw_reader,
     "rw-writer": rw_writer,
     "semaphore": semaphore,
+    "fenced-writes": fenced_writes,
+    "paused": paused,
 }
 
 

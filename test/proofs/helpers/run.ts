@@ -8,6 +8,8 @@ export interface Running {
   printed(line: string): Promise<void>;
   /** Ends the program with SIGKILL, as a crash would: no cleanup runs. */
   kill(): void;
+  /** Sends the program a signal: SIGSTOP pauses it (a GC pause, a stalled VM), SIGCONT resumes it. */
+  signal(name: NodeJS.Signals): void;
 }
 
 export function start(command: string[], url: string, env: Record<string, string>, args: string[]): Running {
@@ -42,5 +44,6 @@ export function start(command: string[], url: string, env: Record<string, string
         }),
       ]),
     kill: () => void child.kill('SIGKILL'),
+    signal: (name) => void child.kill(name),
   };
 }
