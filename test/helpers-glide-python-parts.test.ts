@@ -2,15 +2,21 @@
 // on the pinned valkey-glide (test/proofs/glide/requirements.txt) against Redis 7.0 and Valkey 9:
 // - fenced-writes: set_if_held writes only while the lease holds the lock, set_fenced refuses an
 //   older fencing token than the data key's; a holder SIGSTOPped past its lease while another
-//   takes the lock and writes has both its writes refused after SIGCONT (Kleppmann's pause).
+//   takes the lock and writes has both its writes refused after SIGCONT (Kleppmann's pause);
+// - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica an acquire falls short
+//   and gives the lock back (or keeps it with on_shortfall); with a real replica behind a slow link
+//   it returns once the replica has the lock and its fencing token; bad values are refused before
+//   anything is sent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
+import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
+import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -23,24 +29,39 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const proof = HELPER_PROOFS.find((candidate) => candidate.client === 'glide-python')!;
 const prepared = () => prepareOnce(proof, work, pack, 'all');
 
+/** Long enough that a write is certainly not on the replica when an acquire returns without waiting. */
+const SLOW_LINK_MS = 200;
+
+/** The commands the server has run, by name (INFO commandstats). */
+async function commandCounts(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  return new Map([...info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)].map((match) => [match[1], Number(match[2])]));
+}
+
 for (const server of SERVER_KINDS) {
   describe(server, () => {
     let master: RedisServer;
+    let replica: RedisServer;
+    let link: TcpProxy;
     let redis: Redis;
     let locks: LockScripts;
 
     before(async () => {
       master = await startRedis({ server, args: ['--repl-diskless-sync-delay', '0'] });
+      link = await startProxy(master.port);
       redis = master.client();
       locks = new LockScripts(redis, pack);
     });
     beforeEach(async () => {
+      link.setLatency(0);
       await redis.flushall();
     });
     after(async () => {
       locks?.close();
       redis?.disconnect();
+      await replica?.stop();
       await master?.stop();
+      await link?.close();
     });
 
     const run = async (...args: string[]) => start(await prepared(), master.url, proof.env ?? {}, args).done;
@@ -77,6 +98,68 @@ for (const server of SERVER_KINDS) {
         assert.match(await holder.done, /^wrote False False$/m);
         assert.equal(await redis.get('proof:{paused}:data'), 'next');
         assert.deepEqual(await redis.hgetall('proof:paused-fenced'), { value: 'next', fence: '2' });
+      });
+    });
+
+    describe('replica-wait, no replica', () => {
+      test('a shortfall gives the lock back (one-shot, waiting); on_shortfall keeps it; fsync the server cannot honour gives it back', async () => {
+        assert.equal(/^connected_slaves:(\d+)/m.exec(await redis.info('replication'))?.[1], '0');
+        const output = await run('shortfall');
+        assert.match(
+          output,
+          /^shortfall timeout 0: proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\): released, not held\. Check the replicas \(INFO replication: connected_slaves, their lag\), or pass on_shortfall to keep such locks$/m,
+        );
+        assert.match(output, /^queued shortfall, fence 1$/m);
+        for (const key of ['proof:lock', 'proof:{queued}']) assert.equal(await redis.exists(key), 0, key);
+        assert.equal(await redis.exists(waitersKey('proof:{queued}')!), 0, 'left the line');
+        const kept = /^kept (\S+) timeout 0$/m.exec(output)?.[1];
+        assert.equal(await redis.get('proof:kept'), kept, 'on_shortfall kept the lock (after NOSCRIPT)');
+        assert.match(output, /^block kept True timeout$/m, 'a coroutine on_shortfall kept the lock for the block');
+        const fsync =
+          server === 'redis'
+            ? 'no-waitaof: proof:fsync: wait_for_replicas.fsync needs WAITAOF, which this server does not have'
+            : 'aof-off: proof:fsync: wait_for_replicas.fsync needs appendonly yes on the master, which has it off';
+        assert.ok(output.includes(`\nfsync ${fsync}`), output);
+      });
+
+      test('bad values are refused with a message naming them, before anything is sent', async () => {
+        const output = await run('bad-replicas');
+        assert.deepEqual(
+          output.split('\n').filter((line) => line.startsWith('refused ')),
+          [
+            'refused wait_for_replicas.replicas must be a positive integer, got 0',
+            'refused wait_for_replicas.replicas must be a positive integer, got True',
+            'refused wait_for_replicas.timeout_ms must be a positive integer of milliseconds, got 0',
+            'refused wait_for_replicas.timeout_ms (300) must be shorter than the lease (300 ms): the wait spends it',
+            "refused wait_for_replicas.fsync must be True or False, got 'yes'",
+            "refused wait_for_replicas.on_shortfall must be 'release' or a function, got 'keep'",
+            "refused wait_for_replicas must be a WaitForReplicas or a dict of replicas, timeout_ms, fsync, on_shortfall, got {'replica': 1}",
+            'refused wait_for_replicas must be a WaitForReplicas or a dict of replicas, timeout_ms, fsync, on_shortfall, got 1',
+            'refused wait_for_replicas works with the plain lock, not a reentrant, read-write or semaphore one',
+          ],
+        );
+        const sent = [...(await commandCounts(redis)).keys()].filter(
+          (name) => name !== 'info' && name !== 'config|resetstat',
+        );
+        assert.deepEqual(sent, [], "nothing but the program's reset and the test's INFO reached the server");
+      });
+    });
+
+    describe('replica-wait, with a replica behind a slow link', () => {
+      before(async () => {
+        replica = await startRedis({
+          server,
+          args: ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(link.port)],
+        });
+        assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
+      });
+
+      test('held once the replica has the lock and its fencing token (one-shot, waiting, a block)', async () => {
+        link.setLatency(SLOW_LINK_MS);
+        const output = await run('acknowledged', replica.url);
+        assert.match(output, /^acknowledged 1$/m);
+        assert.equal(await redis.exists('proof:{lock}', 'proof:{wait}'), 2, 'the leases are held');
+        assert.equal(await redis.exists('proof:block'), 0, 'the block released');
       });
     });
   });

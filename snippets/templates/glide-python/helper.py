@@ -406,10 +406,10 @@ async def acquire(
 
 
 async def try_acquire(client: LockClient, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                      renew: bool = False) -> Optional[Lease]:
+                      renew: bool = False, **options: Any) -> Optional[Lease]:
     """One try, never waits: the lease, or None while another holder has the lock."""
     try:
-        return await acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+        return await acquire(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
     except LockBusyError:
         return None
 
@@ -481,8 +481,8 @@ class try_lock(lock):  # noqa: N801 - used like a function: async with try_lock(
     None while another holder has the lock (skip the work then)."""
 
     def __init__(self, client: LockClient, key: str, *, ttl_ms: int, fence_key: Optional[str] = None,
-                 renew: bool = False):
-        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew)
+                 renew: bool = False, **options: Any):
+        super().__init__(client, key, ttl_ms=ttl_ms, wait_ms=0, fence_key=fence_key, renew=renew, **options)
         self._busy_is_none = True
 
 

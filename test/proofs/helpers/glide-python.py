@@ -3,7 +3,7 @@
 #   python proof.py <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold,
 #   take, woken, and for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
 #   rw-writer, semaphore (hold and take take a kind); for the parts (test/helpers-glide-python-parts.test.ts):
-#   fenced-writes, paused. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+#   fenced-writes, paused, shortfall, acknowledged <replica url>, bad-replicas. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 #   GlideClusterClient given to enable_wakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 import asyncio
 import os
@@ -223,6 +223,103 @@ async def paused(client):
     print(f"wrote {held} {await lease.set_fenced('proof:paused-fenced', 'paused')}")
 
 
+async def expect_shortfall(client, key, take):
+    """take() must raise ReplicaShortfallError having given the lock back."""
+    try:
+        await take()
+    except locksmith.ReplicaShortfallError as error:
+        if not error.released or await client.exists([key]):
+            raise RuntimeError(f"{key}: the shortfall did not give the lock back: {error}")
+        return error
+    raise RuntimeError(f"{key}: held without a replica")
+
+
+async def shortfall(client):
+    """On a master with no replica: one-shot and waiting (queued, fenced) acquires fall short and
+    give the lock back; with on_shortfall (a function or a coroutine function) the lock is kept."""
+    wait = {"replicas": 1, "timeout_ms": 50}
+    error = await expect_shortfall(client, "proof:lock", lambda: acquire(
+        client, "proof:lock", ttl_ms=5000, wait_ms=0, wait_for_replicas=wait))
+    print(f"shortfall {error.shortfall.reason} {error.shortfall.acknowledged}: {error}")
+    await expect_shortfall(client, "proof:{queued}", lambda: acquire(
+        client, "proof:{queued}", ttl_ms=5000, wait_ms=1000, fence_key="proof:{queued}:fence",
+        wait_for_replicas=locksmith.WaitForReplicas(timeout_ms=50)))
+    print(f"queued shortfall, fence {int(await client.get('proof:{queued}:fence'))}")
+    kept = []
+    await client.script_flush()  # the pair meets NOSCRIPT and goes again with the source
+    lease = await locksmith.try_acquire(client, "proof:kept", ttl_ms=5000,
+                                        wait_for_replicas=dict(wait, on_shortfall=kept.append))
+    print(f"kept {lease.token} {kept[0].reason} {kept[0].acknowledged}")
+
+    async def keep_async(shortfall):
+        kept.append(shortfall)
+
+    async with lock(client, "proof:block", ttl_ms=5000, wait_for_replicas=dict(wait, on_shortfall=keep_async)) as held:
+        print(f"block kept {await client.get('proof:block') == held.token.encode()} {kept[1].reason}")
+
+    def refuse(shortfall):
+        raise RuntimeError(f"a setting the server cannot honour is no shortfall to keep: {shortfall}")
+
+    error = await expect_shortfall(client, "proof:fsync", lambda: acquire(
+        client, "proof:fsync", ttl_ms=5000, wait_for_replicas={"fsync": True, "on_shortfall": refuse}))
+    print(f"fsync {error.shortfall.reason}: {error}")
+
+
+async def replica_values(url_of_replica, *keys):
+    """The keys' values on the replica, by MGET on a plain socket (a GlideClient needs a primary)."""
+    address = urlparse(url_of_replica)
+    reader, writer = await asyncio.open_connection(address.hostname, address.port)
+    parts = [b"MGET", *(key.encode() for key in keys)]
+    writer.write(b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(part), part) for part in parts))
+    await writer.drain()
+    values = []
+    for _ in range(int((await reader.readline())[1:])):
+        size = int((await reader.readline())[1:])
+        values.append(None if size < 0 else (await reader.readexactly(size + 2))[:-2])
+    writer.close()
+    return values
+
+
+async def acknowledged(client):
+    """With a replica behind a slow link: the acquire returns once the replica has the lock and its
+    fencing token (one-shot, waiting, and a block)."""
+    control = await acquire(client, "proof:control", ttl_ms=60_000, wait_ms=0)
+    if await replica_values(arg, "proof:control") != [None]:
+        raise RuntimeError("the control: on the replica already without waiting, the link is not slow")
+    await control.release()
+    lease = await acquire(client, "proof:{lock}", ttl_ms=60_000, wait_ms=0, fence_key="proof:{lock}:fence",
+                          wait_for_replicas={"timeout_ms": 5000})
+    on_replica = await replica_values(arg, "proof:{lock}", "proof:{lock}:fence")
+    if on_replica != [lease.token.encode(), str(lease.fence).encode()]:
+        raise RuntimeError(f"held before the replica had it: {on_replica}")
+    await client.custom_command(["SET", "proof:{wait}", "other", "PX", "300"])
+    waited = await acquire(client, "proof:{wait}", ttl_ms=60_000, wait_ms=10_000,
+                           wait_for_replicas={"timeout_ms": 5000})
+    if await replica_values(arg, "proof:{wait}") != [waited.token.encode()]:
+        raise RuntimeError("waiting: held before the replica had it")
+    async with lock(client, "proof:block", ttl_ms=60_000, wait_for_replicas={"timeout_ms": 5000}) as held:
+        if await replica_values(arg, "proof:block") != [held.token.encode()]:
+            raise RuntimeError("block: held before the replica had it")
+    print(f"acknowledged {lease.fence}")
+
+
+async def bad_replicas(client):
+    """Bad values raise ValueError before anything is sent: the statistics are reset once connected
+    (GLIDE's handshake sent HELLO and INFO), and the test reads what reached the server after."""
+    await client.config_resetstat()
+    cases = [{"replicas": 0}, {"replicas": True}, {"timeout_ms": 0}, {"timeout_ms": 300}, {"fsync": "yes"},
+             {"on_shortfall": "keep"}, {"replica": 1}, 1]
+    for wait in cases:
+        try:
+            await acquire(client, "proof:lock", ttl_ms=300, wait_for_replicas=wait)
+        except ValueError as error:
+            print(f"refused {error}")
+    try:
+        await acquire(client, "proof:lock", ttl_ms=300, reentrant=True, wait_for_replicas={"timeout_ms": 100})
+    except ValueError as error:
+        print(f"refused {error}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -238,6 +335,9 @@ MODES = {
     "semaphore": semaphore,
     "fenced-writes": fenced_writes,
     "paused": paused,
+    "shortfall": shortfall,
+    "acknowledged": acknowledged,
+    "bad-replicas": bad_replicas,
 }
 
 
