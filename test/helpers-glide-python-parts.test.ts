@@ -6,7 +6,8 @@
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica an acquire falls short
 //   and gives the lock back (or keeps it with on_shortfall); with a real replica behind a slow link
 //   it returns once the replica has the lock and its fencing token; bad values are refused before
-//   anything is sent.
+//   anything is sent; a GlideClusterClient sends the pair to the lock's master, whose replica has it on
+//   return; a connection cut during the wait (a proxy) is a connection-lost shortfall, never held.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +18,10 @@ import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer } from '../harness/redis';
+import { SERVER_KINDS, startCluster, startRedis, type RedisCluster, type RedisServer } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
-import { waitFor } from './helpers';
+import { sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-glide-python-parts-'));
@@ -122,6 +123,24 @@ for (const server of SERVER_KINDS) {
         assert.ok(output.includes(`\nfsync ${fsync}`), output);
       });
 
+      test('a connection cut during the wait is a connection-lost shortfall, never held', async () => {
+        const proxy = await startProxy(master.port);
+        try {
+          const running = start(await prepared(), proxy.url, proof.env ?? {}, ['lost']);
+          await waitFor('the acquire on the master', async () => (await redis.exists('proof:lost')) === 1);
+          await sleep(200); // the WAIT behind it is waiting (20 s: no replica)
+          proxy.cut('refuse');
+          // GLIDE fails the batch (FatalReceiveError) and the give-back finds the proxy refusing.
+          assert.match(
+            await running.done,
+            /^lost connection-lost False: proof:lost: the connection closed before the replicas acknowledged the acquire \(it may not have reached any\): could not be released \(it ends with its lease\), not held\./m,
+          );
+          assert.ok((await redis.pttl('proof:lost')) > 0, 'the lock ends with its lease');
+        } finally {
+          await proxy.close();
+        }
+      });
+
       test('bad values are refused with a message naming them, before anything is sent', async () => {
         const output = await run('bad-replicas');
         assert.deepEqual(
@@ -142,6 +161,26 @@ for (const server of SERVER_KINDS) {
           (name) => name !== 'info' && name !== 'config|resetstat',
         );
         assert.deepEqual(sent, [], "nothing but the program's reset and the test's INFO reached the server");
+      });
+    });
+
+    describe('replica-wait in a Cluster', () => {
+      let cluster: RedisCluster;
+      before(async () => {
+        cluster = await startCluster({ server, replicas: 1 });
+      });
+      after(async () => {
+        await cluster?.stop();
+      });
+
+      test("GlideClusterClient sends the pair to the lock's master, whose replica has it on return", async () => {
+        const url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+        const output = await start(await prepared(), url, proof.env ?? {}, ['cluster']).done;
+        const masters = new Set(
+          [...output.matchAll(/^acknowledged proof:\{[a-d]\} 1 (\d+)$/gm)].map((match) => match[1]),
+        );
+        assert.equal(masters.size, 3, `the four locks span the three masters:\n${output}`);
+        assert.match(output, /^shortfall 1 True 0$/m);
       });
     });
 

@@ -3,10 +3,11 @@
 #   python proof.py <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold,
 #   take, woken, and for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
 #   rw-writer, semaphore (hold and take take a kind); for the parts (test/helpers-glide-python-parts.test.ts):
-#   fenced-writes, paused, shortfall, acknowledged <replica url>, bad-replicas. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+#   fenced-writes, paused, shortfall, acknowledged <replica url>, bad-replicas, lost, cluster. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 #   GlideClusterClient given to enable_wakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 import asyncio
 import os
+import re
 import sys
 import time
 from urllib.parse import urlparse
@@ -18,6 +19,8 @@ from glide import (
     GlideClusterClient,
     GlideClusterClientConfiguration,
     NodeAddress,
+    SlotKeyRoute,
+    SlotType,
 )
 
 import locksmith  # the lock kinds' functions, where the helper carries them
@@ -266,12 +269,14 @@ async def shortfall(client):
 
 
 async def replica_values(url_of_replica, *keys):
-    """The keys' values on the replica, by MGET on a plain socket (a GlideClient needs a primary)."""
+    """The keys' values on the replica, by MGET on a plain socket (a GlideClient needs a primary;
+    in a Cluster after READONLY, so the replica answers for its master's slots)."""
     address = urlparse(url_of_replica)
     reader, writer = await asyncio.open_connection(address.hostname, address.port)
-    parts = [b"MGET", *(key.encode() for key in keys)]
-    writer.write(b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(part), part) for part in parts))
+    for parts in ([b"READONLY"], [b"MGET", *(key.encode() for key in keys)]):
+        writer.write(b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(part), part) for part in parts))
     await writer.drain()
+    await reader.readline()  # +OK, or an error outside a Cluster
     values = []
     for _ in range(int((await reader.readline())[1:])):
         size = int((await reader.readline())[1:])
@@ -320,6 +325,37 @@ async def bad_replicas(client):
         print(f"refused {error}")
 
 
+async def lost(client):
+    """The connection is cut while WAIT waits: a connection-lost shortfall, never held."""
+    try:
+        await acquire(client, "proof:lost", ttl_ms=60_000, wait_ms=0, wait_for_replicas={"timeout_ms": 20_000})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"lost {error.shortfall.reason} {error.released}: {error}")
+        return
+    raise RuntimeError("held after the connection was lost")
+
+
+async def cluster(client):
+    """A GlideClusterClient: the pair goes whole to the master of each lock's slot, and that master's
+    replica has the lock (and the fencing token) when acquire returns; two replicas asked for: a shortfall."""
+    for key in ("proof:{a}", "proof:{b}", "proof:{c}", "proof:{d}"):
+        lease = await acquire(client, key, ttl_ms=60_000, wait_ms=1000, fence_key=f"{key}:fence",
+                              wait_for_replicas={"timeout_ms": 5000})
+        # The master's own view of its replica (the other nodes may not have heard of it yet).
+        master = SlotKeyRoute(SlotType.PRIMARY, key)
+        info = (await client.custom_command(["INFO", "replication"], route=master)).decode()
+        replica = dict(field.split("=") for field in re.search(r"^slave0:(.*)$", info, re.M).group(1).split(","))
+        on_replica = await replica_values(f"redis://{replica['ip']}:{replica['port']}", key, f"{key}:fence")
+        if on_replica != [lease.token.encode(), str(lease.fence).encode()]:
+            raise RuntimeError(f"{key}: held before its master's replica had it: {on_replica}")
+        port = re.search(r"^tcp_port:(\d+)", (await client.custom_command(["INFO", "server"], route=master)).decode(), re.M)
+        print(f"acknowledged {key} {lease.fence} {port.group(1)}")
+    try:
+        await acquire(client, "proof:{e}", ttl_ms=5000, wait_ms=0, wait_for_replicas={"replicas": 2, "timeout_ms": 50})
+    except locksmith.ReplicaShortfallError as error:
+        print(f"shortfall {error.shortfall.acknowledged} {error.released} {await client.exists(['proof:{e}'])}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -338,6 +374,8 @@ MODES = {
     "shortfall": shortfall,
     "acknowledged": acknowledged,
     "bad-replicas": bad_replicas,
+    "lost": lost,
+    "cluster": cluster,
 }
 
 
