@@ -38,6 +38,7 @@ const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
+  'glide-go': IN_LINE,
   'redis-py': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
@@ -169,6 +170,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
   'glide-node': {
     lines: 435,
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
+  },
+  'glide-go': {
+    lines: 615,
+    why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
