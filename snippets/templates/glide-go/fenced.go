@@ -5,9 +5,20 @@
 // Assumes `client` (*glide.Client or *glide.ClusterClient) and `ctx`, in a function
 // returning error; the deferred release runs when that function returns, so give the lock its
 // own function. Go 1.21+. Imports: context, crand "crypto/rand", fmt, math, math/rand, os,
-// strconv, time, github.com/valkey-io/valkey-glide/go/v2/options.
+// strconv, strings, time, github.com/valkey-io/valkey-glide/go/v2/options.
 locksmithAcquire := options.NewScript(`«lua:acquire»`)
 locksmithRelease := options.NewScript(`«lua:release»`)
+// GLIDE runs a Script with EVALSHA and loads it again on NOSCRIPT; a flush between the two (SCRIPT
+// FLUSH, a failover) still gives NOSCRIPT, and then the call goes again, up to 3 times.
+lockInvoke := func(ctx context.Context, script *options.Script, keys []string, args ...string) (reply any, err error) {
+	for try := 0; try < 3; try++ {
+		reply, err = client.InvokeScriptWithOptions(ctx, *script, *options.NewScriptOptions().WithKeys(keys).WithArgs(args))
+		if err == nil || !strings.Contains(err.Error(), "NoScript") {
+			break
+		}
+	}
+	return reply, err
+}
 lockKey := «key»
 lockTtlMs := «ttl»
 fenceKey := «fence»
@@ -17,11 +28,10 @@ if _, err := crand.Read(lockRandom); err != nil {
 	return err
 }
 lockToken := fmt.Sprintf("%s:%d:%x", lockHost, os.Getpid(), lockRandom)
-lockArgs := options.NewScriptOptions().WithKeys([]string{lockKey, fenceKey}).WithArgs([]string{lockToken, strconv.Itoa(lockTtlMs)})
 lockWaitUntil := time.Now().Add(10 * time.Second) // give up after waiting 10 s
 var fencingToken int64
 for attempt := 0; ; attempt++ {
-	reply, err := client.InvokeScriptWithOptions(ctx, *locksmithAcquire, *lockArgs)
+	reply, err := lockInvoke(ctx, locksmithAcquire, []string{lockKey, fenceKey}, lockToken, strconv.Itoa(lockTtlMs))
 	if err != nil {
 		return err
 	}
@@ -39,6 +49,6 @@ for attempt := 0; ; attempt++ {
 	}
 }
 // Released even when ctx is cancelled, so the next holder need not wait out the lease.
-defer client.InvokeScriptWithOptions(context.WithoutCancel(ctx), *locksmithRelease, *options.NewScriptOptions().WithKeys([]string{lockKey}).WithArgs([]string{lockToken}))
+defer lockInvoke(context.WithoutCancel(ctx), locksmithRelease, []string{lockKey}, lockToken)
 _ = fencingToken // send it with every write; the resource rejects tokens older than the newest it saw
 «body»

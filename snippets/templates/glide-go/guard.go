@@ -1,11 +1,22 @@
 // Redis lock (Redis Locksmith, guarded section): atomic acquire with a lease in ms, bounded
-// retry, compare-and-delete release deferred. GLIDE runs a Script with EVALSHA and loads it again
-// on NOSCRIPT. Assumes `client` (*glide.Client or *glide.ClusterClient) and `ctx`, in a function
-// returning error; the deferred release runs when that function returns, so give the lock its
-// own function. Go 1.21+. Imports: context, crand "crypto/rand", fmt, math, math/rand, os,
-// strconv, time, github.com/valkey-io/valkey-glide/go/v2/options.
+// retry, compare-and-delete release deferred. Assumes `client` (*glide.Client or
+// *glide.ClusterClient) and `ctx`, in a function returning error; the deferred release runs when
+// that function returns, so give the lock its own function. Go 1.21+. Imports: context,
+// crand "crypto/rand", fmt, math, math/rand, os, strconv, strings, time,
+// github.com/valkey-io/valkey-glide/go/v2/options.
 locksmithAcquire := options.NewScript(`«lua:acquire»`)
 locksmithRelease := options.NewScript(`«lua:release»`)
+// GLIDE runs a Script with EVALSHA and loads it again on NOSCRIPT; a flush between the two (SCRIPT
+// FLUSH, a failover) still gives NOSCRIPT, and then the call goes again, up to 3 times.
+lockInvoke := func(ctx context.Context, script *options.Script, keys []string, args ...string) (reply any, err error) {
+	for try := 0; try < 3; try++ {
+		reply, err = client.InvokeScriptWithOptions(ctx, *script, *options.NewScriptOptions().WithKeys(keys).WithArgs(args))
+		if err == nil || !strings.Contains(err.Error(), "NoScript") {
+			break
+		}
+	}
+	return reply, err
+}
 lockKey := «key»
 lockTtlMs := «ttl»
 lockHost, _ := os.Hostname()
@@ -14,10 +25,9 @@ if _, err := crand.Read(lockRandom); err != nil {
 	return err
 }
 lockToken := fmt.Sprintf("%s:%d:%x", lockHost, os.Getpid(), lockRandom)
-lockArgs := options.NewScriptOptions().WithKeys([]string{lockKey}).WithArgs([]string{lockToken, strconv.Itoa(lockTtlMs)})
 lockWaitUntil := time.Now().Add(10 * time.Second) // give up after waiting 10 s
 for attempt := 0; ; attempt++ {
-	acquired, err := client.InvokeScriptWithOptions(ctx, *locksmithAcquire, *lockArgs)
+	acquired, err := lockInvoke(ctx, locksmithAcquire, []string{lockKey}, lockToken, strconv.Itoa(lockTtlMs))
 	if err != nil {
 		return err
 	}
@@ -35,5 +45,5 @@ for attempt := 0; ; attempt++ {
 	}
 }
 // Released even when ctx is cancelled, so the next holder need not wait out the lease.
-defer client.InvokeScriptWithOptions(context.WithoutCancel(ctx), *locksmithRelease, *options.NewScriptOptions().WithKeys([]string{lockKey}).WithArgs([]string{lockToken}))
+defer lockInvoke(context.WithoutCancel(ctx), locksmithRelease, []string{lockKey}, lockToken)
 «body»

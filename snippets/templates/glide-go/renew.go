@@ -4,10 +4,21 @@
 // owner, so run the body's calls with lockLost and stop writing once it is done. Assumes `client` (*glide.Client or *glide.ClusterClient) and `ctx`, in a function
 // returning error; the deferred release runs when that function returns, so give the lock its
 // own function. Go 1.21+. Imports: context, crand "crypto/rand", fmt, math, math/rand, os,
-// strconv, time, github.com/valkey-io/valkey-glide/go/v2/options.
+// strconv, strings, time, github.com/valkey-io/valkey-glide/go/v2/options.
 locksmithAcquire := options.NewScript(`«lua:acquire»`)
 locksmithExtend := options.NewScript(`«lua:extend»`)
 locksmithRelease := options.NewScript(`«lua:release»`)
+// GLIDE runs a Script with EVALSHA and loads it again on NOSCRIPT; a flush between the two (SCRIPT
+// FLUSH, a failover) still gives NOSCRIPT, and then the call goes again, up to 3 times.
+lockInvoke := func(ctx context.Context, script *options.Script, keys []string, args ...string) (reply any, err error) {
+	for try := 0; try < 3; try++ {
+		reply, err = client.InvokeScriptWithOptions(ctx, *script, *options.NewScriptOptions().WithKeys(keys).WithArgs(args))
+		if err == nil || !strings.Contains(err.Error(), "NoScript") {
+			break
+		}
+	}
+	return reply, err
+}
 lockKey := «key»
 lockTtlMs := «ttl»
 lockHost, _ := os.Hostname()
@@ -16,10 +27,9 @@ if _, err := crand.Read(lockRandom); err != nil {
 	return err
 }
 lockToken := fmt.Sprintf("%s:%d:%x", lockHost, os.Getpid(), lockRandom)
-lockArgs := options.NewScriptOptions().WithKeys([]string{lockKey}).WithArgs([]string{lockToken, strconv.Itoa(lockTtlMs)})
 lockWaitUntil := time.Now().Add(10 * time.Second) // give up after waiting 10 s
 for attempt := 0; ; attempt++ {
-	acquired, err := client.InvokeScriptWithOptions(ctx, *locksmithAcquire, *lockArgs)
+	acquired, err := lockInvoke(ctx, locksmithAcquire, []string{lockKey}, lockToken, strconv.Itoa(lockTtlMs))
 	if err != nil {
 		return err
 	}
@@ -49,7 +59,7 @@ go func() {
 		case <-lockReleased:
 			return
 		case <-ticker.C:
-			held, err := client.InvokeScriptWithOptions(lockLost, *locksmithExtend, *lockArgs)
+			held, err := lockInvoke(lockLost, locksmithExtend, []string{lockKey}, lockToken, strconv.Itoa(lockTtlMs))
 			if err == nil && held != int64(1) {
 				err = fmt.Errorf("lease on %s lost", lockKey)
 			}
@@ -64,7 +74,7 @@ defer func() {
 	close(lockReleased)
 	<-lockRenewerDone // a renewal in flight ends before release
 	// Released even when ctx is cancelled, so the next holder need not wait out the lease.
-	client.InvokeScriptWithOptions(context.WithoutCancel(ctx), *locksmithRelease, *options.NewScriptOptions().WithKeys([]string{lockKey}).WithArgs([]string{lockToken}))
+	lockInvoke(context.WithoutCancel(ctx), locksmithRelease, []string{lockKey}, lockToken)
 }()
 _ = lockLost // the body's calls take lockLost as their context: done means the lease is gone
 «body»
