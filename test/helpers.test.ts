@@ -58,9 +58,20 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
   'fenced-writes': ['guarded_set', 'fenced_set'],
   'replica-wait': [],
+  multi: ['multi_acquire', 'multi_extend', 'multi_release'],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
-const WITH_KINDS = ['ioredis', 'node-redis', 'glide-node', 'redis-py', 'redigo', 'phpredis', 'redis-rb', 'redis-rs'];
+const WITH_KINDS = [
+  'ioredis',
+  'node-redis',
+  'glide-node',
+  'redis-py',
+  'redigo',
+  'go-redis',
+  'phpredis',
+  'redis-rb',
+  'redis-rs',
+];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
@@ -240,8 +251,8 @@ describe('lock kinds', () => {
   });
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
-    assert.throws(() => renderHelper('go-redis', pack, { kinds: 'semaphore' }), {
-      message: /^the go-redis helper has no semaphore; it can carry: /,
+    assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
+      message: /^the stackexchange helper has no semaphore; it can carry: /,
     });
     assert.throws(() => renderHelper('ioredis', pack, { kinds: 'fair' }), {
       message: `the ioredis helper has no fair lock; it can carry: ${helperKinds('ioredis').join(', ')}`,
