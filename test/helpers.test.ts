@@ -375,6 +375,43 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
   });
 });
 
+describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
+  const text = renderHelper('glide-go', pack).text;
+
+  test('the scripts are GLIDE options.Script values run with InvokeScriptWithOptions (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.match(text, /^\tacquireScript = newScript\(`/m);
+    assert.ok(text.includes('\tscript := redis.NewScript(source)\n'));
+    assert.ok(
+      text.includes(
+        'client.InvokeScriptWithOptions(ctx, *script, *redis.NewScriptOptions().WithKeys(keys).WithArgs(values))',
+      ),
+    );
+    assert.doesNotMatch(text, /crypto\/sha1|EVALSHA"|ScriptLoad/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client; other errors are returned", () => {
+    assert.ok(
+      text.includes(
+        'if err == nil || !strings.Contains(strings.ToLower(err.Error()), "noscript") {\n\t\treturn reply, err\n\t}',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'eval := append(append([]string{"EVAL", sources[script], strconv.Itoa(len(keys))}, keys...), values...)',
+      ),
+    );
+    assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
+  });
+
+  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+    assert.match(
+      text,
+      /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
+    );
+    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+  });
+});
+
 describe("spring-data-redis: the helper in Spring's idiom", () => {
   const { text } = renderHelper('spring-data-redis', pack, { package: 'com.example.locks' });
 
