@@ -159,11 +159,14 @@ func leaveLine(client Client, queue, token string) {
 
 // EnableWakeups lets the waiters of a cluster client be woken by the release: GLIDE cannot
 // duplicate a client, so at the first wait the helper opens a subscriber client of its own from
-// configuration (the one client was made with), kept for the process's life.
+// configuration (the one client was made with), kept for the process's life. Call it once per
+// client: a second call keeps the first subscriber.
 func EnableWakeups(client *glide.ClusterClient, configuration *config.ClusterClientConfiguration) {
 	subscribersMu.Lock()
 	defer subscribersMu.Unlock()
-	subscribers[client] = &subscriber{configuration: configuration, waiters: map[string]map[chan string]bool{}}
+	if subscribers[client] == nil {
+		subscribers[client] = &subscriber{configuration: configuration, waiters: map[string]map[chan string]bool{}}
+	}
 }
 
 var (
