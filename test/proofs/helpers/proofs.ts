@@ -237,6 +237,13 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
+  // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
+  // line on a *glide.Client and wake by SSUBSCRIBE on a *glide.ClusterClient given to EnableWakeups.
+  {
+    ...goModule('glide-go', { wakes: false, queues: true, kinds: false, cluster: true }),
+    label: 'glide-go (valkey-glide/go/v2 2.5.3)',
+    wakesInCluster: true,
+  },
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
