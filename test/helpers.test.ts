@@ -405,6 +405,9 @@ describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
     );
     assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
     assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+  });
+});
+
 describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
   const text = renderHelper('glide-go', pack).text;
 

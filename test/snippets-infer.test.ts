@@ -126,6 +126,9 @@ test('Valkey GLIDE for Python: valkey-glide in requirements.txt or pyproject.tom
       manifests: manifest('requirements.txt', 'valkey-glide-sync==2.5.3\n'),
     }),
     'glide-python',
+  );
+});
+
 test('Valkey GLIDE for Go: its module in go.mod, or an import of it', () => {
   const goMod = (requires: string) => [{ name: 'go.mod', text: `module app\n\nrequire (\n${requires})\n` }];
   assert.equal(
