@@ -4,7 +4,10 @@
 //   shortfall and the lock is given back, or kept with the callback; a real replica behind a
 //   slow link has the lock (and its fencing token) once the acquire returns; a busy lock is busy;
 //   fsync on a server that cannot honour it is released whatever the callback says; bad values are
-//   refused before anything is sent.
+//   refused before anything is sent;
+// - fenced-writes: a holder whose lease expired, or was taken by another token, has its guarded
+//   write refused; a fenced write with an older token than the data key's is refused, a newer one
+//   commits; the data keys hold what the writes that were let through wrote.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +80,22 @@ function proofs(server: ServerKind): void {
   const pair = usePair(server);
 
   for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client))) {
+    describe(`${proofName(proof)} helper: fenced writes against a real ${server}`, () => {
+      test('guarded and fenced writes refuse the holder that lost the lock, and the older token', async () => {
+        await alone.redis.flushall();
+        const command = await prepareOnce(proof, work, pack, 'all');
+        const output = await start(command, alone.server.url, proof.env ?? {}, ['fenced-writes']).done;
+        assert.match(output, /^guarded a true false false$/m, 'held: written; expired, then taken: refused');
+        assert.match(output, /^guarded b true$/m);
+        assert.match(output, /^fenced b true a false$/m, 'the newer token writes, the older is refused');
+        const [, older, newer] = /^fences (\d+) (\d+)$/m.exec(output) ?? [];
+        assert.ok(Number(newer) > Number(older), `fencing tokens ${older} then ${newer}`);
+        assert.equal(await alone.redis.get('proof:data'), 'b1');
+        assert.deepEqual(await alone.redis.hgetall('proof:fenced'), { value: 'b', fence: newer });
+        assert.match(output, /^no fence setFenced needs a fencing token: acquire proof:lock with fenceKey$/m);
+      });
+    });
+
     describe(`${proofName(proof)} helper: waitForReplicas against a real ${server}`, () => {
       let command: string[];
       const run = (url: string, ...args: string[]) => start(command, url, proof.env ?? {}, args).done;

@@ -233,6 +233,7 @@ public final class Locksmith {
         public boolean extend(long ttlMs) {
             return locksmith.extendLock(key, token, ttlMs);
         }
+«kinds:lease»
 
         /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
         public boolean release() {

@@ -6,7 +6,10 @@
 //   replica-kept: the same with onShortfall, prints "kept <reason> <acknowledged>" then "held <token>";
 //   replica-fsync: WAITAOF with onShortfall, which a misconfiguration overrides: prints "shortfall <reason> <released>";
 //   replica-busy: tryAcquire with the option on a held lock, prints "busy";
-//   replica-bad: three bad values, prints "refused <message>" for each.
+//   replica-bad: three bad values, prints "refused <message>" for each;
+//   fenced-writes: A takes the lock (200 ms), writes, lets it expire; B takes it; each writes guarded
+//   (proof:data) and fenced (proof:fenced); prints "guarded a <held> <expired> <taken>", "guarded b <ok>",
+//   "fenced b <ok> a <older>", "fences <A's> <B's>", and "no fence <message>" for a lease without one.
 final class Parts {
     static Locksmith.Options options() {
         return Locksmith.ttlMs(60_000).waitMs(0).fenceKey(Proof.FENCE);
@@ -53,6 +56,25 @@ final class Parts {
                     } catch (IllegalArgumentException refused) {
                         System.out.println("refused " + refused.getMessage());
                     }
+                }
+            }
+            case "fenced-writes" -> {
+                Locksmith.Lease a = Proof.acquire(Locksmith.ttlMs(200).fenceKey(Proof.FENCE));
+                boolean held = a.setIfHeld("proof:data", "a1");
+                Thread.sleep(400); // A's lease ends: it is paused past it, as a GC pause would
+                boolean expired = a.setIfHeld("proof:data", "a-expired");
+                Locksmith.Lease b = Proof.acquire(Locksmith.ttlMs(60_000).fenceKey(Proof.FENCE));
+                boolean taken = a.setIfHeld("proof:data", "a-taken");
+                System.out.println("guarded a " + held + " " + expired + " " + taken);
+                System.out.println("guarded b " + b.setIfHeld("proof:data", "b1"));
+                boolean newer = b.setFenced("proof:fenced", "b");
+                System.out.println("fenced b " + newer + " a " + a.setFenced("proof:fenced", "a-older"));
+                System.out.println("fences " + a.fence() + " " + b.fence());
+                b.release();
+                try {
+                    Proof.acquire(Locksmith.ttlMs(60_000)).setFenced("proof:fenced", "no-fence");
+                } catch (IllegalStateException refused) {
+                    System.out.println("no fence " + refused.getMessage());
                 }
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
