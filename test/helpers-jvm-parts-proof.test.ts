@@ -4,7 +4,8 @@
 //   shortfall and the lock is given back, or kept with the callback; a real replica behind a
 //   slow link has the lock (and its fencing token) once the acquire returns; a busy lock is busy;
 //   fsync on a server that cannot honour it is released whatever the callback says; bad values are
-//   refused before anything is sent;
+//   refused before anything is sent; the connection cut during the wait is a connection-lost
+//   shortfall (a WAIT Lettuce resends alone on its new connection is no acknowledgement);
 // - fenced-writes: a holder whose lease expired, or was taken by another token, has its guarded
 //   write refused; a fenced write with an older token than the data key's is refused, a newer one
 //   commits; the data keys hold what the writes that were let through wrote.
@@ -18,7 +19,7 @@ import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
-import { useRedis } from './helpers';
+import { sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
@@ -158,6 +159,25 @@ function proofs(server: ServerKind): void {
         await alone.redis.set(KEY, 'other', 'PX', 60_000);
         assert.match(await run(alone.server.url, 'replica-busy'), /^busy$/m);
         assert.equal(await alone.redis.get(KEY), 'other');
+      });
+
+      test('the connection cut during the wait: a connection-lost shortfall, never held', async (t) => {
+        const front = await startProxy(pair.master.port);
+        try {
+          pair.link.setLatency(500); // the wait takes the link's round trip: 1 s
+          const running = run(`redis://${front.host}:${front.port}`, 'replica-cut');
+          await waitFor('the acquire ran', async () => (await pair.primary.exists(KEY)) === 1);
+          await sleep(50); // its reply is back; the wait is not
+          front.cut();
+          setTimeout(() => front.restore(), 100);
+          const output = await running;
+          t.diagnostic(output.trim());
+          const [, released] = /^shortfall connection-lost null (true|false)$/m.exec(output) ?? [];
+          assert.ok(released, `a connection-lost shortfall, got: ${output}`);
+          assert.equal(await pair.primary.exists(KEY), released === 'true' ? 0 : 1, `released: ${released}`);
+        } finally {
+          await front.close();
+        }
       });
 
       test('bad values: refused before anything is sent, naming the parameter and the value', async () => {

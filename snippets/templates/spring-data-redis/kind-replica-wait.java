@@ -40,12 +40,14 @@ import org.springframework.data.redis.connection.ReturnType;
                     }
                     connection.openPipeline();
                     try {
+                        send(connection, "CLIENT", "IntegerOutput", bytes("ID"));
                         if (eval) {
                             connection.scriptingCommands().eval(bytes(ACQUIRE.getScriptAsString()), ReturnType.INTEGER, keys.size(), keysAndArgs);
                         } else {
                             connection.scriptingCommands().evalSha(ACQUIRE.getSha1(), ReturnType.INTEGER, keys.size(), keysAndArgs);
                         }
-                        sendWait(connection, wait.fsync ? "WAITAOF" : "WAIT", waitArgs);
+                        send(connection, wait.fsync ? "WAITAOF" : "WAIT", wait.fsync ? "ArrayOutput" : "IntegerOutput", waitArgs);
+                        send(connection, "CLIENT", "IntegerOutput", bytes("ID"));
                     } catch (RuntimeException unsent) {
                         connection.closePipeline();
                         throw unsent;
@@ -54,7 +56,7 @@ import org.springframework.data.redis.connection.ReturnType;
                 }, true);
             } catch (RedisPipelineException failed) {
                 replies = failed.getPipelineResult();
-                if (replies.size() < 2) { // Lettuce's connection gives the first error alone, no replies
+                if (replies.size() < 4) { // Lettuce's connection gives the first error alone, no replies
                     String error = serverError(failed);
                     if (!eval && error.startsWith("NOSCRIPT")) continue; // the pair again, with EVAL
                     ReplicaShortfall shortfall = wait.shortfall(key, error);
@@ -66,7 +68,7 @@ import org.springframework.data.redis.connection.ReturnType;
                 Lease maybe = new Lease(this, key, token, null, options.ttlMs, false);
                 throw new ReplicaShortfallException(wait.shortfall(key, "connection-lost", null, null), giveBack(maybe));
             }
-            Object acquired = replies.get(0);
+            Object acquired = replies.get(1);
             if (acquired instanceof Exception error) {
                 if (!eval && serverError(error).startsWith("NOSCRIPT")) continue; // the pair again, with EVAL
                 throw error instanceof RuntimeException unchecked ? unchecked : new IllegalStateException(error);
@@ -74,13 +76,22 @@ import org.springframework.data.redis.connection.ReturnType;
             long reply = (Long) acquired;
             if (reply == 0) return null;
             Lease lease = new Lease(this, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
-            Object counts = replies.get(1);
+            Object counts = replies.get(2);
             if (counts instanceof Exception error) {
                 ReplicaShortfall shortfall = wait.shortfall(key, serverError(error));
                 if (shortfall != null) return wait.settle(lease, shortfall);
                 giveBack(lease);
                 throw error instanceof RuntimeException unchecked ? unchecked : new IllegalStateException(error);
             }
+            // A connection Lettuce replaced between the two CLIENT IDs resent what was unanswered alone:
+            // a WAIT on a connection that wrote nothing, whose count means nothing.
+            for (Object id : List.of(replies.get(0), replies.get(3))) {
+                if (id instanceof RuntimeException error) {
+                    giveBack(lease);
+                    throw error;
+                }
+            }
+            if (!replies.get(0).equals(replies.get(3))) return wait.settle(lease, wait.shortfall(key, "connection-lost", null, null));
             return wait.settle(lease, wait.shortfall(key, counts instanceof List<?> aof
                     ? new long[] {(Long) aof.get(0), (Long) aof.get(1)}
                     : new long[] {(Long) counts}));
@@ -99,11 +110,12 @@ import org.springframework.data.redis.connection.ReturnType;
     }
 
     /**
-     * Queues WAIT (WAITAOF) in the connection's pipeline. Lettuce's connection decodes a command it
-     * has no type hint for as bytes, not WAIT's integer (or WAITAOF's array): it is given Lettuce's
-     * output, found at run time, so the helper compiles without Lettuce on a Jedis connection factory.
+     * Queues a command whose reply is an integer (IntegerOutput) or an array (ArrayOutput) in the
+     * connection's pipeline. Lettuce's connection decodes a command it has no type hint for as bytes:
+     * it is given Lettuce's output, found at run time, so the helper compiles without Lettuce on a
+     * Jedis connection factory.
      */
-    private static void sendWait(RedisConnection connection, String command, byte[][] args) {
+    private static void send(RedisConnection connection, String command, String output, byte[]... args) {
         Class<?> type = connection.getClass();
         if (!type.getName().equals("org.springframework.data.redis.connection.lettuce.LettuceConnection")) {
             connection.execute(command, args);
@@ -113,7 +125,6 @@ import org.springframework.data.redis.connection.ReturnType;
             ClassLoader loader = type.getClassLoader();
             Class<?> codec = loader.loadClass("io.lettuce.core.codec.RedisCodec");
             Object bytes = loader.loadClass("io.lettuce.core.codec.ByteArrayCodec").getField("INSTANCE").get(null);
-            String output = command.equals("WAIT") ? "IntegerOutput" : "ArrayOutput";
             Object decoder = loader.loadClass("io.lettuce.core.output." + output).getConstructor(codec).newInstance(bytes);
             Class<?> outputType = loader.loadClass("io.lettuce.core.output.CommandOutput");
             type.getMethod("execute", String.class, outputType, byte[][].class).invoke(connection, command, decoder, args);

@@ -7,6 +7,8 @@
 //   replica-fsync: WAITAOF with onShortfall, which a misconfiguration overrides: prints "shortfall <reason> <released>";
 //   replica-busy: tryAcquire with the option on a held lock, prints "busy";
 //   replica-bad: three bad values, prints "refused <message>" for each;
+//   replica-cut: 1 replica within 5 s (the test cuts the connection during the wait), prints
+//   "shortfall <reason> <acknowledged> <released>" or "held <token>";
 //   fenced-writes: A takes the lock (200 ms), writes, lets it expire; B takes it; each writes guarded
 //   (proof:data) and fenced (proof:fenced); prints "guarded a <held> <expired> <taken>", "guarded b <ok>",
 //   "fenced b <ok> a <older>", "fences <A's> <B's>", and "no fence <message>" for a lease without one.
@@ -22,11 +24,15 @@ final class Parts {
                         Proof.acquire(options().waitForReplicas(Locksmith.replicas(Integer.parseInt(arg)).timeoutMs(5000)));
                 System.out.println("held " + lease.token() + " " + lease.fence());
             }
-            case "replica-shortfall", "replica-fsync" -> {
-                Locksmith.ReplicaWait wait = Locksmith.replicas(1).timeoutMs(50);
+            case "replica-shortfall", "replica-fsync", "replica-cut" -> {
+                Locksmith.ReplicaWait wait = Locksmith.replicas(1).timeoutMs(mode.equals("replica-cut") ? 5000 : 50);
                 if (mode.equals("replica-fsync")) wait = wait.fsync().onShortfall(s -> System.out.println("callback"));
                 try {
-                    Proof.acquire(options().waitForReplicas(wait));
+                    Locksmith.Lease lease = Proof.acquire(options().waitForReplicas(wait));
+                    if (mode.equals("replica-cut")) {
+                        System.out.println("held " + lease.token());
+                        return;
+                    }
                 } catch (Locksmith.ReplicaShortfallException shortfall) {
                     Locksmith.ReplicaShortfall what = shortfall.shortfall;
                     System.out.println("shortfall " + what.reason() + " " + what.acknowledged() + " " + shortfall.released);
