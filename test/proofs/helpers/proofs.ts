@@ -147,18 +147,23 @@ const goModule = (
   ...capabilities,
 });
 
-/** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
+/**
+ * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
+ * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) beside them.
+ */
 const jvm = (
   client: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
-  async prepare(dir, pack) {
+  async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper(client, pack);
+    const helper = renderHelper(client, pack, kinds === 'all' ? { kinds: helperKinds(client).join(',') } : {});
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
-    const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
+    const parts = kinds === 'all' ? ['Parts.java'] : [];
+    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts]);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
   ...capabilities,
