@@ -76,6 +76,22 @@ export const CLIENTS: readonly ClientInfo[] = [
     family: 'js',
   },
   {
+    id: 'glide-go',
+    library: 'Valkey GLIDE for Go',
+    language: 'Go',
+    extension: 'go',
+    languageIds: ['go'],
+    description:
+      'Valkey GLIDE (Go): options.NewScript run with InvokeScriptWithOptions (EVALSHA, loaded again on NOSCRIPT)',
+    quote: doubleQuoted,
+    defaultBody: `// ${SECTION}`,
+    clientVariable: 'client',
+    callSiteVariable: 'client',
+    comment: '//',
+    importsInline: false,
+    family: 'go',
+  },
+  {
     id: 'redis-py',
     library: 'redis-py',
     language: 'Python',

@@ -64,6 +64,7 @@ const SPECS: Record<string, HelperSpec> = {
   ioredis: JS_HELPER,
   'node-redis': JS_HELPER,
   'glide-node': JS_HELPER,
+  'glide-go': { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   'glide-python': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },

@@ -38,6 +38,7 @@ export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   ioredis: 'null',
   'node-redis': 'null',
   'glide-node': 'null',
+  'glide-go': 'ok == false (lease, ok, err := ...)',
   'redis-py': 'None',
   'glide-python': 'None',
   jedis: 'null',
@@ -107,6 +108,7 @@ const API: Record<string, ClientApi> = {
   ioredis: JS_API,
   'node-redis': JS_API,
   'glide-node': JS_API,
+  'glide-go': goApi('ctx, '),
   'redis-py': PYTHON_API,
   // GLIDE for Python is asyncio only: every call is awaited.
   'glide-python': {

@@ -38,6 +38,10 @@ const EVIDENCE: Record<string, Evidence> = {
     manifests: [{ name: 'package.json', dependency: jsonDependency('@valkey/valkey-glide') }],
     imports: /(from\s+|require\()\s*['"]@valkey\/valkey-glide['"]/,
   },
+  'glide-go': {
+    manifests: [{ name: 'go.mod', dependency: /github\.com\/valkey-io\/valkey-glide\/go\b/ }],
+    imports: /"github\.com\/valkey-io\/valkey-glide\/go(\/v\d+)?"/,
+  },
   'redis-py': {
     manifests: [
       { name: 'requirements.txt', dependency: pep508 },

@@ -478,6 +478,94 @@ func main() {
   },
 };
 
+/** GLIDE for Go (test/proofs/go pins it) on a *glide.Client. */
+const glideGo: ApiProgram = {
+  name: 'glide-go',
+  client: 'glide-go',
+  async prepare(dir) {
+    writeGoModule(dir);
+    writeHelper(join(dir, 'locksmith'), 'glide-go');
+    const c = calls(
+      'glide-go',
+      { default: 'client' },
+      { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+      'locksmithproof/locksmith',
+    );
+    writeFileSync(
+      join(dir, 'main.go'),
+      `package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+)
+
+${c.imports}
+
+func main() {
+	target, mode := os.Args[1], os.Args[2]
+	token, ttlMs := "", int64(5000)
+	if len(os.Args) > 3 {
+		token = os.Args[3]
+	}
+	if len(os.Args) > 4 {
+		ttlMs, _ = strconv.ParseInt(os.Args[4], 10, 64)
+	}
+	parsed, err := url.Parse(target)
+	if err != nil {
+		panic(err)
+	}
+	port, err := strconv.Atoi(parsed.Port())
+	if err != nil {
+		panic(err)
+	}
+	address := &config.NodeAddress{Host: parsed.Hostname(), Port: port}
+	client, err := glide.NewClient(config.NewClientConfiguration().WithAddress(address).WithRequestTimeout(5 * time.Second))
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	key := "${KEY}"
+	switch mode {
+	case "try":
+		lease, ok, tryErr := ${c.tryAcquire.code}
+		err = tryErr
+		if ok {
+			fmt.Println("held")
+			_, err = lease.Release(ctx)
+		} else if err == nil {
+			fmt.Println("busy")
+		}
+	case "release":
+		var held bool
+		held, err = ${c.release.code}
+		fmt.Println(held)
+	default:
+		var held bool
+		held, err = ${c.extend.code}
+		fmt.Println(held)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = time.Millisecond
+}
+`,
+    );
+    await go(['build', '-o', join(dir, 'api'), '.'], dir);
+    return [join(dir, 'api')];
+  },
+};
+
 /** How each Java program connects: its import, the statements that make `redis`, and those that close it. */
 const JVM_CONNECT = {
   jedis: ['import redis.clients.jedis.RedisClient;', 'var redis = RedisClient.create(url);', 'redis.close();'],
@@ -587,6 +675,7 @@ const PROGRAMS = [
   ruby,
   redigo,
   goRedis,
+  glideGo,
   jvm('jedis'),
   jvm('lettuce'),
   jvm('spring-data-redis'),

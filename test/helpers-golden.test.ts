@@ -3,7 +3,7 @@
 // helper.<ext>, and helper-<part>.<ext> with each part, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
-// go-redis and redigo, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
+// go-redis, redigo and Valkey GLIDE for Go, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
 // pinned by its golden files, read back, and parsed with tree-sitter's C# grammar (syntax only).
 //
@@ -288,6 +288,47 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
       writeFileSync(path, helperOf('glide-node', { flavor }).text);
       await check(process.execPath, ['--check', path]);
     }
+  });
+
+  test('glide-go: helper and call sites pass go vet against the pinned GLIDE for Go (both clients) and are gofmt-clean', async () => {
+    const dir = join(work, 'glide-go');
+    writeGoModule(dir);
+    const sites = callSites('glide-go', { helperImport: 'locksmithproof/locksmith' });
+    writeFiles(dir, {
+      'locksmith/locksmith.go': helperOf('glide-go').text,
+      'callsites.go': `package callsites
+
+import (
+	"context"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+)
+
+${sites[0].imports.join('\n')}
+
+${sites
+  .map(
+    ({ pattern, code }) =>
+      `func ${pattern}(ctx context.Context, client locksmith.Client) error {\n${indent(code, '\t')}\treturn nil\n}\n`,
+  )
+  .join('\n')}
+func clients(ctx context.Context, standalone *glide.Client, cluster *glide.ClusterClient) error {
+	locksmith.EnableWakeups(cluster, config.NewClusterClientConfiguration())
+	for _, client := range []locksmith.Client{standalone, cluster} {
+		if err := locksmith.WithLock(ctx, client, "lock:{order:42}", time.Second, func(*locksmith.Lease) error { return guard(ctx, client) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`,
+    });
+    for (const path of ['locksmith/locksmith.go', 'callsites.go']) {
+      assert.equal(await check('gofmt', ['-l', join(dir, path)]), '', `gofmt would change ${path}`);
+    }
+    await go(['vet', './...'], dir);
   });
 
   test(

@@ -38,6 +38,7 @@ const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
+  'glide-go': IN_LINE,
   'redis-py': IN_LINE,
   'glide-python': IN_LINE,
   redigo: IN_LINE,
@@ -182,6 +183,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
   'glide-node': {
     lines: 435,
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
+  },
+  'glide-go': {
+    lines: 615,
+    why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   'glide-python': {
@@ -400,6 +405,43 @@ describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
     );
     assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
     assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+  });
+});
+
+describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
+  const text = renderHelper('glide-go', pack).text;
+
+  test('the scripts are GLIDE options.Script values run with InvokeScriptWithOptions (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.match(text, /^\tacquireScript = newScript\(`/m);
+    assert.ok(text.includes('\tscript := redis.NewScript(source)\n'));
+    assert.ok(
+      text.includes(
+        'client.InvokeScriptWithOptions(ctx, *script, *redis.NewScriptOptions().WithKeys(keys).WithArgs(values))',
+      ),
+    );
+    assert.doesNotMatch(text, /crypto\/sha1|EVALSHA"|ScriptLoad/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client; other errors are returned", () => {
+    assert.ok(
+      text.includes(
+        'if err == nil || !strings.Contains(strings.ToLower(err.Error()), "noscript") {\n\t\treturn reply, err\n\t}',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'eval := append(append([]string{"EVAL", sources[script], strconv.Itoa(len(keys))}, keys...), values...)',
+      ),
+    );
+    assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
+  });
+
+  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+    assert.match(
+      text,
+      /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
+    );
+    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
   });
 });
 

@@ -129,6 +129,22 @@ test('Valkey GLIDE for Python: valkey-glide in requirements.txt or pyproject.tom
   );
 });
 
+test('Valkey GLIDE for Go: its module in go.mod, or an import of it', () => {
+  const goMod = (requires: string) => [{ name: 'go.mod', text: `module app\n\nrequire (\n${requires})\n` }];
+  assert.equal(
+    first({ languageId: 'go', manifests: goMod('\tgithub.com/valkey-io/valkey-glide/go/v2 v2.5.3\n') }),
+    'glide-go',
+  );
+  // A project that also has go-redis (a migration): the file's import decides.
+  const both = goMod('\tgithub.com/redis/go-redis/v9 v9.5.1\n\tgithub.com/valkey-io/valkey-glide/go/v2 v2.5.3\n');
+  const source = 'import (\n\tglide "github.com/valkey-io/valkey-glide/go/v2"\n)\n';
+  assert.equal(first({ languageId: 'go', source, manifests: both }), 'glide-go');
+  assert.equal(
+    first({ languageId: 'go', source: 'import "github.com/redis/go-redis/v9"\n', manifests: both }),
+    'go-redis',
+  );
+});
+
 test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
   const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
   assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');

@@ -11,6 +11,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
+import { proof as glideGo } from './proofs/glide-go';
 import { proof as glideNode } from './proofs/glide-node';
 import { proof as glidePython } from './proofs/glide-python';
 import { proof as goRedis } from './proofs/go-redis';
@@ -36,6 +37,7 @@ const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
+  glideGo,
   glideNode,
   glidePython,
   goRedis,
