@@ -3,7 +3,7 @@
 // helper.<ext>, and helper-<part>.<ext> with each part, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
-// go-redis and redigo, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
+// go-redis, redigo and Valkey GLIDE for Go, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
 // pinned by its golden files, read back, and parsed with tree-sitter's C# grammar (syntax only).
 //
@@ -20,6 +20,7 @@ import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
 import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
+import { renderCode } from '../snippets/render';
 import {
   check,
   embeddedScripts,
@@ -32,7 +33,7 @@ import {
 } from './golden-support';
 import { indent } from './proofs/proof';
 import { parserFor } from '../server/src/analysis/parsers';
-import { cargo, go, javac, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import { cargo, go, javac, npmPackages, pypiPython, writeCargoPackage, writeGoModule } from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -289,6 +290,47 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     }
   });
 
+  test('glide-go: helper and call sites pass go vet against the pinned GLIDE for Go (both clients) and are gofmt-clean', async () => {
+    const dir = join(work, 'glide-go');
+    writeGoModule(dir);
+    const sites = callSites('glide-go', { helperImport: 'locksmithproof/locksmith' });
+    writeFiles(dir, {
+      'locksmith/locksmith.go': helperOf('glide-go').text,
+      'callsites.go': `package callsites
+
+import (
+	"context"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+)
+
+${sites[0].imports.join('\n')}
+
+${sites
+  .map(
+    ({ pattern, code }) =>
+      `func ${pattern}(ctx context.Context, client locksmith.Client) error {\n${indent(code, '\t')}\treturn nil\n}\n`,
+  )
+  .join('\n')}
+func clients(ctx context.Context, standalone *glide.Client, cluster *glide.ClusterClient) error {
+	locksmith.EnableWakeups(cluster, config.NewClusterClientConfiguration())
+	for _, client := range []locksmith.Client{standalone, cluster} {
+		if err := locksmith.WithLock(ctx, client, "lock:{order:42}", time.Second, func(*locksmith.Lease) error { return guard(ctx, client) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`,
+    });
+    for (const path of ['locksmith/locksmith.go', 'callsites.go']) {
+      assert.equal(await check('gofmt', ['-l', join(dir, path)]), '', `gofmt would change ${path}`);
+    }
+    await go(['vet', './...'], dir);
+  });
+
   test(
     'phpredis and predis: helper (core, and with every part) and call sites pass php -l',
     { skip: needs('php', 'apt-get install php-cli') },
@@ -348,4 +390,25 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
       await check(onPath('python3')!, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
     },
   );
+
+  test('glide-python: helper (core and every kind), call sites and inline snippets compile and import against the pinned GLIDE', async () => {
+    const dir = join(work, 'glide-python');
+    const sites = callSites('glide-python', { helperImport: DEFAULT_HELPER_IMPORT['glide-python'] });
+    const inline = PATTERNS.map((pattern) => ({ pattern, code: renderCode('glide-python', pattern, pack, {}) }));
+    // GLIDE's API is asyncio: each call site and snippet is the body of a coroutine.
+    const coroutine = (name: string, code: string) => `async def ${name}(client):\n${indent(code, '    ')}`;
+    writeFiles(dir, {
+      'locksmith.py': helperOf('glide-python').text,
+      'kinds.py': helperOf('glide-python', { kinds: helperKinds('glide-python').join(',') }).text,
+      'callsites.py': [
+        ...sites.map(({ pattern, imports, code }) => coroutine(pattern, `${imports.join('\n')}\n${code}`)),
+        ...inline.map(({ pattern, code }) => coroutine(`inline_${pattern}`, code)),
+      ].join('\n\n'),
+    });
+    const python = await pypiPython('glide/requirements.txt');
+    const files = ['locksmith.py', 'kinds.py', 'callsites.py'];
+    await check(python, ['-m', 'py_compile', ...files.map((file) => join(dir, file))]);
+    // Importing them resolves every name the helper and the snippets take from GLIDE.
+    await check(python, ['-c', 'import locksmith, kinds, callsites'], { cwd: dir });
+  });
 });

@@ -38,7 +38,9 @@ const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
+  'glide-go': IN_LINE,
   'redis-py': IN_LINE,
+  'glide-python': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
   stackexchange: IN_LINE,
@@ -65,6 +67,7 @@ const WITH_KINDS = [
   'node-redis',
   'glide-node',
   'redis-py',
+  'glide-python',
   'redigo',
   'go-redis',
   'phpredis',
@@ -181,7 +184,15 @@ const OVER: Record<string, { lines: number; why: string }> = {
     lines: 435,
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
   },
+  'glide-go': {
+    lines: 615,
+    why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
+  },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
+  'glide-python': {
+    lines: 485,
+    why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload, the kinds' planners as redis-py's",
+  },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
   jedis: {
@@ -367,6 +378,70 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
       assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
       assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
     }
+  });
+});
+
+describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
+  const { text } = renderHelper('glide-python', pack);
+
+  test('the scripts are GLIDE Script objects run with invoke_script (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.ok(text.includes('script = _scripts[lua] = Script(lua)'));
+    assert.ok(text.includes('return await client.invoke_script(script, keys=list(keys), args=texts)'));
+    assert.doesNotMatch(text, /hashlib|\.evalsha\(|script_load/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload (a flush between its SCRIPT LOAD and EVALSHA) sends EVAL once; other errors are raised", () => {
+    assert.match(
+      text,
+      /if "noscript" not in str\(error\)\.lower\(\):\n\s+raise\n\s+return await client\.custom_command\(\["EVAL", lua, str\(len\(keys\)\), \*keys, \*texts\]\)/,
+    );
+  });
+
+  test('asyncio only; enable_wakeups takes a GlideClusterClient, and without it the waiters poll', () => {
+    assert.doesNotMatch(text, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+    assert.match(
+      text,
+      /^def enable_wakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\) -> None:$/m,
+    );
+    assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
+    assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+  });
+});
+
+describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
+  const text = renderHelper('glide-go', pack).text;
+
+  test('the scripts are GLIDE options.Script values run with InvokeScriptWithOptions (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.match(text, /^\tacquireScript = newScript\(`/m);
+    assert.ok(text.includes('\tscript := redis.NewScript(source)\n'));
+    assert.ok(
+      text.includes(
+        'client.InvokeScriptWithOptions(ctx, *script, *redis.NewScriptOptions().WithKeys(keys).WithArgs(values))',
+      ),
+    );
+    assert.doesNotMatch(text, /crypto\/sha1|EVALSHA"|ScriptLoad/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client; other errors are returned", () => {
+    assert.ok(
+      text.includes(
+        'if err == nil || !strings.Contains(strings.ToLower(err.Error()), "noscript") {\n\t\treturn reply, err\n\t}',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'eval := append(append([]string{"EVAL", sources[script], strconv.Itoa(len(keys))}, keys...), values...)',
+      ),
+    );
+    assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
+  });
+
+  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+    assert.match(
+      text,
+      /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
+    );
+    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
   });
 });
 

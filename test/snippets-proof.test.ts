@@ -11,7 +11,9 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
+import { proof as glideGo } from './proofs/glide-go';
 import { proof as glideNode } from './proofs/glide-node';
+import { proof as glidePython } from './proofs/glide-python';
 import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
 import { proof as jedis } from './proofs/jedis';
@@ -35,7 +37,9 @@ const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
+  glideGo,
   glideNode,
+  glidePython,
   goRedis,
   ioredis,
   jedis,

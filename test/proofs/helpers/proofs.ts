@@ -147,18 +147,23 @@ const goModule = (
   ...capabilities,
 });
 
-/** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
+/**
+ * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
+ * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) beside them.
+ */
 const jvm = (
   client: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
-  async prepare(dir, pack) {
+  async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper(client, pack);
+    const helper = renderHelper(client, pack, kinds === 'all' ? { kinds: helperKinds(client).join(',') } : {});
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
-    const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
+    const parts = kinds === 'all' ? ['Parts.java'] : [];
+    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts]);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
   ...capabilities,
@@ -201,12 +206,33 @@ const redisPyFromPypi: HelperProof = {
   kinds: true,
 };
 
+/**
+ * Valkey GLIDE for Python's helper proof: GLIDE pinned in test/proofs/glide/requirements.txt, in a
+ * virtual environment under the cache. Its waiters wake (SSUBSCRIBE) on a GlideClusterClient given
+ * to enable_wakeups; on a GlideClient, which has no sharded pub/sub, they poll, in line
+ * (acquire_queued) and no later than the holder's lease ends.
+ */
+const glidePython: HelperProof = {
+  client: 'glide-python',
+  label: 'glide-python (valkey-glide 2.5.3)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython('glide/requirements.txt'),
+    writeProof(dir, 'glide-python', 'glide-python.py', pack, {}, kinds),
+  ],
+  wakes: false,
+  queues: true,
+  kinds: true,
+  cluster: true,
+  wakesInCluster: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   glideNode,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
+  glidePython,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
     'php-parts.php',
@@ -216,6 +242,13 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
+  // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
+  // line on a *glide.Client and wake by SSUBSCRIBE on a *glide.ClusterClient given to EnableWakeups.
+  {
+    ...goModule('glide-go', { wakes: false, queues: true, kinds: false, cluster: true }),
+    label: 'glide-go (valkey-glide/go/v2 2.5.3)',
+    wakesInCluster: true,
+  },
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
