@@ -1,11 +1,12 @@
 // Proof program for the generated Valkey GLIDE for Node helper (./locksmith.js next to it, GLIDE in
 // ./node_modules as a user's project has it). Usage:
 //   node proof.js <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
-//   those of kinds.js. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+//   those of kinds.js and parts.js (replica, fenced). <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 //   GlideClusterClient given to enableWakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 const { GlideClient, GlideClusterClient } = require('@valkey/valkey-glide');
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
+const { partModes } = require('./parts');
 
 const { acquire, withLock, enableWakeups, LockBusyError, LeaseLostError } = helper;
 
@@ -45,8 +46,19 @@ function modes(client) {
   const flushScripts = () =>
     seeds === undefined ? client.scriptFlush() : client.scriptFlush({ route: 'allPrimaries' });
   const kinds = kindModes(helper, client, commands, Number(rounds));
+  // A GlideClient needs a primary among its addresses: the replica's reads go with the master's
+  // address and readFrom preferReplica (the master has this one replica).
+  const connectReplica = async (replicaUrl) => {
+    const addresses = [replicaUrl, url].map((each) => ({
+      host: new URL(each).hostname,
+      port: Number(new URL(each).port),
+    }));
+    const replica = await GlideClient.createClient({ addresses, readFrom: 'preferReplica', requestTimeout });
+    return { get: (key) => replica.get(key), close: () => replica.close() };
+  };
   return {
     ...kinds,
+    ...partModes(helper, client, commands, connectReplica),
     async counter() {
       for (let round = 0; round < Number(rounds); round++) {
         await withLock(client, lockKey, { ttlMs: 5000, waitMs: 60_000 }, async () => {

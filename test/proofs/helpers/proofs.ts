@@ -83,7 +83,7 @@ const glideNode: HelperProof = {
   label: 'glide-node (@valkey/valkey-glide 2.5.2)',
   async prepare(dir, pack, kinds) {
     const target = writeProof(dir, 'glide-node', 'glide-node.js', pack, { flavor: 'cjs' }, kinds);
-    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    for (const shared of ['kinds.js', 'parts.js']) copyFileSync(join(__dirname, shared), join(dir, shared));
     symlinkSync(await npmPackages('glide'), join(dir, 'node_modules'));
     return [process.execPath, target];
   },
