@@ -38,6 +38,7 @@ export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
   ioredis: './locksmith',
   'node-redis': './locksmith',
   'glide-node': './locksmith',
+  'glide-java': '',
   'redis-py': 'locksmith',
   jedis: '',
   lettuce: '',

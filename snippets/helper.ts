@@ -64,6 +64,7 @@ const SPECS: Record<string, HelperSpec> = {
   ioredis: JS_HELPER,
   'node-redis': JS_HELPER,
   'glide-node': JS_HELPER,
+  'glide-java': { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   lettuce: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },

@@ -38,6 +38,14 @@ const EVIDENCE: Record<string, Evidence> = {
     manifests: [{ name: 'package.json', dependency: jsonDependency('@valkey/valkey-glide') }],
     imports: /(from\s+|require\()\s*['"]@valkey\/valkey-glide['"]/,
   },
+  'glide-java': {
+    manifests: [
+      { name: 'pom.xml', dependency: /<artifactId>\s*valkey-glide\s*</ },
+      { name: 'build.gradle', dependency: /io\.valkey:valkey-glide\b/ },
+      { name: 'build.gradle.kts', dependency: /io\.valkey:valkey-glide\b/ },
+    ],
+    imports: /^\s*import\s+(static\s+)?glide\.api\./m,
+  },
   'redis-py': {
     manifests: [
       { name: 'requirements.txt', dependency: pep508 },

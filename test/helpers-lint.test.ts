@@ -24,6 +24,8 @@ const PRELUDE: Record<string, string> = {
   'glide-node':
     "import { GlideClient } from '@valkey/valkey-glide';\nconst client = await GlideClient.createClient({ addresses: [{ host: 'redis' }] });",
   'redis-py': 'import redis',
+  'glide-java':
+    'import glide.api.GlideClient;\nGlideClient client = GlideClient.createClient(GlideClientConfiguration.builder().address(NodeAddress.builder().host("redis").build()).build()).get();',
   jedis: 'import redis.clients.jedis.JedisPooled;',
   lettuce: 'import io.lettuce.core.RedisClient;',
   'spring-data-redis': 'import org.springframework.data.redis.core.StringRedisTemplate;',

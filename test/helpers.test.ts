@@ -38,6 +38,7 @@ const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
+  'glide-java': PLAIN,
   'redis-py': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
