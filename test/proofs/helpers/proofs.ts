@@ -7,6 +7,7 @@ import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
 import {
   cargo,
+  glideJavaClasspath,
   go,
   javac,
   JVM_FLAGS,
@@ -92,6 +93,28 @@ const glideNode: HelperProof = {
   kinds: true,
   cluster: true,
   wakesInCluster: true,
+};
+
+/**
+ * Valkey GLIDE for Java's helper proof: Locksmith.java and Proof.java compiled against the pinned
+ * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. GLIDE 2.1 for Java fixes a client's
+ * subscriptions when it creates it: its waiters poll, with jittered back-off, on both client types.
+ */
+const glideJava: HelperProof = {
+  client: 'glide-java',
+  label: 'glide-java (io.valkey:valkey-glide 2.1.0)',
+  async prepare(dir, pack) {
+    mkdirSync(dir, { recursive: true });
+    const helper = renderHelper('glide-java', pack);
+    writeFileSync(join(dir, helper.fileName), helper.text);
+    copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java'], [], await glideJavaClasspath());
+    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+  },
+  wakes: false,
+  queues: false,
+  kinds: false,
+  cluster: true,
 };
 
 /** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
@@ -193,6 +216,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   glideNode,
+  glideJava,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
