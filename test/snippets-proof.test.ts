@@ -11,6 +11,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
+import { proof as glideJava } from './proofs/glide-java';
 import { proof as glideNode } from './proofs/glide-node';
 import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
@@ -35,6 +36,7 @@ const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
+  glideJava,
   glideNode,
   goRedis,
   ioredis,
