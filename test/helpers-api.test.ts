@@ -27,7 +27,16 @@ import {
 import { check, strictTsconfig, writeFiles } from './golden-support';
 import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { pack, useRedis } from './helpers';
-import { cargo, go, javac, JVM_FLAGS, npmPackages, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import {
+  cargo,
+  glideJavaClasspath,
+  go,
+  javac,
+  JVM_FLAGS,
+  npmPackages,
+  writeCargoPackage,
+  writeGoModule,
+} from '../harness/toolchains';
 import { start } from './proofs/helpers/run';
 
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-api-'));
@@ -438,6 +447,12 @@ const JVM_CONNECT = {
     'var factory = new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(url));\n        factory.afterPropertiesSet();\n        factory.start();\n        var redis = new StringRedisTemplate(factory);',
     'factory.destroy();',
   ],
+  // GLIDE for Java's API is futures: join() waits for the client, and close() declares ExecutionException.
+  'glide-java': [
+    'import glide.api.GlideClient;\nimport glide.api.models.configuration.GlideClientConfiguration;\nimport glide.api.models.configuration.NodeAddress;',
+    'var uri = java.net.URI.create(url);\n        var address = NodeAddress.builder().host(uri.getHost()).port(uri.getPort()).build();\n        var redis = GlideClient.createClient(GlideClientConfiguration.builder().address(address).build()).join();',
+    'try {\n            redis.close();\n        } catch (java.util.concurrent.ExecutionException closing) {\n            throw new IllegalStateException(closing);\n        }',
+  ],
 };
 
 /** A Java program: the helper in the default package beside Api.java, compiled against the pinned jars. */
@@ -474,7 +489,8 @@ public class Api {
 }
 `,
     );
-    const classpath = await javac(dir, ['Locksmith.java', 'Api.java']);
+    const jars = client === 'glide-java' ? await glideJavaClasspath() : undefined;
+    const classpath = await javac(dir, ['Locksmith.java', 'Api.java'], [], jars);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Api'];
   },
 });
@@ -525,6 +541,7 @@ const PROGRAMS = [
   node('ioredis'),
   node('node-redis'),
   glideNode,
+  jvm('glide-java'),
   python(false),
   python(true),
   php('phpredis'),
