@@ -6,6 +6,8 @@
 import glide.api.BaseClient;
 import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
+import glide.api.models.configuration.AdvancedGlideClientConfiguration;
+import glide.api.models.configuration.AdvancedGlideClusterClientConfiguration;
 import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.GlideClusterClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
@@ -22,18 +24,36 @@ public final class Proof {
     static GlideClusterClient cluster;
     static BaseClient client;
 
+    // GLIDE's default request and connection timeouts (250 ms) are shorter than a shared 2-core
+    // machine running 20 of these JVMs and 3 masters takes to answer now and then: the proof gives 5 s.
+    static final int TIMEOUT_MS = 5000;
+
     static void connect(String url) throws Exception {
         if (url.startsWith("cluster://")) {
             List<NodeAddress> seeds = Arrays.stream(url.substring("cluster://".length()).split(","))
                     .map(seed -> seed.split(":"))
                     .map(hostPort -> NodeAddress.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1])).build())
                     .toList();
-            cluster = GlideClusterClient.createClient(GlideClusterClientConfiguration.builder().addresses(seeds).build()).get();
+            cluster = GlideClusterClient.createClient(GlideClusterClientConfiguration.builder()
+                            .addresses(seeds)
+                            .requestTimeout(TIMEOUT_MS)
+                            .advancedConfiguration(AdvancedGlideClusterClientConfiguration.builder()
+                                    .connectionTimeout(TIMEOUT_MS)
+                                    .build())
+                            .build())
+                    .get();
             client = cluster;
         } else {
             URI uri = URI.create(url);
             NodeAddress address = NodeAddress.builder().host(uri.getHost()).port(uri.getPort()).build();
-            standalone = GlideClient.createClient(GlideClientConfiguration.builder().address(address).build()).get();
+            standalone = GlideClient.createClient(GlideClientConfiguration.builder()
+                            .address(address)
+                            .requestTimeout(TIMEOUT_MS)
+                            .advancedConfiguration(AdvancedGlideClientConfiguration.builder()
+                                    .connectionTimeout(TIMEOUT_MS)
+                                    .build())
+                            .build())
+                    .get();
             client = standalone;
         }
     }
