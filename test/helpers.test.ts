@@ -360,6 +360,33 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
   });
 });
 
+describe("glide-java: the helper in Valkey GLIDE for Java's idiom", () => {
+  const { text } = renderHelper('glide-java', pack, { package: 'com.example.locks' });
+
+  test('the scripts are GLIDE Script objects run with invokeScript (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.ok(text.includes('SCRIPTS.computeIfAbsent(lua, source -> new Script(source, false));'));
+    assert.ok(text.includes('client.invokeScript(script, ScriptOptions.builder().keys(keys).args(args).build())'));
+    assert.doesNotMatch(text, /MessageDigest|String sha1\(|\.evalsha\(/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client type; other errors are thrown", () => {
+    assert.match(
+      text,
+      /\} catch \(RequestException error\) \{\n\s+if \(!String\.valueOf\(error\.getMessage\(\)\)\.toLowerCase\(Locale\.ROOT\)\.contains\("noscript"\)\) throw error;\n\s+List<String> eval = new ArrayList<>\(List\.of\("EVAL", lua, String\.valueOf\(keys\.size\(\)\)\)\);/,
+    );
+    assert.match(text, /return scripts\(client, client::customCommand\);/);
+    assert.match(text, /client\.customCommand\(command\)\.thenApply\(ClusterValue::getSingleValue\)/);
+  });
+
+  test('waiters poll with jittered back-off on both client types: no subscription (GLIDE 2.1 fixes them at client creation)', () => {
+    assert.doesNotMatch(text, /ssubscribe\(|SubscriptionConfiguration|ACQUIRE_QUEUED/);
+    assert.match(
+      text,
+      /Thread\.sleep\(Math\.min\(\(long\) \(boundMs \* \(0\.5 \+ ThreadLocalRandom\.current\(\)\.nextDouble\(\) \/ 2\)\), leftMs\)\);/,
+    );
+  });
+});
+
 describe("spring-data-redis: the helper in Spring's idiom", () => {
   const { text } = renderHelper('spring-data-redis', pack, { package: 'com.example.locks' });
 

@@ -9,11 +9,7 @@ import glide.api.models.Script;
 import glide.api.models.commands.ScriptOptions;
 import glide.api.models.exceptions.GlideException;
 import glide.api.models.exceptions.RequestException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -201,6 +197,12 @@ public final class Locksmith {
 
 «include:_jvm/attempt»
 
-«include:_jvm/checks»
+    // _jvm/checks's checkMs, without the SHA1 the other Java helpers send with EVALSHA: GLIDE's Script has its own.
+    static void checkMs(String name, long value, boolean positive) {
+        if (value < (positive ? 1 : 0)) {
+            throw new IllegalArgumentException(
+                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
+        }
+    }
 «kinds:code»
 }
