@@ -171,6 +171,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
     lines: 435,
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
   },
+  'glide-java': {
+    lines: 445,
+    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation)",
+  },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
@@ -378,12 +382,17 @@ describe("glide-java: the helper in Valkey GLIDE for Java's idiom", () => {
     assert.match(text, /client\.customCommand\(command\)\.thenApply\(ClusterValue::getSingleValue\)/);
   });
 
-  test('waiters poll with jittered back-off on both client types: no subscription (GLIDE 2.1 fixes them at client creation)', () => {
-    assert.doesNotMatch(text, /ssubscribe\(|SubscriptionConfiguration|ACQUIRE_QUEUED/);
+  test('waiters poll with jittered back-off, or with Options.wakeups on a cluster client open a sharded subscriber per wait', () => {
     assert.match(
       text,
-      /Thread\.sleep\(Math\.min\(\(long\) \(boundMs \* \(0\.5 \+ ThreadLocalRandom\.current\(\)\.nextDouble\(\) \/ 2\)\), leftMs\)\);/,
+      /if \(wakeups == null && options\.wakeups != null\) \{\n\s+wakeups = Wakeups\.listen\(options\.wakeups, key, Math\.min\(options\.retryMs, leftMs\)\);/,
     );
+    assert.match(text, /\.subscription\(PubSubClusterChannelMode\.SHARDED, key\)/);
+    assert.match(
+      text,
+      /throw new IllegalArgumentException\("wakeups need a GlideClusterClient: GLIDE has sharded pub\/sub in cluster mode only"\);/,
+    );
+    assert.doesNotMatch(text, /ACQUIRE_QUEUED/);
   });
 });
 

@@ -1,6 +1,6 @@
 // Proof program for the generated Valkey GLIDE for Java helper (Locksmith.java next to it). Usage:
-//   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold, take
-//   (as test/proofs/helpers/jedis.java; kind "lock" only). <url> is a redis:// URL (a GlideClient)
+//   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold, take,
+//   and on a Cluster woken (as test/proofs/helpers/jedis.java; kind "lock" only). <url> is a redis:// URL (a GlideClient)
 //   or cluster://host:port,host:port (a GlideClusterClient). The lock and fence keys come from
 //   PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence).
 import glide.api.BaseClient;
@@ -23,6 +23,7 @@ public final class Proof {
     static GlideClient standalone;
     static GlideClusterClient cluster;
     static BaseClient client;
+    static List<NodeAddress> seeds;
 
     // GLIDE's default request and connection timeouts (250 ms) are shorter than a shared 2-core
     // machine running 20 of these JVMs and 3 masters takes to answer now and then: the proof gives 5 s.
@@ -30,7 +31,7 @@ public final class Proof {
 
     static void connect(String url) throws Exception {
         if (url.startsWith("cluster://")) {
-            List<NodeAddress> seeds = Arrays.stream(url.substring("cluster://".length()).split(","))
+            seeds = Arrays.stream(url.substring("cluster://".length()).split(","))
                     .map(seed -> seed.split(":"))
                     .map(hostPort -> NodeAddress.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1])).build())
                     .toList();
@@ -128,6 +129,22 @@ public final class Proof {
         throw new IllegalStateException("acquired a lock another owner holds");
     }
 
+    /** A Cluster waiter with a 30 s retry bound, woken by the release through its own subscriber client. */
+    static void woken() throws InterruptedException {
+        Locksmith.Options options = Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000).wakeups(subscriptions ->
+                GlideClusterClientConfiguration.builder()
+                        .addresses(seeds)
+                        .requestTimeout(TIMEOUT_MS)
+                        .advancedConfiguration(AdvancedGlideClusterClientConfiguration.builder()
+                                .connectionTimeout(TIMEOUT_MS)
+                                .build())
+                        .subscriptionConfiguration(subscriptions)
+                        .build());
+        try (Locksmith.Lease lease = acquire(options)) {
+            System.out.println("held " + System.currentTimeMillis());
+        }
+    }
+
     static void hold() throws InterruptedException {
         long ttlMs = Long.parseLong(System.getenv().getOrDefault("PROOF_HOLD_MS", "1000"));
         acquire(Locksmith.ttlMs(ttlMs).waitMs(0));
@@ -154,6 +171,7 @@ public final class Proof {
             case "busy" -> busy();
             case "hold" -> hold();
             case "take" -> take();
+            case "woken" -> woken();
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
         client.close();

@@ -97,8 +97,9 @@ const glideNode: HelperProof = {
 
 /**
  * Valkey GLIDE for Java's helper proof: Locksmith.java and Proof.java compiled against the pinned
- * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. GLIDE 2.1 for Java fixes a client's
- * subscriptions when it creates it: its waiters poll, with jittered back-off, on both client types.
+ * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. Its waiters poll on a GlideClient
+ * (GLIDE has sharded pub/sub in cluster mode only) and wake by SSUBSCRIBE on a GlideClusterClient
+ * given Options.wakeups (a subscriber client per wait: 2.1 fixes subscriptions at creation).
  */
 const glideJava: HelperProof = {
   client: 'glide-java',
@@ -115,6 +116,7 @@ const glideJava: HelperProof = {
   queues: false,
   kinds: false,
   cluster: true,
+  wakesInCluster: true,
 };
 
 /** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
