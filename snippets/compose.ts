@@ -21,9 +21,9 @@ export const LOCK_KINDS = ['reentrant', 'read-write', 'semaphore'] as const;
 export const FEATURES = ['fenced-writes', 'replica-wait'] as const;
 /**
  * The parts a helper may carry beyond its core, in the order their sections go in: the lock kinds,
- * then the features. Each is added to a project's helper when it first needs it.
+ * the features, then the multi-key lock. Each is added to a project's helper when it first needs it.
  */
-export const KINDS = [...LOCK_KINDS, ...FEATURES] as const;
+export const KINDS = [...LOCK_KINDS, ...FEATURES, 'multi'] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** How messages and pickers name each part. */
@@ -33,6 +33,7 @@ export const KIND_TITLES: Record<Kind, string> = {
   semaphore: 'semaphore',
   'fenced-writes': 'fenced writes (writes the storage refuses from a holder that lost the lock)',
   'replica-wait': 'waitForReplicas (an acquire acknowledged by replicas)',
+  multi: 'multi-key lock (several keys taken all or nothing)',
 };
 
 /** The message for a part the client's helper cannot carry. */

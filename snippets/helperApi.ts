@@ -38,8 +38,10 @@ export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   ioredis: 'null',
   'node-redis': 'null',
   'glide-node': 'null',
+  'glide-go': 'ok == false (lease, ok, err := ...)',
   'glide-java': 'null',
   'redis-py': 'None',
+  'glide-python': 'None',
   jedis: 'null',
   lettuce: 'null',
   'spring-data-redis': 'null',
@@ -107,8 +109,18 @@ const API: Record<string, ClientApi> = {
   ioredis: JS_API,
   'node-redis': JS_API,
   'glide-node': JS_API,
+  'glide-go': goApi('ctx, '),
   'glide-java': JAVA_API,
   'redis-py': PYTHON_API,
+  // GLIDE for Python is asyncio only: every call is awaited.
+  'glide-python': {
+    names: PYTHON_API.names,
+    render: {
+      release: (a) => `await ${PYTHON_API.render.release(a)}`,
+      extend: (a) => `await ${PYTHON_API.render.extend(a)}`,
+      tryAcquire: (a) => `await ${PYTHON_API.render.tryAcquire(a)}`,
+    },
+  },
   jedis: JAVA_API,
   lettuce: JAVA_API,
   // A Locksmith wraps the user's StringRedisTemplate (or is their bean): its methods take no client.

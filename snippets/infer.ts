@@ -38,6 +38,10 @@ const EVIDENCE: Record<string, Evidence> = {
     manifests: [{ name: 'package.json', dependency: jsonDependency('@valkey/valkey-glide') }],
     imports: /(from\s+|require\()\s*['"]@valkey\/valkey-glide['"]/,
   },
+  'glide-go': {
+    manifests: [{ name: 'go.mod', dependency: /github\.com\/valkey-io\/valkey-glide\/go\b/ }],
+    imports: /"github\.com\/valkey-io\/valkey-glide\/go(\/v\d+)?"/,
+  },
   'glide-java': {
     manifests: [
       { name: 'pom.xml', dependency: /<artifactId>\s*valkey-glide\s*</ },
@@ -53,6 +57,14 @@ const EVIDENCE: Record<string, Evidence> = {
       { name: 'Pipfile', dependency: tomlDependency('redis') },
     ],
     imports: /^\s*(import\s+redis\b|from\s+redis(\.asyncio)?\s+import\b)/m,
+  },
+  // The asyncio package only: valkey-glide-sync (module glide_sync) is another API.
+  'glide-python': {
+    manifests: ['requirements.txt', 'pyproject.toml'].map((name) => ({
+      name,
+      dependency: /(^|["'\s])valkey-glide\s*(\[[^\]]*\])?\s*([<>=!~;,"'\s]|$)/m,
+    })),
+    imports: /^\s*(import\s+glide\b|from\s+glide(\.\w+)*\s+import\b)/m,
   },
   jedis: {
     manifests: [

@@ -1,6 +1,6 @@
 // The helper API the lint fixes call (snippets/helperApi.ts): the try variant and the low-level
 // release and extend, written by helperCall and run as real programs against a throwaway Redis for
-// every client this machine runs (ioredis, node-redis, Valkey GLIDE for Node, redis-py sync and asyncio, phpredis, Predis,
+// every client this machine runs (ioredis, node-redis, Valkey GLIDE for Node, redis-py sync and asyncio, GLIDE for Python, phpredis, Predis,
 // redis-rb, redigo, go-redis, Jedis, Lettuce, Spring Data Redis, redis-rs) on Redis 7.0 and Valkey 9, and compiled for the typed ones (tsc strict against the real ioredis and
 // node-redis types; javac with Jedis, Lettuce and Spring Data Redis, go vet with go-redis, cargo check with redis-rs).
 //   try while another holds: "busy" at once, one script call, no subscription, no waiter queue;
@@ -34,6 +34,7 @@ import {
   javac,
   JVM_FLAGS,
   npmPackages,
+  pypiPython,
   writeCargoPackage,
   writeGoModule,
 } from '../harness/toolchains';
@@ -210,6 +211,51 @@ asyncio.run(main())
     return Promise.resolve(['/usr/bin/python3', join(dir, 'api.py')]);
   },
 });
+
+/** Valkey GLIDE for Python (asyncio): a GlideClient, on the pinned GLIDE's virtual environment. */
+const glidePython: ApiProgram = {
+  name: 'glide-python',
+  client: 'glide-python',
+  async prepare(dir) {
+    writeHelper(dir, 'glide-python');
+    const c = calls('glide-python', { default: 'client' }, PY_NAMES, 'locksmith');
+    writeFileSync(
+      join(dir, 'api.py'),
+      `import asyncio
+import sys
+from urllib.parse import urlparse
+
+from glide import GlideClient, GlideClientConfiguration, NodeAddress
+
+${c.imports}
+
+url, mode = sys.argv[1], sys.argv[2]
+token = sys.argv[3] if len(sys.argv) > 3 else ""
+ttl_ms = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
+key = "${KEY}"
+
+
+async def main():
+    address = urlparse(url)
+    client = await GlideClient.create(GlideClientConfiguration([NodeAddress(address.hostname, address.port)]))
+    if mode == "try":
+        lease = ${c.tryAcquire.code}
+        print("busy" if lease is None else "held")
+        if lease is not None:
+            await lease.release()
+    elif mode == "release":
+        print(str(${c.release.code}).lower())
+    else:
+        print(str(${c.extend.code}).lower())
+    await client.close()
+
+
+asyncio.run(main())
+`,
+    );
+    return [await pypiPython('glide/requirements.txt'), join(dir, 'api.py')];
+  },
+};
 
 const php = (client: 'phpredis' | 'predis'): ApiProgram => ({
   name: client,
@@ -433,6 +479,94 @@ func main() {
   },
 };
 
+/** GLIDE for Go (test/proofs/go pins it) on a *glide.Client. */
+const glideGo: ApiProgram = {
+  name: 'glide-go',
+  client: 'glide-go',
+  async prepare(dir) {
+    writeGoModule(dir);
+    writeHelper(join(dir, 'locksmith'), 'glide-go');
+    const c = calls(
+      'glide-go',
+      { default: 'client' },
+      { key: 'key', token: 'token', ttlMs: 'ttlMs' },
+      'locksmithproof/locksmith',
+    );
+    writeFileSync(
+      join(dir, 'main.go'),
+      `package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+)
+
+${c.imports}
+
+func main() {
+	target, mode := os.Args[1], os.Args[2]
+	token, ttlMs := "", int64(5000)
+	if len(os.Args) > 3 {
+		token = os.Args[3]
+	}
+	if len(os.Args) > 4 {
+		ttlMs, _ = strconv.ParseInt(os.Args[4], 10, 64)
+	}
+	parsed, err := url.Parse(target)
+	if err != nil {
+		panic(err)
+	}
+	port, err := strconv.Atoi(parsed.Port())
+	if err != nil {
+		panic(err)
+	}
+	address := &config.NodeAddress{Host: parsed.Hostname(), Port: port}
+	client, err := glide.NewClient(config.NewClientConfiguration().WithAddress(address).WithRequestTimeout(5 * time.Second))
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	key := "${KEY}"
+	switch mode {
+	case "try":
+		lease, ok, tryErr := ${c.tryAcquire.code}
+		err = tryErr
+		if ok {
+			fmt.Println("held")
+			_, err = lease.Release(ctx)
+		} else if err == nil {
+			fmt.Println("busy")
+		}
+	case "release":
+		var held bool
+		held, err = ${c.release.code}
+		fmt.Println(held)
+	default:
+		var held bool
+		held, err = ${c.extend.code}
+		fmt.Println(held)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = time.Millisecond
+}
+`,
+    );
+    await go(['build', '-o', join(dir, 'api'), '.'], dir);
+    return [join(dir, 'api')];
+  },
+};
+
 /** How each Java program connects: its import, the statements that make `redis`, and those that close it. */
 const JVM_CONNECT = {
   jedis: ['import redis.clients.jedis.RedisClient;', 'var redis = RedisClient.create(url);', 'redis.close();'],
@@ -544,11 +678,13 @@ const PROGRAMS = [
   jvm('glide-java'),
   python(false),
   python(true),
+  glidePython,
   php('phpredis'),
   php('predis'),
   ruby,
   redigo,
   goRedis,
+  glideGo,
   jvm('jedis'),
   jvm('lettuce'),
   jvm('spring-data-redis'),

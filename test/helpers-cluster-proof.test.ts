@@ -1,4 +1,4 @@
-// The helpers of the clients whose users run clusters (Valkey GLIDE for Node, go-redis, Jedis,
+// The helpers of the clients whose users run clusters (Valkey GLIDE for Node and Python, go-redis, Jedis,
 // Lettuce, Spring Data Redis: HELPER_PROOFS' `cluster`), run as real programs against a real
 // 3-master Redis 7.0 Cluster and Valkey 9 Cluster through each library's cluster client, with the
 // lock and fence keys sharing a {hash tag}: 20 contending processes keep a non-atomic counter exact with never two holders,

@@ -1,11 +1,11 @@
 // The lock helpers beyond what test/helpers-proof.test.ts runs: golden files for StackExchange.Redis
-// (its library needs NuGet, which this machine does not reach) and Predis
-// (test/golden/<client>/helper.<ext>, byte for byte), the embedded Lua of every helper read
+// (its library needs NuGet, which this machine does not reach) and Predis (test/golden/<client>/
+// helper.<ext>, and helper-<part>.<ext> with each part, byte for byte), the embedded Lua of every helper read
 // back by each language's literal rules and compared with the pack, and compile checks of every
 // helper and its call sites against the real libraries (javac with Jedis, Lettuce and Spring Data Redis, go vet with
-// go-redis and redigo, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
+// go-redis, redigo and Valkey GLIDE for Go, cargo check with redis-rs, tsc with ioredis, node-redis and Valkey GLIDE), php -l, ruby -c,
 // python3 -m py_compile and gofmt. There is no C# compiler here: StackExchange.Redis's helper is
-// pinned by its golden file and read-back only.
+// pinned by its golden files, read back, and parsed with tree-sitter's C# grammar (syntax only).
 //
 // After changing a helper template or the pack, regenerate the goldens deliberately and read the diff:
 //   UPDATE_GOLDEN=1 node --import tsx --test test/helpers-golden.test.ts
@@ -20,6 +20,7 @@ import { CLIENTS } from '../snippets/clients';
 import { readHelperHeader } from '../snippets/header';
 import { helperKinds, renderHelper, type HelperOptions } from '../snippets/helper';
 import { PATTERNS } from '../snippets/patterns';
+import { renderCode } from '../snippets/render';
 import {
   check,
   embeddedScripts,
@@ -31,12 +32,14 @@ import {
   writeFiles,
 } from './golden-support';
 import { indent } from './proofs/proof';
+import { parserFor } from '../server/src/analysis/parsers';
 import {
   cargo,
   glideJavaClasspath,
   go,
   javac,
   npmPackages,
+  pypiPython,
   writeCargoPackage,
   writeGoModule,
 } from '../harness/toolchains';
@@ -61,26 +64,35 @@ const helperOf = (client: string, options: HelperOptions = OPTIONS[client] ?? {}
 const callSites = (client: string, options: CallSiteOptions) =>
   PATTERNS.map((pattern) => ({ pattern, ...renderCallSite(client, pattern, {}, options) }));
 
-describe('helper golden files', () => {
+/** `text` is byte for byte the golden file at `path` (with UPDATE_GOLDEN=1: written there). */
+function assertGolden(path: string, text: string, what: string): void {
+  if (UPDATE) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    return;
+  }
+  const shown = relative(process.cwd(), path);
+  assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
+  const golden = readFileSync(path, 'utf8');
+  if (golden !== text) {
+    assert.fail(
+      `${shown} differs from ${what} (- golden, + rendered):\n${lineDiff(golden, text)}\n` +
+        `If the change is intended, regenerate with ${REGENERATE} and review the diff.`,
+    );
+  }
+}
+
+describe('helper golden files: the core, and with each part', () => {
   for (const client of GOLDEN_CLIENTS) {
     test(`${client}: renders exactly test/golden/${client}/helper`, () => {
-      const { text } = helperOf(client);
-      const path = helperGoldenPath(client);
-      if (UPDATE) {
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, text);
-        return;
-      }
-      const shown = relative(process.cwd(), path);
-      assert.ok(existsSync(path), `${shown} is missing; write it with ${REGENERATE}`);
-      const golden = readFileSync(path, 'utf8');
-      if (golden !== text) {
-        assert.fail(
-          `${shown} differs from renderHelper('${client}') (- golden, + rendered):\n${lineDiff(golden, text)}\n` +
-            `If the change is intended, regenerate with ${REGENERATE} and review the diff.`,
-        );
-      }
+      assertGolden(helperGoldenPath(client), helperOf(client).text, `renderHelper('${client}')`);
     });
+    for (const kind of helperKinds(client)) {
+      test(`${client}: with ${kind}, renders exactly test/golden/${client}/helper-${kind}`, () => {
+        const path = helperGoldenPath(client).replace(/helper(?=\.\w+$)/, `helper-${kind}`);
+        assertGolden(path, helperOf(client, { ...OPTIONS[client], kinds: kind }).text, `the helper with ${kind}`);
+      });
+    }
   }
 });
 
@@ -106,6 +118,20 @@ describe('embedded Lua read back equals the pack', () => {
 const needs = (tool: string, from: string) => (onPath(tool) ? false : `${tool} is not on PATH: ${from}`);
 
 describe('compile checks', () => {
+  test('stackexchange: the helper, the core and with each part, parses as C# (tree-sitter: syntax only, no compiler here)', async () => {
+    const parser = await parserFor('c-sharp');
+    for (const kinds of ['', ...helperKinds('stackexchange'), helperKinds('stackexchange').join(',')]) {
+      const text = helperOf('stackexchange', kinds ? { kinds } : {}).text;
+      const root = parser.parse(text)!.rootNode;
+      const broken = root.descendantsOfType('ERROR')[0] ?? (root.hasError ? root : undefined);
+      assert.equal(
+        broken,
+        undefined,
+        `kinds '${kinds}': a syntax error at line ${(broken?.startPosition.row ?? 0) + 1}`,
+      );
+    }
+  });
+
   test('jedis, lettuce and spring-data-redis: helper and call sites compile with javac (Java 17) against the real libraries', async () => {
     const clients = {
       // JedisPool is deprecated in Jedis 8 (not in the 4.x to 7 the helper also serves).
@@ -305,13 +331,56 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     }
   });
 
+  test('glide-go: helper and call sites pass go vet against the pinned GLIDE for Go (both clients) and are gofmt-clean', async () => {
+    const dir = join(work, 'glide-go');
+    writeGoModule(dir);
+    const sites = callSites('glide-go', { helperImport: 'locksmithproof/locksmith' });
+    writeFiles(dir, {
+      'locksmith/locksmith.go': helperOf('glide-go').text,
+      'callsites.go': `package callsites
+
+import (
+	"context"
+	"time"
+
+	glide "github.com/valkey-io/valkey-glide/go/v2"
+	"github.com/valkey-io/valkey-glide/go/v2/config"
+)
+
+${sites[0].imports.join('\n')}
+
+${sites
+  .map(
+    ({ pattern, code }) =>
+      `func ${pattern}(ctx context.Context, client locksmith.Client) error {\n${indent(code, '\t')}\treturn nil\n}\n`,
+  )
+  .join('\n')}
+func clients(ctx context.Context, standalone *glide.Client, cluster *glide.ClusterClient) error {
+	locksmith.EnableWakeups(cluster, config.NewClusterClientConfiguration())
+	for _, client := range []locksmith.Client{standalone, cluster} {
+		if err := locksmith.WithLock(ctx, client, "lock:{order:42}", time.Second, func(*locksmith.Lease) error { return guard(ctx, client) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`,
+    });
+    for (const path of ['locksmith/locksmith.go', 'callsites.go']) {
+      assert.equal(await check('gofmt', ['-l', join(dir, path)]), '', `gofmt would change ${path}`);
+    }
+    await go(['vet', './...'], dir);
+  });
+
   test(
-    'phpredis and predis: helper and call sites pass php -l',
+    'phpredis and predis: helper (core, and with every part) and call sites pass php -l',
     { skip: needs('php', 'apt-get install php-cli') },
     async () => {
       for (const client of ['phpredis', 'predis']) {
         const helper = join(work, `${client}-Locksmith.php`);
         writeFileSync(helper, helperOf(client).text);
+        await check(onPath('php')!, ['-l', helper]);
+        writeFileSync(helper, helperOf(client, { kinds: helperKinds(client).join(',') }).text);
         await check(onPath('php')!, ['-l', helper]);
         const sites = join(work, `${client}-callsites.php`);
         writeFileSync(
@@ -325,19 +394,25 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     },
   );
 
-  test('redis-rb: helper and call sites pass ruby -c', { skip: needs('ruby', 'apt-get install ruby') }, async () => {
-    const helper = join(work, 'locksmith.rb');
-    writeFileSync(helper, helperOf('redis-rb').text);
-    assert.match(await check(onPath('ruby')!, ['-wc', helper]), /^Syntax OK$/m);
-    const sites = join(work, 'callsites.rb');
-    writeFileSync(
-      sites,
-      callSites('redis-rb', { helperImport: 'locksmith' })
-        .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
-        .join('\n'),
-    );
-    assert.match(await check(onPath('ruby')!, ['-wc', sites]), /^Syntax OK$/m);
-  });
+  test(
+    'redis-rb: helper (core, and with every part) and call sites pass ruby -c',
+    { skip: needs('ruby', 'apt-get install ruby') },
+    async () => {
+      const helper = join(work, 'locksmith.rb');
+      for (const kinds of [undefined, helperKinds('redis-rb').join(',')]) {
+        writeFileSync(helper, helperOf('redis-rb', { kinds }).text);
+        assert.match(await check(onPath('ruby')!, ['-wc', helper]), /^Syntax OK$/m);
+      }
+      const sites = join(work, 'callsites.rb');
+      writeFileSync(
+        sites,
+        callSites('redis-rb', { helperImport: 'locksmith' })
+          .map(({ imports, code }) => `${imports.join('\n')}\n${code}`)
+          .join('\n'),
+      );
+      assert.match(await check(onPath('ruby')!, ['-wc', sites]), /^Syntax OK$/m);
+    },
+  );
 
   test(
     'redis-py: helper and call sites compile with python3',
@@ -356,4 +431,25 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
       await check(onPath('python3')!, ['-m', 'py_compile', join(dir, 'locksmith.py'), join(dir, 'callsites.py')]);
     },
   );
+
+  test('glide-python: helper (core and every kind), call sites and inline snippets compile and import against the pinned GLIDE', async () => {
+    const dir = join(work, 'glide-python');
+    const sites = callSites('glide-python', { helperImport: DEFAULT_HELPER_IMPORT['glide-python'] });
+    const inline = PATTERNS.map((pattern) => ({ pattern, code: renderCode('glide-python', pattern, pack, {}) }));
+    // GLIDE's API is asyncio: each call site and snippet is the body of a coroutine.
+    const coroutine = (name: string, code: string) => `async def ${name}(client):\n${indent(code, '    ')}`;
+    writeFiles(dir, {
+      'locksmith.py': helperOf('glide-python').text,
+      'kinds.py': helperOf('glide-python', { kinds: helperKinds('glide-python').join(',') }).text,
+      'callsites.py': [
+        ...sites.map(({ pattern, imports, code }) => coroutine(pattern, `${imports.join('\n')}\n${code}`)),
+        ...inline.map(({ pattern, code }) => coroutine(`inline_${pattern}`, code)),
+      ].join('\n\n'),
+    });
+    const python = await pypiPython('glide/requirements.txt');
+    const files = ['locksmith.py', 'kinds.py', 'callsites.py'];
+    await check(python, ['-m', 'py_compile', ...files.map((file) => join(dir, file))]);
+    // Importing them resolves every name the helper and the snippets take from GLIDE.
+    await check(python, ['-c', 'import locksmith, kinds, callsites'], { cwd: dir });
+  });
 });

@@ -4,8 +4,9 @@
 // - where the helper waits for wake-ups, a waiter whose retry bound is 30 s takes the lock within
 //   a few seconds of the release, for each kind (so it was woken, not polled);
 // - reentrant: nested takes re-enter and the counter stays exact; read-write: writers around a
-//   non-atomic counter stay exact, readers overlap, never with a writer; a semaphore of 2 never
-//   has more than 2 holders; a SIGKILLed holder's hold returns when its lease ends.
+//   non-atomic counter stay exact, readers never with a writer, a reader takes the lock while
+//   another holds it; a semaphore of 2 never has more than 2 holders; a SIGKILLed holder's hold
+//   returns when its lease ends.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,7 +102,7 @@ function proofs(server: ServerKind): void {
         assert.equal(await fx.redis.exists(KEY), 0, 'released');
       });
 
-      test('read-write: two writers keep a non-atomic counter exact; readers overlap, never with a writer', async () => {
+      test('read-write: two writers keep a non-atomic counter exact; readers never read with a writer', async () => {
         await Promise.all([
           run('rw-writer', '40').done,
           run('rw-writer', '40').done,
@@ -109,12 +110,15 @@ function proofs(server: ServerKind): void {
           run('rw-reader', '40').done,
         ]);
         assert.equal(await fx.redis.get('proof:counter'), '80');
-        assert.equal(
-          await fx.redis.get('proof:overlap'),
-          '1',
-          'no two readers ever held the lock at once: readers must share it',
-        );
         assert.equal(await fx.redis.exists('proof:rw'), 0, 'released');
+      });
+
+      // Held by the test, not raced between two processes: how the processes' start-ups happen to
+      // line up on a loaded machine does not decide whether readers were seen to share.
+      test('read-write: a reader takes the lock while another reader holds it', async () => {
+        await fx.locks.rw.read(KEY, 'holder', LONG);
+        assert.match(await run('take', 'read').done, /^took \d+$/m, 'a busy error here: readers do not share');
+        assert.equal(await fx.locks.rw.release(KEY, 'holder'), true, 'the first reader held on throughout');
       });
 
       test('semaphore of 2: three processes never exceed 2 holders, and do reach 2', async () => {

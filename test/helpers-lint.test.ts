@@ -23,7 +23,11 @@ const PRELUDE: Record<string, string> = {
   // MENTIONS_REDIS does not know Valkey: the host's name (a compose service's) is what mentions Redis here.
   'glide-node':
     "import { GlideClient } from '@valkey/valkey-glide';\nconst client = await GlideClient.createClient({ addresses: [{ host: 'redis' }] });",
+  'glide-go':
+    'import glide "github.com/valkey-io/valkey-glide/go/v2"\nvar address = &config.NodeAddress{Host: "redis", Port: 6379}',
   'redis-py': 'import redis',
+  'glide-python':
+    'from glide import GlideClient, GlideClientConfiguration, NodeAddress\nclient = await GlideClient.create(GlideClientConfiguration([NodeAddress("redis")]))',
   'glide-java':
     'import glide.api.GlideClient;\nGlideClient client = GlideClient.createClient(GlideClientConfiguration.builder().address(NodeAddress.builder().host("redis").build()).build()).get();',
   jedis: 'import redis.clients.jedis.JedisPooled;',

@@ -38,8 +38,10 @@ const CORE: Record<string, ScriptName[]> = {
   ioredis: IN_LINE,
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
+  'glide-go': IN_LINE,
   'glide-java': PLAIN,
   'redis-py': IN_LINE,
+  'glide-python': IN_LINE,
   redigo: IN_LINE,
   'go-redis': IN_LINE,
   stackexchange: IN_LINE,
@@ -58,9 +60,21 @@ const KIND_SCRIPTS: Record<Kind, ScriptName[]> = {
   semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
   'fenced-writes': ['guarded_set', 'fenced_set'],
   'replica-wait': [],
+  multi: ['multi_acquire', 'multi_extend', 'multi_release'],
 };
 /** The clients whose helpers carry the lock kinds (the others get them by a kind file each). */
-const WITH_KINDS = ['ioredis', 'node-redis', 'glide-node', 'redis-py', 'redigo', 'phpredis', 'redis-rb', 'redis-rs'];
+const WITH_KINDS = [
+  'ioredis',
+  'node-redis',
+  'glide-node',
+  'redis-py',
+  'glide-python',
+  'redigo',
+  'go-redis',
+  'phpredis',
+  'redis-rb',
+  'redis-rs',
+];
 
 /** The pack with one script's text changed, as a newer pack would have it. */
 function packWithChanged(name: (typeof SCRIPT_NAMES)[number]): Pack {
@@ -171,11 +185,19 @@ const OVER: Record<string, { lines: number; why: string }> = {
     lines: 435,
     why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload",
   },
+  'glide-go': {
+    lines: 615,
+    why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
+  },
   'glide-java': {
     lines: 445,
     why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation)",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
+  'glide-python': {
+    lines: 485,
+    why: "a subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), EVAL when a flush beats GLIDE's reload, the kinds' planners as redis-py's",
+  },
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
   jedis: {
@@ -240,8 +262,8 @@ describe('lock kinds', () => {
   });
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
-    assert.throws(() => renderHelper('go-redis', pack, { kinds: 'semaphore' }), {
-      message: /^the go-redis helper has no semaphore; it can carry: /,
+    assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
+      message: /^the stackexchange helper has no semaphore; it can carry: /,
     });
     assert.throws(() => renderHelper('ioredis', pack, { kinds: 'fair' }), {
       message: `the ioredis helper has no fair lock; it can carry: ${helperKinds('ioredis').join(', ')}`,
@@ -361,6 +383,70 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
       assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
       assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
     }
+  });
+});
+
+describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
+  const { text } = renderHelper('glide-python', pack);
+
+  test('the scripts are GLIDE Script objects run with invoke_script (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.ok(text.includes('script = _scripts[lua] = Script(lua)'));
+    assert.ok(text.includes('return await client.invoke_script(script, keys=list(keys), args=texts)'));
+    assert.doesNotMatch(text, /hashlib|\.evalsha\(|script_load/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload (a flush between its SCRIPT LOAD and EVALSHA) sends EVAL once; other errors are raised", () => {
+    assert.match(
+      text,
+      /if "noscript" not in str\(error\)\.lower\(\):\n\s+raise\n\s+return await client\.custom_command\(\["EVAL", lua, str\(len\(keys\)\), \*keys, \*texts\]\)/,
+    );
+  });
+
+  test('asyncio only; enable_wakeups takes a GlideClusterClient, and without it the waiters poll', () => {
+    assert.doesNotMatch(text, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+    assert.match(
+      text,
+      /^def enable_wakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\) -> None:$/m,
+    );
+    assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
+    assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+  });
+});
+
+describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
+  const text = renderHelper('glide-go', pack).text;
+
+  test('the scripts are GLIDE options.Script values run with InvokeScriptWithOptions (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.match(text, /^\tacquireScript = newScript\(`/m);
+    assert.ok(text.includes('\tscript := redis.NewScript(source)\n'));
+    assert.ok(
+      text.includes(
+        'client.InvokeScriptWithOptions(ctx, *script, *redis.NewScriptOptions().WithKeys(keys).WithArgs(values))',
+      ),
+    );
+    assert.doesNotMatch(text, /crypto\/sha1|EVALSHA"|ScriptLoad/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client; other errors are returned", () => {
+    assert.ok(
+      text.includes(
+        'if err == nil || !strings.Contains(strings.ToLower(err.Error()), "noscript") {\n\t\treturn reply, err\n\t}',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'eval := append(append([]string{"EVAL", sources[script], strconv.Itoa(len(keys))}, keys...), values...)',
+      ),
+    );
+    assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
+  });
+
+  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+    assert.match(
+      text,
+      /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
+    );
+    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
   });
 });
 

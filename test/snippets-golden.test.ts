@@ -255,6 +255,41 @@ ${indent(code, '\t')}
     await go(['vet', './...'], dir);
   });
 
+  test("glide-go: every pattern passes go vet against the pinned GLIDE for Go with its header's imports, and is gofmt-clean", async () => {
+    const dir = join(work, 'glide-go');
+    writeGoModule(dir);
+    for (const pattern of PATTERNS) {
+      const code = renderCode('glide-go', pattern, pack);
+      const imports = headerImports(code).map((name) => (name.includes('"') ? name : `"${name}"`));
+      const [standard, modules] = [
+        imports.filter((name) => !name.includes('.')),
+        imports.filter((name) => name.includes('.')),
+      ];
+      writeFiles(dir, {
+        [`${pattern}/locked.go`]: `package locked
+
+import (
+${standard.map((name) => `\t${name}`).join('\n')}
+
+\tglide "github.com/valkey-io/valkey-glide/go/v2"
+${modules.map((name) => `\t${name}`).join('\n')}
+)
+
+func locked(ctx context.Context, standalone *glide.Client, cluster *glide.ClusterClient) error {
+\tfor _, client := range []interface {
+\t\tInvokeScriptWithOptions(context.Context, options.Script, options.ScriptOptions) (any, error)
+\t}{standalone, cluster} {
+${indent(indent(code, '\t'), '\t')}
+\t}
+\treturn nil
+}
+`,
+      });
+      assert.equal(await check('gofmt', ['-l', join(dir, pattern, 'locked.go')]), '', `gofmt would change ${pattern}`);
+    }
+    await go(['vet', './...'], dir);
+  });
+
   test('redis-rs: every pattern passes cargo check (warnings denied) against redis-rs and rand', async () => {
     const modules = PATTERNS.map(
       (pattern) => `mod ${pattern} {

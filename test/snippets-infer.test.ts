@@ -98,6 +98,53 @@ test('Valkey GLIDE for Node: its package in package.json, or an import or requir
   );
 });
 
+test('Valkey GLIDE for Python: valkey-glide in requirements.txt or pyproject.toml, or an import of glide', () => {
+  const manifest = (name: string, text: string) => [{ name, text }];
+  assert.equal(
+    first({ languageId: 'python', manifests: manifest('requirements.txt', 'valkey-glide==2.5.3\n') }),
+    'glide-python',
+  );
+  assert.equal(
+    first({ languageId: 'python', manifests: manifest('pyproject.toml', 'dependencies = ["valkey-glide>=2.5"]\n') }),
+    'glide-python',
+  );
+  // A project that also has redis-py (a migration): the file's import decides.
+  const both = manifest('requirements.txt', 'redis==5.0\nvalkey-glide==2.5.3\n');
+  for (const source of [
+    'from glide import GlideClient, Script\n',
+    'import glide\n',
+    'from glide.async_commands import core\n',
+  ]) {
+    assert.equal(first({ languageId: 'python', source, manifests: both }), 'glide-python', source);
+  }
+  assert.equal(first({ languageId: 'python', source: 'import redis\n', manifests: both }), 'redis-py');
+  // The sync package (module glide_sync) is another API: not this helper's client.
+  assert.notEqual(
+    first({
+      languageId: 'python',
+      source: 'from glide_sync import GlideClient\n',
+      manifests: manifest('requirements.txt', 'valkey-glide-sync==2.5.3\n'),
+    }),
+    'glide-python',
+  );
+});
+
+test('Valkey GLIDE for Go: its module in go.mod, or an import of it', () => {
+  const goMod = (requires: string) => [{ name: 'go.mod', text: `module app\n\nrequire (\n${requires})\n` }];
+  assert.equal(
+    first({ languageId: 'go', manifests: goMod('\tgithub.com/valkey-io/valkey-glide/go/v2 v2.5.3\n') }),
+    'glide-go',
+  );
+  // A project that also has go-redis (a migration): the file's import decides.
+  const both = goMod('\tgithub.com/redis/go-redis/v9 v9.5.1\n\tgithub.com/valkey-io/valkey-glide/go/v2 v2.5.3\n');
+  const source = 'import (\n\tglide "github.com/valkey-io/valkey-glide/go/v2"\n)\n';
+  assert.equal(first({ languageId: 'go', source, manifests: both }), 'glide-go');
+  assert.equal(
+    first({ languageId: 'go', source: 'import "github.com/redis/go-redis/v9"\n', manifests: both }),
+    'go-redis',
+  );
+});
+
 test('Valkey GLIDE for Java: its artifact in pom.xml or Gradle, or an import of glide.api', () => {
   const pom = '<dependency>\n  <groupId>io.valkey</groupId>\n  <artifactId>valkey-glide</artifactId>\n</dependency>';
   assert.equal(first({ languageId: 'java', manifests: [{ name: 'pom.xml', text: pom }] }), 'glide-java');
@@ -149,6 +196,6 @@ test('the remembered choice beats a manifest, but not the active language', () =
 test('evidence for another language only orders the rest', () => {
   const manifests = [{ name: 'go.mod', text: 'require github.com/gomodule/redigo v1.8.9' }];
   const ranked = rankClients({ languageId: 'python', manifests }).map((client) => client.id);
-  assert.equal(ranked[0], 'redis-py');
-  assert.equal(ranked[1], 'redigo');
+  assert.deepEqual(ranked.slice(0, 2), ['redis-py', 'glide-python']);
+  assert.equal(ranked[2], 'redigo');
 });

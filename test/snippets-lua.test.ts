@@ -71,16 +71,10 @@ for (const client of CLIENTS) {
 }
 
 /**
- * Pack v3's scripts that only the ioredis runtime runs (pack/queue.ts, multi.ts, fenced.ts load them
- * from the pack by name, so there is no copy to check); a helper that adopts one moves it out.
+ * Pack v3's scripts that only the ioredis runtime runs (pack/queue.ts loads them from the pack by
+ * name, so there is no copy to check); a helper that adopts one moves it out.
  */
-const RUNTIME_ONLY: readonly ScriptName[] = [
-  'queue_acquire',
-  'queue_release',
-  'multi_acquire',
-  'multi_release',
-  'multi_extend',
-];
+const RUNTIME_ONLY: readonly ScriptName[] = ['queue_acquire', 'queue_release'];
 
 test('every pack script is embedded somewhere, so this check covers it, or the runtime alone runs it', () => {
   const everywhere = new Set(

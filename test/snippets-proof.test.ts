@@ -11,8 +11,10 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
+import { proof as glideGo } from './proofs/glide-go';
 import { proof as glideJava } from './proofs/glide-java';
 import { proof as glideNode } from './proofs/glide-node';
+import { proof as glidePython } from './proofs/glide-python';
 import { proof as goRedis } from './proofs/go-redis';
 import { proof as ioredis } from './proofs/ioredis';
 import { proof as jedis } from './proofs/jedis';
@@ -36,8 +38,10 @@ const work = mkdtempSync(join(tmpdir(), 'locksmith-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
+  glideGo,
   glideJava,
   glideNode,
+  glidePython,
   goRedis,
   ioredis,
   jedis,

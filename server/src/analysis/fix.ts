@@ -105,12 +105,20 @@ const TRANSACTION = /pipe|multi|tx|trans|batch/i;
 
 /**
  * The client a lock call is made on, when the fix can pass it to the helper; undefined for a
- * pipeline variable, a wrapper (`this.store.client()`) or Spring's `opsForValue()`.
+ * pipeline variable, a wrapper (`this.store.client()`) or Spring's `opsForValue()` (whose template
+ * the plan takes instead: springTemplateOf).
  */
 export function clientOf(receiver: string | undefined): string | undefined {
   const text = receiver?.trim();
   const client = text && (CLIENT_REFERENCE.test(text) ? text : CLIENT_CHAIN.exec(text)?.[1]);
   return client && !TRANSACTION.test(client) ? client : undefined;
+}
+
+/** Spring's `redisTemplate.opsForValue().setIfAbsent(...)`: the template, which the Spring helper is built on. */
+function springTemplateOf(acquire: RedisOp): string | undefined {
+  if (acquire.call.nameNode.text !== 'setIfAbsent') return undefined;
+  const template = /^((?:this\.)?\w+)\s*\.\s*opsForValue\(\)$/.exec(acquire.call.receiver?.text.trim() ?? '')?.[1];
+  return template && clientOf(template);
 }
 
 /** Grammars whose call sites await the helper (JavaScript, TypeScript, C#). */
@@ -267,7 +275,7 @@ export function planFix(
       ...body,
     ].join('\n');
   // The fix passes the user's client to the helper: without one it would name a variable that does not exist.
-  const receiver = clientOf(acquire.call.receiver?.text);
+  const receiver = clientOf(acquire.call.receiver?.text) ?? springTemplateOf(acquire);
   if (!receiver) return undefined;
   const unusedToken = tokenDeclaration(text, statements.slice(0, statements.indexOf(first)), acquire, keptWithout);
   const lineStart = text.lastIndexOf('\n', first.startIndex - 1) + 1;

@@ -6,7 +6,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import { isConstant, unwrap, words, type Arg, type Call, type Syntax } from './syntax';
 import { firstElement, RELEASE_NAME, scriptRunOf } from './scripts';
 import { pathTo } from './tree';
-import { durationMs } from './values';
+import { durationMs, timeUnitMs } from './values';
 
 export type OpKind =
   | 'acquire'
@@ -377,10 +377,13 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
 
 /**
  * A lease written as a literal where `ttlFromOptions` does not look: a duration (go-redis
- * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`), Jedis `.px(45_000)`, phpredis
- * `['nx', 'px' => 15000]`, node-redis `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
+ * `SetNX(ctx, k, v, 30*time.Second)`, `TimeSpan.FromSeconds(30)`, Spring `Duration.ofSeconds(30)`
+ * or `30, TimeUnit.SECONDS`), Jedis `.px(45_000)`, phpredis `['nx', 'px' => 15000]`, node-redis
+ * `{ NX: true, PX: 60_000 }`. The fix keeps it rather than the helper's default.
  */
 function literalLease(options: Arg[]): string | undefined {
+  const timed = options.length === 2 ? timeUnitMs(options[0].value.text, options[1].value.text) : Number.NaN;
+  if (Number.isInteger(timed) && timed > 0) return String(timed);
   for (const { value } of options) {
     const duration = durationMs(value.text);
     if (Number.isInteger(duration) && duration > 0) return String(duration);

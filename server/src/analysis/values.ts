@@ -34,13 +34,37 @@ const UNITS: Record<string, number> = {
   Minutes: 60_000,
 };
 
-/** A literal duration in ms: Go's `30 * time.Second`, .NET's `TimeSpan.FromSeconds(30)`; NaN for anything else. */
+/** Java's units: `Duration.ofSeconds(30)` and `TimeUnit.SECONDS`. */
+const JAVA_UNITS: Record<string, number> = {
+  Millis: 1,
+  MILLISECONDS: 1,
+  Seconds: 1000,
+  SECONDS: 1000,
+  Minutes: 60_000,
+  MINUTES: 60_000,
+  Hours: 3_600_000,
+  HOURS: 3_600_000,
+};
+
+/**
+ * A literal duration in ms: Go's `30 * time.Second`, .NET's `TimeSpan.FromSeconds(30)`, Java's
+ * `Duration.ofSeconds(30)`; NaN for anything else.
+ */
 export function durationMs(text: string): number {
   const compact = text.replace(/\s+/g, '');
   const go = /^(?:(\d+(?:\.\d+)?)\*)?time\.(Nanosecond|Microsecond|Millisecond|Second|Minute)$/.exec(compact);
   if (go) return Number(go[1] ?? 1) * UNITS[go[2]];
+  const java = /^(?:java\.time\.)?Duration\.of(Millis|Seconds|Minutes|Hours)\((\d[\d_]*)[lL]?\)$/.exec(compact);
+  if (java) return Number(java[2].replace(/_/g, '')) * JAVA_UNITS[java[1]];
   const span = /^TimeSpan\.From(Milliseconds|Seconds|Minutes)\(([\d.]+)\)$/.exec(compact);
   return span ? Number(span[2]) * UNITS[span[1]] : Number.NaN;
+}
+
+/** Java's `(30, TimeUnit.SECONDS)` in ms when the amount is a literal; NaN for anything else. */
+export function timeUnitMs(amount: string, unit: string): number {
+  const name = /^(?:TimeUnit\.)?([A-Z]+)$/.exec(unit.trim())?.[1];
+  const literal = /^(\d[\d_]*)[lL]?$/.exec(amount.trim());
+  return name && JAVA_UNITS[name] && literal ? Number(literal[1].replace(/_/g, '')) * JAVA_UNITS[name] : Number.NaN;
 }
 
 /** The value of a declaration or assignment node (C#'s declarator keeps it as its last child, without a field). */

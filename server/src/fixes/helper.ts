@@ -4,7 +4,7 @@
 // through here, so a project gets one helper per client, found again by every later fix.
 import { posix, relative, resolve } from 'node:path';
 import type { Pack } from '../../../pack/pack';
-import type { ClientInfo } from '../../../snippets/clients';
+import { CLIENTS, type ClientInfo } from '../../../snippets/clients';
 import { checkHelperFile, renderHelper } from '../../../snippets/helper';
 import { helperCallImports, type HelperOp } from '../../../snippets/helperApi';
 import { helperImportFor, helperSearchPaths, proposeHelperPlacements, type ProjectFile } from '../../../snippets/paths';
@@ -78,6 +78,14 @@ export function projectHelper(client: ClientInfo, context: HelperContext): Proje
   const taken = proposals.filter((each) => context.readFile(resolve(root, each.path)) !== undefined);
   const notHelpers = taken.map((each) => each.path).join(' and ');
   const placement = proposals.find((each) => !taken.includes(each));
+  // Java names every client's helper Locksmith.java: a Jedis helper in the package leaves no place for Spring's.
+  const takenText = taken.length === 1 ? context.readFile(resolve(root, taken[0].path)) : undefined;
+  const other = takenText === undefined ? undefined : checkHelperFile(takenText, pack);
+  if (!placement && other)
+    return noFix(
+      'no-helper',
+      `${notHelpers} is the ${CLIENTS.find((each) => each.id === other.header.client)?.library ?? other.header.client} helper, and the ${client.library} helper would take its name: move one of them to another folder`,
+    );
   if (!placement)
     return noFix(
       'no-helper',

@@ -12,7 +12,7 @@ import { FixDocument } from './document';
 import { projectHelper } from './helper';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire, timestampLease } from './lease';
-import { blockingRelease, releaseFix } from './release';
+import { blockingRelease, releaseFix, springBlocker } from './release';
 import { renewalFix, renewalSuggestion } from './renewal';
 import { tokenPerAcquisition } from './token';
 import { tryLockRewrite } from './tryLock';
@@ -141,14 +141,19 @@ export async function planRemedies(
           ? helperRewrite(finding, client, text, languageId, env, helperRewrites)
           : undefined;
       // A try-lock stays one: the helper's try variant comes before the waiting rewrite.
+      // The try variant never waits: a method that does not declare InterruptedException can take it.
       const tried =
-        document && client && finding.fix?.busy !== undefined && !blocker
+        document && client && finding.fix?.busy !== undefined && (!blocker || blocker.code === 'interrupted')
           ? tryLockRewrite(document, client, finding, env)
           : undefined;
-      if (tried && !isNoFix(tried))
-        remedies.suggestions.push(
-          shared(`try:${finding.fix!.start}`, () => planned('suggestion', tried, finding, text, languageId, env)),
+      if (client && tried && !isNoFix(tried)) {
+        const kind = triedKind(client.id, finding.fix!, remedies);
+        const remedy = shared(`try:${kind}:${finding.fix!.start}`, () =>
+          planned(kind, tried, finding, text, languageId, env),
         );
+        if (kind === 'fix') remedies.fix = remedy;
+        else remedies.suggestions.push(remedy);
+      }
       if (rewrite?.kind === 'fix' && !remedies.fix) remedies.fix = rewrite;
       else if (rewrite) remedies.suggestions.push(rewrite);
       if (!remedies.fix)
@@ -166,9 +171,22 @@ export async function planRemedies(
 }
 
 /**
+ * Spring: the try variant is the fix of a finding that has no smaller one, where it keeps what the
+ * code did: one try, its skip when busy, the code's own lease, a token nothing else read (the
+ * declaration goes), and a release in `finally` that raises nothing. Elsewhere, and without a
+ * lease of the code's (the variant adds one), a suggestion.
+ */
+function triedKind(clientId: string, plan: NonNullable<Finding['fix']>, remedies: FindingRemedies): RemedyKind {
+  return clientId === 'spring-data-redis' && plan.ttlMs !== undefined && !!plan.unusedToken && !remedies.fix
+    ? 'fix'
+    : 'suggestion';
+}
+
+/**
  * Why the helper's scoped lock cannot take the client the code has, where the code is (undefined
  * when it can): Jedis's helper takes a pool or a UnifiedJedis (not a single `Jedis` connection),
- * Jedis's and Lettuce's acquire throws InterruptedException (the method must declare it), go-redis's
+ * Spring's is built on a StringRedisTemplate (not a RedisTemplate of other types), Jedis's,
+ * Lettuce's and Spring's acquire throws InterruptedException (the method must declare it), go-redis's
  * and redigo's take a context (the function must have one) and their call site returns the
  * acquire's error (the function must return an error alone), redigo's takes a pool (not a connection).
  */
@@ -182,7 +200,9 @@ function helperBlocker(
   const at = document?.root.descendantForIndex(plan.start);
   const fn = at ? document?.functionOf(at) : undefined;
   const header = fn ? text.slice(fn.startIndex, fn.childForFieldName('body')?.startIndex ?? fn.endIndex) : '';
-  const java = clientId === 'jedis' || clientId === 'lettuce';
+  const java = clientId === 'jedis' || clientId === 'lettuce' || clientId === 'spring-data-redis';
+  const spring = clientId === 'spring-data-redis' && document ? springBlocker(document, plan.receiver) : undefined;
+  if (spring) return spring;
   const go = clientId === 'go-redis' || clientId === 'redigo';
   if (clientId === 'jedis' && new RegExp(`\\bJedis\\s+${name}\\b`).test(text))
     return noFix('client-connection', 'the lock helper takes a pool or a UnifiedJedis, not one Jedis connection');

@@ -51,15 +51,34 @@ function goReceiverOf(fn: Node | undefined): string | undefined {
   return receiver ? /\(\s*(\w+)\s/.exec(receiver.text)?.[1] : undefined;
 }
 
-/** Whether a call is on a Spring template (the helper takes a Jedis or Lettuce client, not a template). */
-const SPRING = /template|opsFor/i;
+/**
+ * Spring: the helper is built on the template the code calls (`new Locksmith(redisTemplate)`), and
+ * its constructor takes a StringRedisTemplate: a call on anything else (a `RedisTemplate<String,
+ * Object>`, whose values another serializer writes, so the helper's compare would never match) or
+ * on a template the file does not declare is refused with what the helper needs. Undefined when
+ * the call can take the helper.
+ */
+export function springBlocker(document: FixDocument, client: string): NoFix | undefined {
+  const type = springTemplateType(document.text, client.replace(/^this\./, ''));
+  if (type === 'StringRedisTemplate') return undefined;
+  return noFix(
+    'spring',
+    type
+      ? `the Spring lock helper is built on a StringRedisTemplate; ${client} is a ${type}, whose values it would not read as strings`
+      : `the Spring lock helper is built on a StringRedisTemplate; the file does not say that ${client} is one`,
+  );
+}
+
+/** The declared type of `name` in a Java file (a field, a parameter or a local), generics kept. */
+export function springTemplateType(text: string, name: string): string | undefined {
+  const declared = new RegExp(`\\b((?:[\\w.]+\\.)?[A-Z]\\w*(?:<[^;(){}=]*>)?)\\s+${name}\\s*[;=,)]`).exec(text)?.[1];
+  return declared?.replace(/^(?:[a-z]\w*\.)+/, '');
+}
 
 /** The helper, client and key a fix of `op` calls the helper with; a NoFix when the helper cannot be called there. */
 export function helperSite(context: PlanContext, op: RedisOp, blocking = false): HelperSite | NoFix {
   const { document, env } = context;
   const receiver = op.call.receiver?.text;
-  if (receiver && SPRING.test(receiver))
-    return noFix('spring', "the lock helper takes a Jedis or Lettuce client, not Spring's RedisTemplate");
   const fn = document.functionOf(op.call.node);
   // Go: the receiver's field (`m.rdb` in `func (m *Mutex) Unlock`) is as good as a variable.
   const goField = document.grammar === 'go' && receiver && /^(\w+)\.\w+$/.exec(receiver);
@@ -72,6 +91,8 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
   const library = fixClient(context.languageId, document.text, context.manifests);
   if (!library)
     return noFix('client-unknown', 'no import or manifest says which client library this is, so which helper to use');
+  const spring = library.id === 'spring-data-redis' ? springBlocker(document, client) : undefined;
+  if (spring) return spring;
   let unawaited: HelperSite['unawaited'];
   if (AWAITING.has(context.languageId) && (!fn || !isAsync(fn))) {
     // C#: `Task<bool> ReleaseAsync() => db.KeyDeleteAsync(key)` returns the task; a sync method blocks on it (a suggestion).
@@ -212,8 +233,11 @@ const negated = (language: string, code: string) =>
       ? `!${code}`
       : `!${/^await /.test(code) ? `(${code})` : code}`;
 
-/** The DEL replaced by the release, its reply's uses kept (non-Go languages). */
-function replaceDel(document: FixDocument, del: RedisOp, code: string): TextChange[] | NoFix {
+/**
+ * The DEL replaced by the release, its reply's uses kept (non-Go languages). `boolean`: the DEL
+ * answered a boolean already (Spring's `delete(key)`), so a use of its value takes the helper's as it is.
+ */
+function replaceDel(document: FixDocument, del: RedisOp, code: string, boolean = false): TextChange[] | NoFix {
   const value = document.valueOf(del.call.node);
   const use = classify(document, value);
   const language = document.languageId;
@@ -229,7 +253,7 @@ function replaceDel(document: FixDocument, del: RedisOp, code: string): TextChan
       return [{ start: use.node.startIndex, end: use.node.endIndex, text }];
     }
     case 'value':
-      return [{ start: value.startIndex, end: value.endIndex, text: countFrom(language, code) }];
+      return [{ start: value.startIndex, end: value.endIndex, text: boolean ? code : countFrom(language, code) }];
   }
 }
 
@@ -285,7 +309,9 @@ export function releaseBlindDel(context: PlanContext, del: RedisOp, blocking: bo
   if (isNoFix(owner)) return owner;
   const call = siteCall(site, 'release', owner.token);
   const edits =
-    document.grammar === 'go' ? replaceGoDel(document, del, call.code) : replaceDel(document, del, call.code);
+    document.grammar === 'go'
+      ? replaceGoDel(document, del, call.code)
+      : replaceDel(document, del, call.code, site.helper.client.id === 'spring-data-redis');
   if (isNoFix(edits)) return edits;
   const { imports, created, note } = helperChanges(document, site, call.importedNames);
   return {

@@ -7,7 +7,7 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { Finding } from '../analysis';
 import type { RedisOp } from '../analysis/ops';
 import { within } from '../analysis/tree';
-import { durationMs } from '../analysis/values';
+import { durationMs, timeUnitMs } from '../analysis/values';
 import type { TextChange } from '../lockFix';
 import type { FixDocument } from './document';
 import { importEdits } from './imports';
@@ -17,9 +17,10 @@ import { helperChanges, helperSite, siteCall } from './release';
 import { isNoFix, noFix, unreadCall, type NoFix } from './remedy';
 
 /** The renewal's lease in ms, as an expression of the code (`30000`, `ttl * 1000`, `ttl.Milliseconds()`). */
-function leaseMs(document: FixDocument, op: RedisOp): string | NoFix {
+function leaseMs(document: FixDocument, op: RedisOp, clientId: string): string | NoFix {
   const key = op.key;
   const after = key ? op.call.args.filter((arg) => arg.node.startIndex > key.endIndex) : [];
+  if (clientId === 'spring-data-redis') return springMs(after.map((arg) => arg.node.text));
   if (after.length !== 1 && document.languageId !== 'java')
     return noFix('lease-unread', 'the renewal gives no single lease after the key');
   const text = after[0]?.node.text ?? '';
@@ -36,6 +37,23 @@ function leaseMs(document: FixDocument, op: RedisOp): string | NoFix {
   if (after.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
   if (/^p/i.test(method)) return text;
   return /^\d+$/.test(text) ? String(Number(text) * 1000) : `${text} * 1000`;
+}
+
+/**
+ * Spring's template.expire lease in ms for the helper's extendLock (a long): `(30, TimeUnit.SECONDS)`
+ * or `(Duration.ofSeconds(30))`, computed when written as literals, else converted where it runs
+ * (`TimeUnit.SECONDS.toMillis(ttl)`, `lease.toMillis()`).
+ */
+function springMs(args: string[]): string | NoFix {
+  const [amount, unit] = args;
+  if (args.length === 2 && /^(?:TimeUnit\.)?[A-Z]+$/.test(unit)) {
+    const ms = timeUnitMs(amount, unit);
+    return Number.isFinite(ms) ? String(ms) : `${unit}.toMillis(${amount})`;
+  }
+  if (args.length !== 1) return noFix('lease-unread', 'the renewal gives its lease in a form the fix does not read');
+  const ms = durationMs(amount);
+  if (Number.isFinite(ms)) return String(ms);
+  return `${/^[\w.]+(\(\w*\))?$/.test(amount) ? amount : `(${amount})`}.toMillis()`;
 }
 
 /** How the code around a renewal reports that it failed, if it does. */
@@ -140,7 +158,7 @@ function renewal(context: PlanContext, finding: Finding, kind: 'fix' | 'suggesti
   if (isNoFix(site)) return site;
   const owner = ownerAt(document, op);
   if (isNoFix(owner)) return owner;
-  const ms = leaseMs(document, op);
+  const ms = leaseMs(document, op, site.helper.client.id);
   if (isNoFix(ms)) return ms;
   const report = reportOf(document, statement, fn, site.key);
   if (!report) return noFix('failure-path', 'nothing around the renewal says how a failure is reported');

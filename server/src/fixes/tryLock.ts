@@ -3,6 +3,7 @@
 // once and never waits, keeping what the code did when busy. The helper's waiting lock (the other
 // rewrite) is another suggestion: waiting instead of skipping changes what the code does.
 import type { ClientInfo } from '../../../snippets/clients';
+import { helperCall } from '../../../snippets/helperApi';
 import type { Finding } from '../analysis';
 import { identifierPattern } from '../analysis/tree';
 import type { FixPlan } from '../analysis/fix';
@@ -47,6 +48,16 @@ function render(
         code: `lease = Locksmith.try_acquire(${receiver}, ${key}, ttl_ms: ${ttl})\nif lease.nil?\n${block(busy)}\nend\nbegin\n${block(body)}\nensure\n${unit}lease.release\nend`,
         names: ['Locksmith'],
       };
+    case 'java': {
+      // Spring only (Jedis and Lettuce get the waiting rewrite): released in `finally` as the code
+      // did, not by try-with-resources, whose close raises where the release found the lease gone.
+      if (client.id !== 'spring-data-redis') return undefined;
+      const call = helperCall(client.id, 'tryAcquire', { client: receiver, key, ttlMs: ttl });
+      return {
+        code: `Locksmith.Lease lease = ${call.code};\nif (lease == null) {\n${block(busy)}\n}\ntry {\n${block(body)}\n} finally {\n${unit}lease.release();\n}`,
+        names: call.importedNames,
+      };
+    }
     default:
       return undefined;
   }

@@ -48,6 +48,7 @@ type options struct {
 	retry    time.Duration
 	fenceKey string
 	renew    bool
+	plainOpt string // the name of an option given that only the plain lock's Acquire takes
 «kinds:options-fields»
 }
 
@@ -64,7 +65,7 @@ func RetryEvery(retry time.Duration) Option { return func(o *options) { o.retry 
 
 // Fence makes Acquire return a fencing token (Lease.Fence) that grows with every new holder.
 // In Cluster the fence key needs the lock key's {hash tag}.
-func Fence(key string) Option { return func(o *options) { o.fenceKey = key } }
+func Fence(key string) Option { return func(o *options) { o.fenceKey, o.plainOpt = key, "Fence" } }
 
 // Renew extends the lease every ttl/3 until Release; Lost() is closed when a renewal fails.
 func Renew() Option { return func(o *options) { o.renew = true } }
@@ -121,6 +122,7 @@ func configure(ttl time.Duration, opts []Option) (options, error) {
 		return o, fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
 	case o.retry < time.Millisecond:
 		return o, fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
+«kinds:configure»
 	}
 	return o, checkTTL(ttl)
 }
@@ -191,12 +193,12 @@ func Acquire(ctx context.Context, client «var:client», key string, ttl time.Du
 	if o.fenceKey != "" {
 		keys = append(keys, o.fenceKey)
 	}
-	queue := ""
+	queue, scripts := "", client // scripts: what the attempts run on
 	if o.wait > 0 && canQueue(client) {
 		queue = waitersKey(key)
 	}
 	try := func() (int64, time.Duration, error) {
-		reply, err := run(ctx, client, acquireScript, keys, token, ttl.Milliseconds())
+		reply, err := run(ctx, scripts, acquireScript, keys, token, ttl.Milliseconds())
 		return reply, -1, err
 	}
 	if queue != "" {
@@ -204,7 +206,7 @@ func Acquire(ctx context.Context, client «var:client», key string, ttl time.Du
 		queued := append([]string{key, queue}, keys[1:]...)
 		queueMs := (o.wait + 2*o.retry).Milliseconds()
 		try = func() (int64, time.Duration, error) {
-			reply, err := runQueued(ctx, client, queued, token, ttl.Milliseconds(), queueMs)
+			reply, err := runQueued(ctx, scripts, queued, token, ttl.Milliseconds(), queueMs)
 			if err != nil || len(reply) < 2 {
 				return 0, -1, err
 			}
@@ -215,6 +217,7 @@ func Acquire(ctx context.Context, client «var:client», key string, ttl time.Du
 			return reply[0], leaseLeft, nil
 		}
 	}
+«kinds:attempt»
 	reply, err := take(ctx, client, key, token, o, try)
 	if reply == 0 && queue != "" {
 		leaveLine(client, queue, token) // failing that, the queue ends by itself

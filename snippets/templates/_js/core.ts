@@ -78,13 +78,13 @@ const PLAIN«ts:: Kind» = { extend: 'locksmithExtend', release: 'locksmithRelea
   «ts:readonly token: string;»
   «ts:readonly fence: number | undefined;»
   «ts:readonly signal: AbortSignal;»
-  «ts:private readonly redis: LockClient;»
+  «ts:protected readonly redis: LockClient;»
   «ts:private readonly kind: Kind;»
-  «ts:private readonly ttlMs: number;»
+  «ts:protected readonly ttlMs: number;»
   «ts:private readonly queue: string | undefined;»
   «ts:private readonly lost = new AbortController();»
-  «ts:private renewal: NodeJS.Timeout | undefined;»
-  «ts:private released = false;»
+  «ts:protected renewal: NodeJS.Timeout | undefined;»
+  «ts:protected released = false;»
 «ts:»
   /** kind: the scripts that extend and release it; queue: the waiter queue it was taken from, woken on release. */
   constructor(redis«ts:: LockClient», kind«ts:: Kind», key«ts:: string», token«ts:: string», ttlMs«ts:: number», fence«ts:: number | undefined», renew«ts:: boolean», queue«ts:?: string») {
@@ -117,6 +117,7 @@ const PLAIN«ts:: Kind» = { extend: 'locksmithExtend', release: 'locksmithRelea
     return (await run(this.redis, this.kind.release, keys, [this.token])) !== 0;
   }
 
+«kinds:lease»
   «ts:private »scheduleRenewal()«ts:: void» {
     this.renewal = setTimeout(() => void this.renew(), Math.max(1, Math.floor(this.ttlMs / 3)));
     this.renewal.unref();
@@ -236,9 +237,7 @@ async function listen(redis«ts:: LockClient», key«ts:: string», token«ts:: 
  */
 async function take(redis«ts:: LockClient», key«ts:: string», token«ts:: string», options«ts:: WaitOptions», attempt«ts:: () => Promise<Attempt>»)«ts:: Promise<number>» {
   const { waitMs = 10_000, retryMs = 500, signal } = options;
-  checkMs('ttlMs', options.ttlMs);
-  checkMs('waitMs', waitMs);
-  checkMs('retryMs', retryMs);
+  for (const [name, ms] of Object.entries({ ttlMs: options.ttlMs, waitMs, retryMs })) checkMs(name, ms);
   signal?.throwIfAborted();
   const deadline = Date.now() + waitMs;
   let outcome = await attempt();
@@ -273,18 +272,21 @@ function waitersKey(key«ts:: string»)«ts:: string | undefined» {
  */
 «esm:export »async function acquire(redis«ts:: LockClient», key«ts:: string», options«ts:: LockOptions»)«ts:: Promise<Lease>» {
 «kinds:acquire»
-  // JavaScript would take a plain lock for an option of a kind this helper does not carry.
+  // JavaScript would take a plain lock for an option of a part this helper does not carry.
   if ('reentrant' in options && options.reentrant) throw new TypeError('this helper has no reentrant lock: add the kind to it');
   const { ttlMs, waitMs = 10_000, retryMs = 500, fenceKey, renew = false } = options;
+  let send = call; // each attempt's script call (replica-wait pipelines a WAIT behind it)
+«kinds:acquire-send»
+  if ('waitForReplicas' in options && options.waitForReplicas && send === call) throw new TypeError('this helper has no waitForReplicas: add the replica-wait part to it');
   const token = newToken();
   const queue = waitMs > 0 ? waitersKey(key) : undefined;
   const fence = fenceKey === undefined ? [] : [fenceKey];
   const deadline = Date.now() + waitMs;
   const reply = await take(redis, key, token, options, async () => {
-    if (queue === undefined) return { reply: await run(redis, 'locksmithAcquire', [key, ...fence], [token, ttlMs]) };
+    if (queue === undefined) return { reply: Number(await send(redis, 'locksmithAcquire', [key, ...fence], [token, ttlMs])) };
     // In line: the release takes the first waiter off the queue and wakes exactly that one.
     const queueMs = Math.max(1, deadline - Date.now()) + 2 * retryMs;
-    const replies = await call(redis, 'locksmithAcquireQueued', [key, queue, ...fence], [token, ttlMs, queueMs]);
+    const replies = await send(redis, 'locksmithAcquireQueued', [key, queue, ...fence], [token, ttlMs, queueMs]);
     const [taken = 0, pttl = -1] = «ts:(replies as unknown[])»«js:replies».map(Number);
     // PTTL -1: no expiry, nothing to wait for but a wake-up; -2 (gone) and 0 (ending now): try at once.
     return { reply: taken, retryInMs: pttl === -1 ? undefined : Math.max(pttl, 0) };

@@ -89,6 +89,7 @@
             checkMs("ttlMs", ttlMs, true);
             return (Long) redis.run(extendLua, List.of(key), List.of(token, String.valueOf(ttlMs))) == 1;
         }
+«kinds:lease»
 
         /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
         public boolean release() {

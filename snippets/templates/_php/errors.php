@@ -87,4 +87,6 @@ final class LocksmithLease
         $this->released = true;
         return Locksmith::run($this->redis, $this->releaseLua, [$this->key], [$this->token]) !== 0;
     }
+«kinds:lease»
 }
+«kinds:classes»

@@ -27,10 +27,13 @@ LUA;
         int $retryMs = 500,
 «kinds:lock-params»
     ): LocksmithLease {
+«kinds:options»
 «kinds:acquire»
         $token = self::token();
         $keys = $fenceKey === null ? [$key] : [$key, $fenceKey];
-        $reply = self::take($redis, $key, $ttlMs, $waitMs, $retryMs, self::ACQUIRE, $keys, [$token, $ttlMs]);
+        $attempt = fn () => self::run($redis, self::ACQUIRE, $keys, [$token, $ttlMs]);
+«kinds:attempt»
+        $reply = self::take($key, $ttlMs, $waitMs, $retryMs, $attempt);
         return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
     }
 
@@ -112,24 +115,15 @@ LUA;
         return $result;
     }
 
-    /** Runs an acquire script until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
-    private static function take(
-        «var:client» $redis,
-        string $key,
-        int $ttlMs,
-        int $waitMs,
-        int $retryMs,
-        string $lua,
-        array $keys,
-        array $args,
-        string $holders = 'another owner',
-    ): int {
+    /** Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
+    private static function take(string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
+    {
         self::checkMs('ttlMs', $ttlMs, true);
         self::checkMs('waitMs', $waitMs, false);
         self::checkMs('retryMs', $retryMs, true);
         $deadline = hrtime(true) + $waitMs * 1_000_000;
-        for ($attempt = 0; ; $attempt++) {
-            $reply = self::run($redis, $lua, $keys, $args);
+        for ($tries = 0; ; $tries++) {
+            $reply = $attempt();
             if ($reply !== 0) {
                 return $reply;
             }
@@ -137,7 +131,7 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
+            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
         }
     }
 

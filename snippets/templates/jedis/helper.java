@@ -22,9 +22,12 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.commands.ScriptingKeyCommands;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.util.Pool;
+import java.util.function.Consumer;
+«kinds:imports»
 
 /**
  * Redis locks for Jedis (Java 17+). A lease is AutoCloseable:
@@ -57,33 +60,27 @@ public final class Locksmith {
         Object run(String lua, List<String> keys, List<String> args);
     }
 
-    static Scripts scripts(UnifiedJedis jedis) {
-        return (lua, keys, args) -> {
-            try {
-                return jedis.evalsha(sha1(lua), keys, args);
-            } catch (JedisNoScriptException flushed) {
-                return jedis.eval(lua, keys, args);
-            }
-        };
-    }
-
-    static Scripts scripts(JedisPool pool) {
-        return (lua, keys, args) -> {
-            try (Jedis jedis = pool.getResource()) {
+    static Scripts scripts(JedisPool client) {
+        Scripts scripts = (lua, keys, args) -> {
+            try (Jedis jedis = client.getResource()) {
                 return scripts(jedis).run(lua, keys, args);
             }
         };
+«kinds:scripts-of»
+        return scripts;
     }
 
-    /** One connection (not thread-safe: for the low-level calls, not for a renewing lease). */
-    static Scripts scripts(Jedis jedis) {
-        return (lua, keys, args) -> {
+    /** On a UnifiedJedis, or on one connection (a Jedis: not thread-safe, for the low-level calls, not for a renewing lease). */
+    static Scripts scripts(ScriptingKeyCommands client) {
+        Scripts scripts = (lua, keys, args) -> {
             try {
-                return jedis.evalsha(sha1(lua), keys, args);
+                return client.evalsha(sha1(lua), keys, args);
             } catch (JedisNoScriptException flushed) {
-                return jedis.eval(lua, keys, args);
+                return client.eval(lua, keys, args);
             }
         };
+«kinds:scripts-of»
+        return scripts;
     }
 
     /** Subscribes a listener to a sharded channel, blocking until it unsubscribes (Jedis's ssubscribe). */
@@ -100,46 +97,42 @@ public final class Locksmith {
         };
     }
 
-    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
-    public static final class Options {
-        final long ttlMs;
-        final long waitMs;
-        final String fenceKey;
-        final boolean renew;
-        final long retryMs;
-
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs) {
-            this.ttlMs = ttlMs;
-            this.waitMs = waitMs;
-            this.fenceKey = fenceKey;
-            this.renew = renew;
-            this.retryMs = retryMs;
-        }
+    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable: each setting returns a copy. */
+    public static final class Options implements Cloneable {
+        long ttlMs;
+        long waitMs = 10_000;
+        String fenceKey;
+        boolean renew;
+        long retryMs = 500;
+«kinds:options»
+        private Options() {}
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.waitMs = waitMs);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.fenceKey = fenceKey);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true, retryMs);
+            return with(copy -> copy.renew = true);
         }
 
         /** The longest sleep between two tries while waiting, jittered down to half (default 500): the cost of a missed wake-up. */
         public Options retryMs(long retryMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.retryMs = retryMs);
         }
+
+«include:_jvm/options-with»
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false, 500);
+        return new Options().with(options -> options.ttlMs = ttlMs);
     }
 
 «include:_jvm/lease»

@@ -24,6 +24,8 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.function.Consumer;
+«kinds:imports»
 
 /**
  * Redis locks for Lettuce (Java 17+). A lease is AutoCloseable:
@@ -55,66 +57,62 @@ public final class Locksmith {
         Object run(String lua, List<String> keys, List<String> args);
     }
 
-    static Scripts scripts(RedisScriptingCommands<String, String> redis) {
-        return (lua, keys, args) -> {
+    static Scripts scripts(RedisScriptingCommands<String, String> client) {
+        Scripts scripts = (lua, keys, args) -> {
             String[] keyArray = keys.toArray(String[]::new);
             String[] argArray = args.toArray(String[]::new);
             try {
-                return redis.evalsha(sha1(lua), ScriptOutputType.INTEGER, keyArray, argArray);
+                return client.evalsha(sha1(lua), ScriptOutputType.INTEGER, keyArray, argArray);
             } catch (RedisNoScriptException flushed) {
-                return redis.eval(lua, ScriptOutputType.INTEGER, keyArray, argArray);
+                return client.eval(lua, ScriptOutputType.INTEGER, keyArray, argArray);
             }
         };
+«kinds:scripts-of»
+        return scripts;
     }
 
-    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
-    public static final class Options {
-        final long ttlMs;
-        final long waitMs;
-        final String fenceKey;
-        final boolean renew;
-        final long retryMs;
-        final StatefulRedisPubSubConnection<String, String> wakeups;
-
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs,
-                StatefulRedisPubSubConnection<String, String> wakeups) {
-            this.ttlMs = ttlMs;
-            this.waitMs = waitMs;
-            this.fenceKey = fenceKey;
-            this.renew = renew;
-            this.retryMs = retryMs;
-            this.wakeups = wakeups;
-        }
+    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable: each setting returns a copy. */
+    public static final class Options implements Cloneable {
+        long ttlMs;
+        long waitMs = 10_000;
+        String fenceKey;
+        boolean renew;
+        long retryMs = 500;
+        StatefulRedisPubSubConnection<String, String> wakeups;
+«kinds:options»
+        private Options() {}
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.waitMs = waitMs);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.fenceKey = fenceKey);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true, retryMs, wakeups);
+            return with(copy -> copy.renew = true);
         }
 
         /** The longest sleep between two tries while waiting, jittered down to half (default 500): the cost of a missed wake-up. */
         public Options retryMs(long retryMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.retryMs = retryMs);
         }
 
         /** A pub/sub connection (client.connectPubSub(), one per application) on which waiters hear the release. */
         public Options wakeups(StatefulRedisPubSubConnection<String, String> pubsub) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, pubsub);
+            return with(copy -> copy.wakeups = pubsub);
         }
+
+«include:_jvm/options-with»
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false, 500, null);
+        return new Options().with(options -> options.ttlMs = ttlMs);
     }
 
 «include:_jvm/lease»

@@ -32,6 +32,7 @@ export interface LockClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   zRem(key: string, member: string): Promise<unknown>;
   duplicate(): Subscriber;
+«kinds:client»
 }
 
 /** A duplicate of the client that waits for wake-ups: a client with subscriptions runs no other commands. */

@@ -2,29 +2,4 @@
 	reentrantAcquireScript = redis.NewScript(-1, `«lua:reentrant_acquire»`)
 	reentrantExtendScript = redis.NewScript(-1, `«lua:reentrant_extend»`)
 	reentrantReleaseScript = redis.NewScript(-1, `«lua:reentrant_release»`)
-«section:options-fields»
-	owner    string
-«section:options»
-
-// Reentrant makes Acquire take a reentrant lock held by owner (unique to your caller, e.g. a job
-// id): an Acquire by the same owner while it holds the lock takes it again, and each take needs
-// its own Release.
-func Reentrant(owner string) Option { return func(o *options) { o.owner = owner } }
-«section:acquire»
-	if o.owner != "" {
-		return acquireReentrant(ctx, client, key, ttl, o)
-	}
-«section:code»
-«include-once:redigo/kind-common»
-
-var reentrantKind = kind{reentrantExtendScript, reentrantReleaseScript, "another owner"}
-
-// acquireReentrant takes the reentrant lock of o.owner.
-func acquireReentrant(ctx context.Context, pool Pool, key string, ttl time.Duration, o options) (*Lease, error) {
-	if o.fenceKey != "" {
-		return nil, errors.New("locksmith: Fence works with a plain lock, not a Reentrant one")
-	}
-	host, _ := os.Hostname()
-	token := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), o.owner)
-	return acquireKind(ctx, pool, key, token, ttl, o, reentrantKind, reentrantAcquireScript, ttl.Milliseconds())
-}
+«include:_go/reentrant»

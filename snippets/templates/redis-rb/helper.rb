@@ -21,6 +21,7 @@ module Locksmith
   RELEASE = <<~'LUA'
 «lua:release»  LUA
 «kinds:scripts»
+«kinds:classes»
   # Each script's SHA1, for EVALSHA.
   SHA1S = Hash.new { |known, lua| known[lua] = Digest::SHA1.hexdigest(lua) }
 
@@ -101,6 +102,7 @@ module Locksmith
       @renewer&.join unless @renewer == Thread.current # a renewal in flight ends before the release
       Locksmith.run(@redis, @release_lua, [@key], [@token]) != 0
     end
+«kinds:lease»
 
     private
 
@@ -137,7 +139,9 @@ module Locksmith
 
     token = new_token
     keys = fence_key.nil? ? [key] : [key, fence_key]
-    reply = take(redis, key, ttl_ms, wait_ms, retry_ms, ACQUIRE, keys, [token, ttl_ms])
+    attempt = -> { run(redis, ACQUIRE, keys, [token, ttl_ms]) }
+«kinds:attempt»
+    reply = take(key, ttl_ms, wait_ms, retry_ms, &attempt)
     Lease.new(redis, key, token, ttl_ms, fence_key.nil? ? nil : reply, renew)
   end
 
@@ -193,15 +197,15 @@ module Locksmith
     result
   end
 
-  # Runs an acquire script until it takes the lock (its reply) or wait_ms passes (BusyError).
-  def take(redis, key, ttl_ms, wait_ms, retry_ms, lua, keys, argv, holders = 'another owner') # rubocop:disable Metrics/ParameterLists
+  # Runs the block (an acquire script's call) until it takes the lock (its reply) or wait_ms passes (BusyError).
+  def take(key, ttl_ms, wait_ms, retry_ms, holders = 'another owner')
     check_ms(:ttl_ms, ttl_ms, positive: true)
     check_ms(:wait_ms, wait_ms, positive: false)
     check_ms(:retry_ms, retry_ms, positive: true)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + wait_ms / 1000.0
     attempt = 0
     loop do
-      reply = run(redis, lua, keys, argv)
+      reply = yield
       return reply unless reply.zero?
 
       left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)

@@ -14,6 +14,8 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import java.util.function.Consumer;
+«kinds:imports»
 
 /**
  * Redis locks for Spring Data Redis (Java 17+): one Locksmith per StringRedisTemplate, so a bean
@@ -35,6 +37,7 @@ public final class Locksmith {
 «lua:extend»""", Long.class);
     static final RedisScript<Long> RELEASE = RedisScript.of("""
 «lua:release»""", Long.class);
+«kinds:scripts»
 
     private final StringRedisTemplate redis;
 
@@ -42,46 +45,42 @@ public final class Locksmith {
         this.redis = Objects.requireNonNull(redis, "redis: the StringRedisTemplate the scripts run on");
     }
 
-    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
-    public static final class Options {
-        final long ttlMs;
-        final long waitMs;
-        final String fenceKey;
-        final boolean renew;
-        final long retryMs;
-
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs) {
-            this.ttlMs = ttlMs;
-            this.waitMs = waitMs;
-            this.fenceKey = fenceKey;
-            this.renew = renew;
-            this.retryMs = retryMs;
-        }
+    /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable: each setting returns a copy. */
+    public static final class Options implements Cloneable {
+        long ttlMs;
+        long waitMs = 10_000;
+        String fenceKey;
+        boolean renew;
+        long retryMs = 500;
+«kinds:options»
+        private Options() {}
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.waitMs = waitMs);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.fenceKey = fenceKey);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true, retryMs);
+            return with(copy -> copy.renew = true);
         }
 
         /** The longest sleep between two tries while waiting (default 500): how late a waiter may see a release. */
         public Options retryMs(long retryMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs);
+            return with(copy -> copy.retryMs = retryMs);
         }
+
+«include:_jvm/options-with»
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false, 500);
+        return new Options().with(options -> options.ttlMs = ttlMs);
     }
 
     /**
@@ -124,6 +123,7 @@ public final class Locksmith {
 
     private Lease attempt(String key, String token, Options options) {
         List<String> keys = options.fenceKey == null ? List.of(key) : List.of(key, options.fenceKey);
+«kinds:attempt»
         long reply = run(ACQUIRE, keys, token, String.valueOf(options.ttlMs));
         return reply == 0 ? null : new Lease(this, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
     }
@@ -233,6 +233,7 @@ public final class Locksmith {
         public boolean extend(long ttlMs) {
             return locksmith.extendLock(key, token, ttlMs);
         }
+«kinds:lease»
 
         /** Stops renewing and deletes the lock if this lease still holds it; false when it no longer did. */
         public boolean release() {
@@ -264,4 +265,5 @@ public final class Locksmith {
             renewal.cancel(false);
         }
     }
+«kinds:code»
 }

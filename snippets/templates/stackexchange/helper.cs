@@ -41,6 +41,7 @@ public sealed class LeaseLostException : Exception
 
     public string Key { get; }
 }
+«kinds:classes»
 
 public static class RedisLock
 {
@@ -75,6 +76,7 @@ public static class RedisLock
         RedisKey? fenceKey = null,
         bool renew = false,
         CancellationToken cancellationToken = default,
+«kinds:acquire-params»
         TimeSpan? retry = null)
     {
         var ttlMs = (long)ttl.TotalMilliseconds;
@@ -85,8 +87,12 @@ public static class RedisLock
         if (retryMs < 1) throw new ArgumentOutOfRangeException(nameof(retry), retry, "must be at least 1 ms");
         var token = $"{Environment.MachineName}:{Environment.ProcessId}:{Convert.ToHexString(RandomNumberGenerator.GetBytes(8))}";
         var keys = fenceKey is { } fence ? new[] { key, fence } : new[] { key };
+        // One try of an acquire script: EVALSHA (with the replica-wait part, WAIT goes with it).
+        Func<string, RedisKey[], RedisValue[], Task<RedisResult>> attempt =
+            (lua, scriptKeys, args) => EvalAsync(db, lua, scriptKeys, args);
+«kinds:attempt»
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+        var reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
         if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
         if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
 
@@ -129,11 +135,11 @@ public static class RedisLock
                 long leaseLeftMs = -1;
                 if (queue is null)
                 {
-                    reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+                    reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
                 }
                 else
                 {
-                    var queued = (RedisResult[]?)await EvalAsync(db, AcquireQueuedScript, queuedKeys, token, ttlMs, queueMs)
+                    var queued = (RedisResult[]?)await attempt(AcquireQueuedScript, queuedKeys, new RedisValue[] { token, ttlMs, queueMs })
                         ?? throw new RedisException("acquire_queued replied no array");
                     reply = (long)queued[0];
                     leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];
@@ -315,5 +321,6 @@ public sealed class RedisLease : IAsyncDisposable
             return;
         }
     }
+«kinds:lease»
 }
 «kinds:code»

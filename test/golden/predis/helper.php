@@ -6,7 +6,7 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 5283ec47a867026ce788f0c5989f6d53b70ada95
+// @locksmith-digest c4c67a8dfeb8954b1c893b807e0b83791891f768
 
 declare(strict_types=1);
 
@@ -252,7 +252,8 @@ LUA;
     ): LocksmithLease {
         $token = self::token();
         $keys = $fenceKey === null ? [$key] : [$key, $fenceKey];
-        $reply = self::take($redis, $key, $ttlMs, $waitMs, $retryMs, self::ACQUIRE, $keys, [$token, $ttlMs]);
+        $attempt = fn () => self::run($redis, self::ACQUIRE, $keys, [$token, $ttlMs]);
+        $reply = self::take($key, $ttlMs, $waitMs, $retryMs, $attempt);
         return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
     }
 
@@ -330,24 +331,15 @@ LUA;
         return $result;
     }
 
-    /** Runs an acquire script until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
-    private static function take(
-        \Predis\ClientInterface $redis,
-        string $key,
-        int $ttlMs,
-        int $waitMs,
-        int $retryMs,
-        string $lua,
-        array $keys,
-        array $args,
-        string $holders = 'another owner',
-    ): int {
+    /** Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
+    private static function take(string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
+    {
         self::checkMs('ttlMs', $ttlMs, true);
         self::checkMs('waitMs', $waitMs, false);
         self::checkMs('retryMs', $retryMs, true);
         $deadline = hrtime(true) + $waitMs * 1_000_000;
-        for ($attempt = 0; ; $attempt++) {
-            $reply = self::run($redis, $lua, $keys, $args);
+        for ($tries = 0; ; $tries++) {
+            $reply = $attempt();
             if ($reply !== 0) {
                 return $reply;
             }
@@ -355,7 +347,7 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($attempt, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
+            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
         }
     }
 

@@ -6,7 +6,7 @@
 // @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 14c0f061019d3d1fa00ea4b2e995d3574c3da7f8
+// @locksmith-digest af3c94d6d3632081da973f8b9541385b65beb649
 
 #nullable enable
 using System;
@@ -276,8 +276,11 @@ return 1
         if (retryMs < 1) throw new ArgumentOutOfRangeException(nameof(retry), retry, "must be at least 1 ms");
         var token = $"{Environment.MachineName}:{Environment.ProcessId}:{Convert.ToHexString(RandomNumberGenerator.GetBytes(8))}";
         var keys = fenceKey is { } fence ? new[] { key, fence } : new[] { key };
+        // One try of an acquire script: EVALSHA (with the replica-wait part, WAIT goes with it).
+        Func<string, RedisKey[], RedisValue[], Task<RedisResult>> attempt =
+            (lua, scriptKeys, args) => EvalAsync(db, lua, scriptKeys, args);
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        var reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+        var reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
         if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
         if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
 
@@ -320,11 +323,11 @@ return 1
                 long leaseLeftMs = -1;
                 if (queue is null)
                 {
-                    reply = await RunAsync(db, AcquireScript, keys, token, ttlMs);
+                    reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
                 }
                 else
                 {
-                    var queued = (RedisResult[]?)await EvalAsync(db, AcquireQueuedScript, queuedKeys, token, ttlMs, queueMs)
+                    var queued = (RedisResult[]?)await attempt(AcquireQueuedScript, queuedKeys, new RedisValue[] { token, ttlMs, queueMs })
                         ?? throw new RedisException("acquire_queued replied no array");
                     reply = (long)queued[0];
                     leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];

@@ -1,7 +1,9 @@
 // Proof program for the generated go-redis v9 helper (package locksmithproof/locksmith). Usage:
 //
 //	proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for waiting
-//	(as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take.
+//	and the lock kinds (as test/proofs/helpers/kinds.js): woken, hold, take, and from kinds.go
+//	reentrant, rw-reader, rw-writer, semaphore; and the modes of the helper's parts from parts.go
+//	(go-kinds.go and go-parts.go, copied beside it when the helper carries them).
 //
 // <url> is a redis:// URL, or cluster://host:port,host:port for a Cluster. The lock and fence keys
 // come from PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence): in a Cluster they share
@@ -26,6 +28,21 @@ var (
 	lockKey  = envOr("PROOF_LOCK", "proof:lock")
 	fenceKey = envOr("PROOF_FENCE", "proof:fence")
 )
+
+// client is what the helper's parts' modes (go-parts.go, built as parts.go) take.
+type client = redis.UniversalClient
+
+// parts are those modes: mode -> run(arg).
+var parts = map[string]func(ctx context.Context, rdb client, arg string) error{}
+
+// get reads a string key for those modes ("" when it is missing).
+func get(ctx context.Context, rdb client, key string) (string, error) {
+	value, err := rdb.Get(ctx, key).Result()
+	if err == redis.Nil {
+		return "", nil
+	}
+	return value, err
+}
 
 func envOr(name, fallback string) string {
 	if value := os.Getenv(name); value != "" {
@@ -144,8 +161,49 @@ func busy(ctx context.Context, rdb redis.UniversalClient) error {
 	return nil
 }
 
-func woken(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 5*time.Second, locksmith.WaitFor(time.Minute), locksmith.RetryEvery(30*time.Second))
+// takers take a kind on the lock key: the plain lock here, the other kinds from kinds.go.
+var takers = map[string]func(context.Context, client, time.Duration, ...locksmith.Option) (*locksmith.Lease, error){
+	"lock": func(ctx context.Context, rdb client, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+		return locksmith.Acquire(ctx, rdb, lockKey, ttl, opts...)
+	},
+}
+
+// rounds are the modes that run a number of rounds; kinds.go adds the lock kinds' modes.
+var rounds = map[string]func(context.Context, client) error{"counter": counterRound, "fence": fenceRound}
+
+func acquireKind(ctx context.Context, rdb client, kind string, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
+	if take, ok := takers[kind]; ok {
+		return take(ctx, rdb, ttl, opts...)
+	}
+	return nil, fmt.Errorf("no kind %s", kind)
+}
+
+// count reads a counter of the proof (0 when unset).
+func count(rdb client, key string) (int, error) {
+	value, err := rdb.Get(context.Background(), key).Int()
+	if err == redis.Nil {
+		return 0, nil
+	}
+	return value, err
+}
+
+// increment adds delta to a counter of the proof and returns the new value.
+func increment(rdb client, key string, delta int) int {
+	return int(rdb.IncrBy(context.Background(), key, int64(delta)).Val())
+}
+
+// set writes a value of the proof; hget reads a hash field as a number (0 when unset).
+func set(rdb client, key string, value interface{}) {
+	rdb.Set(context.Background(), key, value, 0)
+}
+
+func hget(rdb client, key, field string) int {
+	value, _ := rdb.HGet(context.Background(), key, field).Int()
+	return value
+}
+
+func woken(ctx context.Context, rdb redis.UniversalClient, kind string) error {
+	lease, err := acquireKind(ctx, rdb, kind, 5*time.Second, locksmith.WaitFor(time.Minute), locksmith.RetryEvery(30*time.Second))
 	if err != nil {
 		return err
 	}
@@ -154,8 +212,8 @@ func woken(ctx context.Context, rdb redis.UniversalClient) error {
 	return err
 }
 
-func hold(ctx context.Context, rdb redis.UniversalClient) error {
-	if _, err := locksmith.Acquire(ctx, rdb, lockKey, holdTTL(), locksmith.WaitFor(0)); err != nil {
+func hold(ctx context.Context, rdb redis.UniversalClient, kind string) error {
+	if _, err := acquireKind(ctx, rdb, kind, holdTTL(), locksmith.WaitFor(0)); err != nil {
 		return err
 	}
 	fmt.Println("held")
@@ -171,8 +229,8 @@ func holdTTL() time.Duration {
 	return time.Second
 }
 
-func take(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 5*time.Second)
+func take(ctx context.Context, rdb redis.UniversalClient, kind string) error {
+	lease, err := acquireKind(ctx, rdb, kind, 5*time.Second)
 	if err != nil {
 		return err
 	}
@@ -183,10 +241,10 @@ func take(ctx context.Context, rdb redis.UniversalClient) error {
 
 func main() {
 	url, mode := os.Args[1], os.Args[2]
-	rounds, arg := 1, ""
+	count, arg := 1, ""
 	if len(os.Args) > 3 {
 		arg = os.Args[3]
-		rounds, _ = strconv.Atoi(arg)
+		count, _ = strconv.Atoi(arg)
 	}
 	rdb, err := connect(url)
 	if err != nil {
@@ -195,17 +253,21 @@ func main() {
 	}
 	defer rdb.Close()
 	ctx := context.Background()
-	once := map[string]func(context.Context, redis.UniversalClient) error{
-		"renew": renew, "steal": steal, "busy": busy, "woken": woken, "hold": hold, "take": take,
-	}
-	repeated := map[string]func(context.Context, redis.UniversalClient) error{"counter": counterRound, "fence": fenceRound}
+	once := map[string]func(context.Context, redis.UniversalClient) error{"renew": renew, "steal": steal, "busy": busy}
+	kinded := map[string]func(context.Context, redis.UniversalClient, string) error{"woken": woken, "hold": hold, "take": take}
 	switch {
-	case repeated[mode] != nil:
-		for i := 0; i < rounds && err == nil; i++ {
-			err = repeated[mode](ctx, rdb)
+	case rounds[mode] != nil:
+		for i := 0; i < count && err == nil; i++ {
+			err = rounds[mode](ctx, rdb)
 		}
-	case once[mode] != nil && (arg == "" || arg == "lock" || mode == "renew"):
+	case once[mode] != nil:
 		err = once[mode](ctx, rdb)
+	case kinded[mode] != nil && arg == "":
+		err = kinded[mode](ctx, rdb, "lock")
+	case kinded[mode] != nil:
+		err = kinded[mode](ctx, rdb, arg)
+	case parts[mode] != nil:
+		err = parts[mode](ctx, rdb, arg)
 	default:
 		err = fmt.Errorf("unknown mode %s %s", mode, arg)
 	}

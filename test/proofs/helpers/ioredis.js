@@ -1,15 +1,20 @@
 // Proof program for the generated ioredis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
-//   and those of kinds.js.
+//   node proof.js <redis-url or cluster://host:port,...> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   and those of kinds.js and parts.js.
 const Redis = require(process.env.IOREDIS_PATH);
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
+const { partModes } = require('./parts');
 
 const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
-const redis = new Redis(url);
+// cluster://host:port,host:port: a Cluster, through ioredis's cluster client.
+const seeds = url.startsWith('cluster://') ? url.slice('cluster://'.length).split(',') : undefined;
+const redis = seeds
+  ? new Redis.Cluster(seeds.map((seed) => ({ host: seed.split(':')[0], port: Number(seed.split(':')[1]) })))
+  : new Redis(url);
 
 const commands = {
   incr: (key) => redis.incr(key),
@@ -18,8 +23,13 @@ const commands = {
   set: (key, value) => redis.set(key, value),
   hget: (key, field) => redis.hget(key, field),
 };
+const connect = async (url) => {
+  const other = new Redis(url);
+  return { get: (key) => other.get(key), close: () => other.quit() };
+};
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
+  ...partModes(helper, redis, commands, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

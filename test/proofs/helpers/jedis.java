@@ -1,6 +1,6 @@
 // Proof program for the generated Jedis helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take; the parts' modes: jvm-parts.java.
 // <url> is a redis:// URL (a RedisClient, Jedis 7+'s JedisPooled), or cluster://host:port,host:port
 // (a RedisClusterClient). The
 // lock and fence keys come from PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence).
@@ -110,11 +110,34 @@ public final class Proof {
         }
     }
 
+    // The parts' modes (jvm-parts.java) take and try the lock through these.
+    static UnifiedJedis client;
+
+    static Locksmith.Lease acquire(Locksmith.Options options) throws InterruptedException {
+        return Locksmith.acquire(client, LOCK, options);
+    }
+
+    static Locksmith.Lease tryAcquire(Locksmith.Options options) {
+        return Locksmith.tryAcquire(client, LOCK, options);
+    }
+
+    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
+    static void parts(String mode, String arg) {
+        try {
+            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+        } catch (ClassNotFoundException coreOnly) {
+            throw new IllegalArgumentException("unknown mode " + mode);
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
+        }
+    }
+
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
         check(arg.equals("lock") || arg.matches("\\d+"), "no kind " + arg + " in this helper");
         try (UnifiedJedis jedis = connect(argv[0])) {
+            client = jedis;
             switch (mode) {
                 case "counter" -> counter(jedis, Integer.parseInt(arg));
                 case "fence" -> fence(jedis, Integer.parseInt(arg));
@@ -124,7 +147,7 @@ public final class Proof {
                 case "woken" -> woken(jedis);
                 case "hold" -> hold(jedis);
                 case "take" -> take(jedis);
-                default -> throw new IllegalArgumentException("unknown mode " + mode);
+                default -> parts(mode, arg);
             }
         }
         // Jedis's and the helper's threads are daemons or pooled: end now, as the other programs do.

@@ -1,6 +1,6 @@
 // Proof program for the generated Lettuce helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take; the parts' modes: jvm-parts.java.
 // <url> is a redis:// URL (a RedisClient), or cluster://host:port,host:port (a RedisClusterClient).
 // Waiters are given a pub/sub connection of the same client. The lock and fence keys come from
 // PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence).
@@ -126,6 +126,26 @@ public final class Proof {
         lease.release();
     }
 
+    // The parts' modes (jvm-parts.java) take and try the lock through these.
+    static Locksmith.Lease acquire(Locksmith.Options options) throws InterruptedException {
+        return Locksmith.acquire(redis, LOCK, options);
+    }
+
+    static Locksmith.Lease tryAcquire(Locksmith.Options options) {
+        return Locksmith.tryAcquire(redis, LOCK, options);
+    }
+
+    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
+    static void parts(String mode, String arg) {
+        try {
+            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+        } catch (ClassNotFoundException coreOnly) {
+            throw new IllegalArgumentException("unknown mode " + mode);
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
+        }
+    }
+
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
@@ -140,7 +160,7 @@ public final class Proof {
             case "woken" -> woken();
             case "hold" -> hold();
             case "take" -> take();
-            default -> throw new IllegalArgumentException("unknown mode " + mode);
+            default -> parts(mode, arg);
         }
         // Lettuce's event loops keep the JVM alive: end now, as the other programs do.
         System.exit(0);

@@ -1,15 +1,19 @@
 // Proof program for the generated node-redis helper (./locksmith.js next to it). Usage:
-//   node proof.js <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
-//   and those of kinds.js.
-const { createClient } = require(process.env.NODE_REDIS_PATH);
+//   node proof.js <redis-url or cluster://host:port,...> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
+//   and those of kinds.js and parts.js.
+const { createClient, createCluster } = require(process.env.NODE_REDIS_PATH);
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
+const { partModes } = require('./parts');
 
 const { acquire, withLock, LockBusyError, LeaseLostError } = helper;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const [url, mode, rounds = '1'] = process.argv.slice(2);
-const redis = createClient({ url });
+// cluster://host:port,host:port: a Cluster, through node-redis's cluster client.
+const seeds = url.startsWith('cluster://') ? url.slice('cluster://'.length).split(',') : undefined;
+const redis = seeds ? createCluster({ rootNodes: seeds.map((seed) => ({ url: `redis://${seed}` })) }) : createClient({ url });
+redis.on('error', () => undefined); // it reconnects; what a lost connection costs is for the helper to say
 
 const commands = {
   incr: (key) => redis.incr(key),
@@ -18,8 +22,13 @@ const commands = {
   set: (key, value) => redis.set(key, value),
   hget: (key, field) => redis.hGet(key, field),
 };
+const connect = async (url) => {
+  const other = await createClient({ url }).connect();
+  return { get: (key) => other.get(key), close: () => other.close() };
+};
 const modes = {
   ...kindModes(helper, redis, commands, Number(rounds)),
+  ...partModes(helper, redis, commands, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
       await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {

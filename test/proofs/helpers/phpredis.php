@@ -2,10 +2,12 @@
 // Proof program for the generated phpredis helper (Locksmith.php next to it). Usage:
 //   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 //   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
-//   hold, take.
+//   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
+//   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused.
 declare(strict_types=1);
 
 require_once __DIR__ . '/Locksmith.php';
+require_once __DIR__ . '/php-parts.php';
 
 [, $url, $mode] = $argv;
 $arg = $argv[3] ?? '1';
@@ -170,5 +172,13 @@ switch ($mode) {
         $lease->release();
         break;
     default:
-        throw new InvalidArgumentException("unknown mode $mode");
+        $connect = static function (string $url): Redis {
+            ['host' => $host, 'port' => $port] = parse_url($url);
+            $client = new Redis();
+            $client->connect($host, $port);
+            return $client;
+        };
+        if (!runPartsMode($mode, $redis, $connect, $argv[3] ?? null)) {
+            throw new InvalidArgumentException("unknown mode $mode");
+        }
 }

@@ -1,11 +1,14 @@
 <?php
 // Proof program for the generated Predis helper (Locksmith.php next to it). Usage:
 //   php proof.php <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy,
-//   and (kind "lock" only) hold and take, as test/proofs/helpers/kinds.js.
+//   and (kind "lock" only) hold and take, as test/proofs/helpers/kinds.js; for the parts
+//   (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall, replica-acked <replica-url>,
+//   replica-bad, replica-lost, replica-fsync, fenced-paused.
 declare(strict_types=1);
 
 require_once '/usr/share/php/Predis/autoload.php';
 require_once __DIR__ . '/Locksmith.php';
+require_once __DIR__ . '/php-parts.php';
 
 [, $url, $mode] = $argv;
 $rounds = (int) ($argv[3] ?? 1);
@@ -97,5 +100,8 @@ switch ($mode) {
         $lease->release();
         break;
     default:
-        throw new InvalidArgumentException("unknown mode $mode");
+        $connect = static fn (string $url): Predis\Client => new Predis\Client($url);
+        if (!runPartsMode($mode, $redis, $connect, $argv[3] ?? null)) {
+            throw new InvalidArgumentException("unknown mode $mode");
+        }
 }

@@ -1,7 +1,7 @@
 // How each runnable client's helper proof is set up: the helper written where its program
 // imports it from (its core alone, or with every lock kind it can carry), the program next to it,
 // built where the language needs a build.
-import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
@@ -64,7 +64,7 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
   client,
   prepare(dir, pack, kinds) {
     const target = writeProof(dir, client, program, pack, options, kinds);
-    copyFileSync(join(__dirname, 'kinds.js'), join(dir, 'kinds.js'));
+    for (const shared of ['kinds.js', 'parts.js']) copyFileSync(join(__dirname, shared), join(dir, shared));
     return Promise.resolve([process.execPath, target]);
   },
   env: { IOREDIS_PATH: require.resolve('ioredis'), NODE_REDIS_PATH: require.resolve('redis') },
@@ -119,15 +119,23 @@ const glideJava: HelperProof = {
   wakesInCluster: true,
 };
 
-/** A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or rbenv). */
+/**
+ * A program run by the system interpreter (Debian's client packages belong to it, not to pyenv or
+ * rbenv); `shared`: files of this folder it requires, copied next to it.
+ */
 const interpreted = (
   client: string,
   program: string,
   interpreter: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds'>,
+  shared: string[] = [],
 ): HelperProof => ({
   client,
-  prepare: (dir, pack, kinds) => Promise.resolve([interpreter, writeProof(dir, client, program, pack, {}, kinds)]),
+  prepare(dir, pack, kinds) {
+    const target = writeProof(dir, client, program, pack, {}, kinds);
+    for (const file of shared) copyFileSync(join(__dirname, file), join(dir, file));
+    return Promise.resolve([interpreter, target]);
+  },
   ...capabilities,
 });
 
@@ -153,25 +161,34 @@ const goModule = (
   async prepare(dir, pack, kinds) {
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    if (kinds === 'all') copyFileSync(join(__dirname, `${client}-kinds.go`), join(dir, 'kinds.go'));
+    // With every part: the modes of the lock kinds and features, the family's and the client's own.
+    const modes = { 'go-parts.go': 'parts.go', [`${client}-parts.go`]: 'client-parts.go', 'go-kinds.go': 'kinds.go' };
+    for (const [file, as] of Object.entries(modes)) {
+      if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
+    }
     await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },
   ...capabilities,
 });
 
-/** A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars (test/proofs/java/pom.xml). */
+/**
+ * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
+ * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) beside them.
+ */
 const jvm = (
   client: string,
   capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
-  async prepare(dir, pack) {
+  async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper(client, pack);
+    const helper = renderHelper(client, pack, kinds === 'all' ? { kinds: helperKinds(client).join(',') } : {});
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
-    const classpath = await javac(dir, [helper.fileName, 'Proof.java']);
+    const parts = kinds === 'all' ? ['Parts.java'] : [];
+    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts]);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
   ...capabilities,
@@ -214,6 +231,26 @@ const redisPyFromPypi: HelperProof = {
   kinds: true,
 };
 
+/**
+ * Valkey GLIDE for Python's helper proof: GLIDE pinned in test/proofs/glide/requirements.txt, in a
+ * virtual environment under the cache. Its waiters wake (SSUBSCRIBE) on a GlideClusterClient given
+ * to enable_wakeups; on a GlideClient, which has no sharded pub/sub, they poll, in line
+ * (acquire_queued) and no later than the holder's lease ends.
+ */
+const glidePython: HelperProof = {
+  client: 'glide-python',
+  label: 'glide-python (valkey-glide 2.5.3)',
+  prepare: async (dir, pack, kinds) => [
+    await pypiPython('glide/requirements.txt'),
+    writeProof(dir, 'glide-python', 'glide-python.py', pack, {}, kinds),
+  ],
+  wakes: false,
+  queues: true,
+  kinds: true,
+  cluster: true,
+  wakesInCluster: true,
+};
+
 export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
@@ -221,13 +258,23 @@ export const HELPER_PROOFS: HelperProof[] = [
   glideJava,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
+  glidePython,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }),
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
+    'php-parts.php',
+  ]),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }),
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
   interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
-  goModule('go-redis', { wakes: true, queues: true, kinds: false, cluster: true }),
+  goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
+  // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
+  // line on a *glide.Client and wake by SSUBSCRIBE on a *glide.ClusterClient given to EnableWakeups.
+  {
+    ...goModule('glide-go', { wakes: false, queues: true, kinds: false, cluster: true }),
+    label: 'glide-go (valkey-glide/go/v2 2.5.3)',
+    wakesInCluster: true,
+  },
   jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.

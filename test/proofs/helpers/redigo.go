@@ -2,7 +2,8 @@
 //
 //	proof <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
 //	waiting and the lock kinds (as test/proofs/helpers/kinds.js): woken, reentrant, rw-reader,
-//	rw-writer, semaphore, hold, take.
+//	rw-writer, semaphore, hold, take; and the modes of the helper's parts from parts.go (go-kinds.go
+//	and go-parts.go, copied beside it when the helper carries them).
 package main
 
 import (
@@ -17,6 +18,21 @@ import (
 
 	"locksmithproof/locksmith"
 )
+
+// client is what the helper's parts' modes (go-parts.go, built as parts.go) take.
+type client = *redis.Pool
+
+// parts are those modes: mode -> run(arg).
+var parts = map[string]func(ctx context.Context, pool client, arg string) error{}
+
+// get reads a string key for those modes ("" when it is missing).
+func get(_ context.Context, pool client, key string) (string, error) {
+	value, err := redis.String(do(pool, "GET", key))
+	if err == redis.ErrNil {
+		return "", nil
+	}
+	return value, err
+}
 
 func do(pool *redis.Pool, command string, args ...interface{}) (interface{}, error) {
 	conn := pool.Get()
@@ -126,8 +142,8 @@ func busy(ctx context.Context, pool *redis.Pool) error {
 	return nil
 }
 
-// takers take a kind on proof:lock: the plain lock here, the other kinds from kinds.go (copied
-// next to this file when the helper carries them).
+// takers take a kind on proof:lock: the plain lock here, the other kinds from kinds.go (go-kinds.go,
+// copied next to this file when the helper carries them).
 var takers = map[string]func(context.Context, *redis.Pool, time.Duration, ...locksmith.Option) (*locksmith.Lease, error){
 	"lock": func(ctx context.Context, pool *redis.Pool, ttl time.Duration, opts ...locksmith.Option) (*locksmith.Lease, error) {
 		return locksmith.Acquire(ctx, pool, "proof:lock", ttl, opts...)
@@ -161,6 +177,16 @@ func count(pool *redis.Pool, key string) (int, error) {
 		return 0, nil
 	}
 	return value, err
+}
+
+// set writes a value of the proof; hget reads a hash field as a number (0 when unset).
+func set(pool *redis.Pool, key string, value interface{}) {
+	do(pool, "SET", key, value)
+}
+
+func hget(pool *redis.Pool, key, field string) int {
+	value, _ := redis.Int(do(pool, "HGET", key, field))
+	return value
 }
 
 // increment adds delta to a counter of the proof and returns the new value.
@@ -230,6 +256,9 @@ func main() {
 		err = busy(ctx, pool)
 	default:
 		err = fmt.Errorf("unknown mode %s", mode)
+		if part, ok := parts[mode]; ok {
+			err = part(ctx, pool, arg)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

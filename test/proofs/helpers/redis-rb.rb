@@ -1,7 +1,9 @@
 # Proof program for the generated redis-rb helper (locksmith.rb next to it). Usage:
 #   ruby proof.rb <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 #   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
-#   hold, take.
+#   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
+#   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused.
+require 'json'
 require 'redis'
 require_relative 'locksmith'
 
@@ -128,6 +130,92 @@ when 'take'
   lease = acquire_kind.call(arg, 5000, 10_000)
   puts "took #{now_ms.call}"
   lease.release
+when 'fenced-writes'
+  # A holder whose lease expired, then one whose lock another owner took, writes nothing; the data is the live holder's.
+  first = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 200, fence_key: 'proof:fence')
+  results = { 'held-write' => first.set_if_held('proof:data', 'first'),
+              'held-fenced' => first.set_fenced('proof:fdata', 'first') }
+  sleep 0.4
+  results['expired-write'] = first.set_if_held('proof:data', 'first-late')
+  second = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 5000, fence_key: 'proof:fence')
+  results['taken-write'] = first.set_if_held('proof:data', 'first-late')
+  results['holder-write'] = second.set_if_held('proof:data', 'second')
+  results['newer-fenced'] = second.set_fenced('proof:fdata', 'second')
+  results['older-fenced'] = first.set_fenced('proof:fdata', 'first-late')
+  results.each { |name, written| puts "#{name} #{written}" }
+  second.release
+  begin
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 5000).set_fenced('proof:fdata', 'unfenced')
+  rescue ArgumentError => e
+    puts "unfenced #{e.message}"
+  end
+when 'replica-shortfall'
+  # On a master with no replica: released and refused; kept with on_shortfall; busy as without the option.
+  begin
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 5000, wait_ms: 0, wait_for_replicas: { replicas: 1, timeout_ms: 50 })
+    raise 'held without the replica'
+  rescue Locksmith::ReplicaShortfallError => e
+    shortfall = e.shortfall
+    puts "shortfall #{shortfall.reason} #{shortfall.acknowledged}/#{shortfall.required} #{e.released ? 'released' : 'kept'}"
+    puts "message #{e.message}"
+  end
+  seen = []
+  wait = { timeout_ms: 50, on_shortfall: ->(shortfall) { seen << shortfall.reason } }
+  lease = Locksmith.acquire(redis, 'proof:kept', ttl_ms: 5000, fence_key: 'proof:fence', wait_for_replicas: wait)
+  puts "kept #{seen.join(',')} #{lease.fence} #{lease.token}"
+  begin
+    Locksmith.acquire(redis, 'proof:busy', ttl_ms: 5000, wait_ms: 0, wait_for_replicas: wait)
+  rescue Locksmith::BusyError
+    puts "busy #{seen.join(',')}"
+  end
+when 'replica-acked'
+  # arg: the replica's URL, read as soon as each acquire returns (the test slows its link).
+  replica = Redis.new(url: arg)
+  wait = { replicas: 1, timeout_ms: 5000 }
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, fence_key: 'proof:fence', wait_for_replicas: wait)
+  puts "acked #{JSON.generate([lease.token, lease.fence, replica.get('proof:lock'), replica.get('proof:fence')])}"
+  Locksmith.acquire(redis, 'proof:plain', ttl_ms: 60_000)
+  puts "control #{JSON.generate(replica.get('proof:plain'))}"
+  result = Locksmith.with_lock(redis, 'proof:with', ttl_ms: 60_000, wait_for_replicas: wait, &:token)
+  puts "with-lock #{result}"
+when 'fenced-paused'
+  # Stopped (SIGSTOP) in its sleep, past its 300 ms lease, while the test takes the lock and writes.
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 300, fence_key: 'proof:fence')
+  puts "held #{lease.fence}"
+  $stdout.flush
+  sleep 3
+  puts "paused-write #{lease.set_if_held('proof:data', 'paused')}"
+  puts "paused-fenced #{lease.set_fenced('proof:fdata', 'paused')}"
+when 'replica-lost'
+  # The test kills this connection while its WAIT waits for a replica it has cut off.
+  begin
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, wait_ms: 0, wait_for_replicas: { timeout_ms: 5000 })
+    puts 'acquired'
+  rescue Locksmith::ReplicaShortfallError => e
+    puts "shortfall #{e.shortfall.reason} #{e.released ? 'released' : 'not-released'}"
+  end
+when 'replica-fsync'
+  # fsync on a server without WAITAOF (Redis 7.0) or with appendonly no: released whatever on_shortfall says.
+  called = 'not-called'
+  begin
+    wait = { fsync: true, on_shortfall: ->(_) { called = 'called' } }
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: 60_000, wait_ms: 0, wait_for_replicas: wait)
+    puts 'acquired'
+  rescue Locksmith::ReplicaShortfallError => e
+    puts "shortfall #{e.shortfall.reason} #{e.released ? 'released' : 'not-released'} #{called}"
+    puts "message #{e.message}"
+  end
+when 'replica-bad'
+  # Each refused before anything is sent (the test counts the server's commands).
+  [
+    [5000, { replicas: 0 }], [5000, { replicas: '1' }], [5000, { timeout_ms: 0 }], [300, { timeout_ms: 500 }],
+    [5000, { fsync: 'yes' }], [5000, { on_shortfall: :keep }], [5000, { timeout: 100 }]
+  ].each do |ttl_ms, wait|
+    Locksmith.acquire(redis, 'proof:lock', ttl_ms: ttl_ms, wait_for_replicas: wait)
+    raise "accepted #{wait.inspect}"
+  rescue ArgumentError => e
+    puts "refused #{e.message}"
+  end
 else
   raise ArgumentError, "unknown mode #{mode}"
 end

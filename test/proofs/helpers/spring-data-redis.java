@@ -1,7 +1,7 @@
 // Proof program for the generated Spring Data Redis helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
 //   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take; and deferred: calls
-//   in the template's pipeline and MULTI, which the helper refuses.
+//   in the template's pipeline and MULTI, which the helper refuses; the parts' modes: jvm-parts.java.
 // <url> is a redis:// URL, or cluster://host:port,host:port (a RedisClusterConfiguration): a
 // StringRedisTemplate over a LettuceConnectionFactory, as Spring Boot configures one, without the
 // Boot context. The lock and fence keys come from PROOF_LOCK and PROOF_FENCE (default proof:lock,
@@ -156,6 +156,26 @@ public final class Proof {
         }
     }
 
+    // The parts' modes (jvm-parts.java) take and try the lock through these.
+    static Locksmith.Lease acquire(Locksmith.Options options) throws InterruptedException {
+        return locksmith.acquire(LOCK, options);
+    }
+
+    static Locksmith.Lease tryAcquire(Locksmith.Options options) {
+        return locksmith.tryAcquire(LOCK, options);
+    }
+
+    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
+    static void parts(String mode, String arg) {
+        try {
+            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+        } catch (ClassNotFoundException coreOnly) {
+            throw new IllegalArgumentException("unknown mode " + mode);
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
+        }
+    }
+
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
@@ -170,7 +190,7 @@ public final class Proof {
             case "hold" -> hold();
             case "take" -> take();
             case "deferred" -> deferred();
-            default -> throw new IllegalArgumentException("unknown mode " + mode);
+            default -> parts(mode, arg);
         }
         // Lettuce's event loops keep the JVM alive: end now, as the other programs do.
         System.exit(0);

@@ -5,24 +5,24 @@ func prepare(ttl time.Duration, opts []Option) (options, string, error) {
 	if err != nil {
 		return o, "", err
 	}
-	if o.fenceKey != "" {
-		return o, "", errors.New("locksmith: Fence works with Acquire only")
+	if o.plainOpt != "" {
+		return o, "", fmt.Errorf("locksmith: %s works with Acquire only", o.plainOpt)
 	}
 	token, err := newToken()
 	return o, token, err
 }
 
-func acquireKind(ctx context.Context, pool Pool, key, token string, ttl time.Duration, o options, k kind, script *redis.Script, args ...interface{}) (*Lease, error) {
+func acquireKind(ctx context.Context, client «var:client», key, token string, ttl time.Duration, o options, k kind, script *redis.Script, args ...interface{}) (*Lease, error) {
 	try := func() (int64, time.Duration, error) {
-		reply, err := run(ctx, pool, script, []string{key}, append([]interface{}{token}, args...)...)
+		reply, err := run(ctx, client, script, []string{key}, append([]interface{}{token}, args...)...)
 		return reply, -1, err
 	}
-	reply, err := take(ctx, pool, key, token, o, try)
+	reply, err := take(ctx, client, key, token, o, try)
 	if err != nil {
 		return nil, err
 	}
 	if reply == 0 {
 		return nil, &BusyError{Key: key, Waited: o.wait, Holders: k.holders}
 	}
-	return newLease(pool, k, key, token, ttl, o.renew, ""), nil
+	return newLease(client, k, key, token, ttl, o.renew, ""), nil
 }

@@ -1,0 +1,2 @@
+async with lock(«client», «key», ttl_ms=«ttl»):
+    «body»

@@ -1,0 +1,35 @@
+«section:imports»
+import contextvars
+«section:scripts»
+REENTRANT_ACQUIRE = """«lua:reentrant_acquire»"""
+REENTRANT_EXTEND = """«lua:reentrant_extend»"""
+REENTRANT_RELEASE = """«lua:reentrant_release»"""
+«section:code»
+
+
+# The reentrant lock: ``async with lock(client, key, ttl_ms=..., reentrant=True)``; a nested one on
+# the same key in the same task re-enters it (each take needs its release).
+_REENTRANT = _Kind(REENTRANT_EXTEND, REENTRANT_RELEASE, "another owner")
+#: The owner tokens of the reentrant locks held around the current code, by key (per task).
+_REENTRANT_HOLDS: contextvars.ContextVar[Dict[str, str]] = contextvars.ContextVar("locksmith_reentrant", default={})
+
+
+def _plan_reentrant(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
+                    options: Dict[str, Any]) -> Optional[_Plan]:
+    if not options.pop("reentrant", False):
+        return None
+    if fence_key is not None or kind != "lock":
+        raise ValueError("reentrant works with a plain lock: no fence_key, no other kind")
+    token = _REENTRANT_HOLDS.get().get(key, _token())
+    return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+
+
+def _reentrant_scope(lease: Any, options: Dict[str, Any]) -> Optional[Callable[[], None]]:
+    if not options.get("reentrant"):
+        return None
+    held = _REENTRANT_HOLDS.set({**_REENTRANT_HOLDS.get(), lease.key: lease.token})
+    return lambda: _REENTRANT_HOLDS.reset(held)
+
+
+_PLANNERS.append(_plan_reentrant)
+_SCOPES.append(_reentrant_scope)

@@ -1,0 +1,1 @@
+«include:_js/fenced-writes»

@@ -1,0 +1,353 @@
+// The go-redis and redigo helpers' parts, run as real programs (test/proofs/helpers/go-parts.go and
+// the clients' own modes) with the real libraries against a throwaway Redis 7.0 and Valkey 9:
+// - fenced-writes: a holder paused past its 300 ms lease has its SetIfHeld refused once the lease
+//   expired, and both writes refused once the next holder (fencing token 2) took the lock and wrote;
+//   the data keys hold the next holder's value; SetFenced without a fencing token is refused.
+// - replica-wait (docs/dev/wait-for-replicas.md): on a master without replicas, waiting 50 ms for one
+//   is a shortfall that releases the lock (the key is gone), or with OnShortfall keeps it; Fsync
+//   where the server cannot is released whatever OnShortfall says; with a real replica behind a slow
+//   link, Acquire returns once the replica has the lock and its fencing token; go-redis in a Cluster
+//   sends the pair to the lock's master; a connection cut during the wait is not held without the
+//   replica; bad settings are refused before anything is sent (no connection, nothing written).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type Redis from 'ioredis';
+import { loadPack } from '../pack/pack';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import {
+  SERVER_KINDS,
+  startCluster,
+  startRedis,
+  type RedisCluster,
+  type RedisServer,
+  type ServerKind,
+} from '../harness/redis';
+import { commandCalls, digest, useRedis, waitFor } from './helpers';
+import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
+
+const pack = loadPack();
+const work = mkdtempSync(join(tmpdir(), 'locksmith-go-parts-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const GO = HELPER_PROOFS.filter((proof) => ['go-redis', 'redigo'].includes(proof.client));
+const KEY = 'proof:lock';
+/**
+ * The replica's link: a write is not on the replica until this long after an acquire that does not
+ * wait, far longer than the program takes to exit and the test to read the replica.
+ */
+const SLOW_LINK_MS = 500;
+/** What each client refuses beyond the settings both refuse (go-parts.go's order, then the client's own). */
+const REFUSED = [
+  /^locksmith: WaitForReplicas Replicas must be at least 1, got -1$/,
+  /^locksmith: WaitForReplicas Timeout must be a whole number of milliseconds, at least 1, got 1\.5ms$/,
+  /^locksmith: WaitForReplicas Timeout must be a whole number of milliseconds, at least 1, got -1ms$/,
+  /^locksmith: WaitForReplicas Timeout \(1s\) must be shorter than the lease \(1s\): the wait spends it$/,
+  /^locksmith: ttl must be a whole number of milliseconds, at least 1, got 0s$/,
+];
+/** The lock kinds refuse the option, which only the plain lock has (go-kinds.go). */
+const KIND_REFUSED = [
+  /^locksmith: WaitForReplicas works with a plain lock, not a Reentrant one$/,
+  /^locksmith: WaitForReplicas works with Acquire only$/,
+];
+const CLIENT_REFUSED: Record<string, RegExp[]> = {
+  'go-redis': [
+    /^locksmith: WaitForReplicas needs a \*redis\.Client, \*redis\.Conn or \*redis\.ClusterClient, got \*redis\.Pipeline$/,
+    ...KIND_REFUSED,
+  ],
+  redigo: KIND_REFUSED,
+};
+
+/** The program's command, built once per client with every part its helper can carry. */
+const commandOf = (client: string) =>
+  prepareOnce(
+    GO.find((candidate) => candidate.client === client)!,
+    work,
+    pack,
+    'all',
+  );
+const run = async (client: string, url: string, ...args: string[]) =>
+  start(await commandOf(client), url, {}, args).done;
+
+/** INFO stats' counter `name`. */
+async function stat(redis: Redis, name: string): Promise<number> {
+  return Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(await redis.info('stats'))?.[1]);
+}
+
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+
+function proofs(server: ServerKind): void {
+  describe('a master without replicas', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    for (const { client } of GO) {
+      describe(`${client} helper, replica-wait`, () => {
+        before(async () => {
+          await commandOf(client);
+        });
+
+        for (const how of ['try', 'wait']) {
+          test(`${how === 'try' ? 'TryAcquire' : 'a waiting Acquire'} waiting 50 ms for 1 replica: a shortfall, the lock released`, async () => {
+            // The script cache empty: a WAIT behind a NOSCRIPT would wait its 50 ms for nothing.
+            await fx.redis.script('FLUSH');
+            const waits = await commandCalls(fx.redis, 'wait');
+            const output = await run(client, fx.server.url, 'replica-shortfall', how);
+            assert.equal(await commandCalls(fx.redis, 'wait'), waits + 1, 'one pair: the source sent with the first');
+            assert.match(output, /^shortfall proof:lock timeout 0 of 1 in 50ms, released true$/m);
+            assert.match(
+              output,
+              /^proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\): released, not held\. Check the replicas \(INFO replication: connected_slaves, their lag\), or pass OnShortfall to keep such locks$/m,
+            );
+            assert.equal(await fx.redis.exists(KEY), 0, 'the lock key is gone');
+            assert.equal(await fx.redis.exists('{proof:lock}:waiters'), 0, 'and nobody is left in line');
+          });
+        }
+
+        test('OnShortfall keeps the lock and is called with the shortfall', async () => {
+          const output = await run(client, fx.server.url, 'replica-kept');
+          const token = /^kept proof:lock timeout 0 by (\S+)$/m.exec(output)?.[1];
+          assert.ok(token, output);
+          assert.match(output, /^proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\)$/m);
+          assert.equal(await fx.redis.get(KEY), token, 'held by the program');
+        });
+
+        test('Fsync where the server cannot (WAITAOF): released whatever OnShortfall says, named as a setting to change', async () => {
+          const output = await run(client, fx.server.url, 'replica-fsync');
+          const [reason, message] =
+            server === 'redis'
+              ? [
+                  'no-waitaof',
+                  'WaitForReplicas Fsync needs WAITAOF, which this server does not have (Redis and Valkey 7.2+)',
+                ]
+              : ['aof-off', 'WaitForReplicas Fsync needs appendonly yes on the master, which has it off'];
+          assert.match(output, new RegExp(`^fsync ${reason} -1 local false, released true, called false$`, 'm'));
+          assert.ok(
+            output.includes(
+              `proof:lock: ${message}: released, not held. Turn Fsync off (WAIT alone covers a failover) or enable the AOF\n`,
+            ),
+            output,
+          );
+          assert.equal(await fx.redis.exists(KEY), 0, 'the lock key is gone');
+        });
+
+        test('bad settings are refused, each with its message, before anything is sent', async () => {
+          const [connections, commandsBefore, before] = await Promise.all([
+            stat(fx.redis, 'total_connections_received'),
+            stat(fx.redis, 'total_commands_processed'),
+            digest(fx.redis),
+          ]);
+          const refused = (await run(client, fx.server.url, 'replica-refused'))
+            .split('\n')
+            .filter((line) => line.startsWith('refused '))
+            .map((line) => line.slice('refused '.length));
+          const expected = [...REFUSED, ...CLIENT_REFUSED[client]];
+          assert.equal(refused.length, expected.length, refused.join('\n'));
+          refused.forEach((message, i) => assert.match(message, expected[i]));
+          assert.equal(await stat(fx.redis, 'total_connections_received'), connections, 'the program never connected');
+          // The INFO and DIGEST above are the only commands since.
+          assert.equal(await stat(fx.redis, 'total_commands_processed'), commandsBefore + 3);
+          assert.equal(await digest(fx.redis), before);
+        });
+      });
+    }
+  });
+
+  if (server === 'valkey') {
+    describe('a Valkey master with appendonly yes, no replica', () => {
+      const fx = useRedis({ server, args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+
+      for (const { client } of GO) {
+        test(`${client} helper, replica-wait: Fsync reads WAITAOF's reply: fsynced on the master, by 0 of 1 replica; kept by OnShortfall`, async () => {
+          const output = await run(client, fx.server.url, 'replica-fsync');
+          const token = /^fsync kept by (\S+), called true: timeout 0 local true$/m.exec(output)?.[1];
+          assert.ok(token, output);
+          assert.match(output, /^proof:lock was fsynced by 0 of 1 replica within 50 ms \(WAITAOF\)$/m);
+          assert.equal(await fx.redis.get(KEY), token);
+          await fx.redis.flushall();
+        });
+      }
+    });
+  }
+
+  describe('fenced-writes', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    for (const { client } of GO) {
+      test(`${client} helper: a holder paused past its lease has its guarded and fenced writes refused; the next holder's commit`, async () => {
+        const paused = start(await commandOf(client), fx.server.url, {}, ['fenced-paused']);
+        await paused.printed('expired guarded false');
+        const next = await run(client, fx.server.url, 'fenced-next');
+        assert.match(next, /^next 2 guarded true fenced true$/m);
+        const output = await paused.done;
+        assert.match(output, /^held 1 guarded true fenced true$/m, 'written while held');
+        assert.match(output, /^expired guarded false$/m, 'refused once the lease expired');
+        assert.match(
+          output,
+          /^late guarded false fenced false$/m,
+          'refused once a newer token took the lock and wrote',
+        );
+        assert.equal(await fx.redis.get('proof:data'), 'next');
+        assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
+      });
+
+      test(`${client} helper: SetFenced without a fencing token, SetIfHeld on a semaphore's lease: refused before anything is sent`, async () => {
+        const before = await digest(fx.redis);
+        const output = await run(client, fx.server.url, 'fenced-refused');
+        assert.match(output, /^refused locksmith: SetFenced needs a fencing token: Acquire with Fence$/m);
+        assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
+        assert.equal(await fx.redis.exists('proof:fenced'), 0);
+        assert.equal(await digest(fx.redis), before, 'the locks released, nothing written');
+      });
+    }
+  });
+
+  // go-redis sends the pair to the master of the lock's slot (MasterForKey). Sent to another node,
+  // WAIT would count on a connection that wrote nothing: the replicas of the other masters are
+  // killed, so there it would time out with 0.
+  describe("a Cluster of 3 masters with a replica each, only the lock's master keeping its replica", () => {
+    const keys = { PROOF_LOCK: '{proof}:lock', PROOF_FENCE: '{proof}:fence' };
+    let cluster: RedisCluster;
+    let url: string;
+    let kept: RedisServer;
+    before(async () => {
+      cluster = await startCluster({ server, replicas: 1 });
+      url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+      const client = cluster.masters[0].client();
+      try {
+        const slot = Number(await client.cluster('KEYSLOT', keys.PROOF_LOCK));
+        const nodes = ((await client.cluster('NODES')) as string)
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' '));
+        const owner = nodes.find(
+          ([, , flags, , , , , , ...ranges]) =>
+            flags.includes('master') &&
+            ranges.some((range) => {
+              const [from, to = from] = range.split('-').map(Number);
+              return slot >= from && slot <= to;
+            }),
+        )![0];
+        const replicaPort = Number(/:(\d+)@/.exec(nodes.find((node) => node[3] === owner)![1])![1]);
+        kept = cluster.replicas.find((replica) => replica.port === replicaPort)!;
+      } finally {
+        client.disconnect();
+      }
+      await Promise.all(cluster.replicas.filter((replica) => replica !== kept).map((replica) => replica.crash()));
+    });
+    after(async () => {
+      await cluster?.stop();
+    });
+
+    test("go-redis helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock", async () => {
+      const output = await start(await commandOf('go-redis'), url, keys, ['replica-acked', 'try']).done;
+      const [, token, fence] = /^acked (\S+) (\d+) in \d+ ms$/m.exec(output) ?? [];
+      assert.ok(token, output);
+      assert.equal(fence, '1');
+      const replica = kept.client();
+      try {
+        await replica.call('READONLY');
+        assert.equal(await replica.get(keys.PROOF_LOCK), token);
+      } finally {
+        replica.disconnect();
+      }
+    });
+  });
+
+  describe('a master with a real replica behind a slow link', () => {
+    let master: RedisServer;
+    let replica: RedisServer;
+    let link: TcpProxy;
+    let redis: Redis;
+    let replicaClient: Redis;
+    before(async () => {
+      master = await startRedis({ server, args: ['--repl-diskless-sync-delay', '0'] });
+      link = await startProxy(master.port);
+      const args = ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(link.port)];
+      replica = await startRedis({ server, args });
+      redis = master.client();
+      replicaClient = replica.client();
+    });
+    beforeEach(async () => {
+      link.setLatency(0);
+      await redis.flushall();
+      assert.equal(await redis.wait(1, 10_000), 1, 'the replica is connected and in sync');
+      link.setLatency(SLOW_LINK_MS);
+    });
+    after(async () => {
+      redis?.disconnect();
+      replicaClient?.disconnect();
+      await replica?.stop();
+      await master?.stop();
+      await link?.close();
+    });
+
+    test('the control: a write is not on the replica at once', async () => {
+      await redis.set('proof:control', 'a');
+      assert.equal(await replicaClient.get('proof:control'), null);
+    });
+
+    for (const { client } of GO) {
+      for (const how of ['try', 'wait']) {
+        test(`${client} helper, replica-wait: ${how === 'try' ? 'TryAcquire' : 'a waiting Acquire'} returns once the replica has the lock and its fencing token`, async () => {
+          // The waiting Acquire finds the lock held, and waits in line for its lease to end.
+          if (how === 'wait') await redis.set(KEY, 'other', 'PX', 300);
+          const output = await run(client, master.url, 'replica-acked', how);
+          const [, token, fence, ms] = /^acked (\S+) (\d+) in (\d+) ms$/m.exec(output) ?? [];
+          assert.ok(token, output);
+          // The replica's acknowledgement crosses the link twice: the write, then the ACK.
+          assert.ok(Number(ms) >= 2 * SLOW_LINK_MS, `acquired in ${ms} ms, before the replica could have it`);
+          assert.equal(await replicaClient.get(KEY), token);
+          assert.equal(await replicaClient.get('proof:fence'), fence);
+          assert.equal(fence, '1');
+        });
+      }
+    }
+
+    // go-redis resends an unanswered pipeline on a new connection (its MaxRetries): the acquire
+    // again (the same token refreshes it) and the wait after it. Without retries, and with redigo,
+    // the wait has no answer: a shortfall. Either way, not held unless the replica has it.
+    const CUTS = [
+      { client: 'go-redis', query: '', after: 'acked' },
+      { client: 'go-redis', query: '?max_retries=-1', after: 'shortfall' },
+      { client: 'redigo', query: '', after: 'shortfall' },
+    ];
+    for (const { client, query, after: outcome } of CUTS) {
+      const how = `${client}${query && ' without retries'}`;
+      test(`${how} helper, replica-wait: a connection cut during the wait is not held without the replica: ${outcome}`, async () => {
+        const front = await startProxy(master.port);
+        try {
+          link.setLatency(300);
+          const program = start(await commandOf(client), `${front.url}${query}`, {}, ['replica-cut']);
+          // The acquire is answered at once; the wait takes the link's round trip (600 ms).
+          await waitFor('the acquire', async () => (await redis.exists(KEY)) === 1);
+          front.cut('hold');
+          setTimeout(() => front.restore(), 100);
+          const output = await program.done;
+          if (outcome === 'acked') {
+            const token = /^acked (\S+)$/m.exec(output)?.[1];
+            assert.ok(token, output);
+            assert.equal(await replicaClient.get(KEY), token);
+          } else {
+            assert.match(output, /^shortfall connection-lost, released true$/m);
+            assert.match(
+              output,
+              /^proof:lock: the connection closed before the replicas acknowledged the acquire \(it may not have reached any\): released, not held\. The master may be failing over: try again once the client has reconnected$/m,
+            );
+            assert.equal(await redis.exists(KEY), 0, 'released once reconnected');
+          }
+        } finally {
+          await front.close();
+        }
+      });
+    }
+  });
+}

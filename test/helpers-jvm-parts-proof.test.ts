@@ -1,0 +1,197 @@
+// The Jedis, Lettuce and Spring Data Redis helpers' parts, run as real programs (test/proofs/helpers/
+// <client>.java and <client>-parts.java) against a throwaway Redis 7.0 and Valkey 9:
+// - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica the acquire is a
+//   shortfall and the lock is given back, or kept with the callback; a real replica behind a
+//   slow link has the lock (and its fencing token) once the acquire returns; a busy lock is busy;
+//   fsync on a server that cannot honour it is released whatever the callback says; bad values are
+//   refused before anything is sent; the connection cut during the wait is a connection-lost
+//   shortfall (a WAIT Lettuce resends alone on its new connection is no acknowledgement);
+// - fenced-writes: a holder whose lease expired, or was taken by another token, has its guarded
+//   write refused; a fenced write with an older token than the data key's is refused, a newer one
+//   commits; the data keys hold what the writes that were let through wrote.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type Redis from 'ioredis';
+import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
+import { startProxy, type TcpProxy } from '../harness/proxy';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import { sleep, useRedis, waitFor } from './helpers';
+import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
+import { start } from './proofs/helpers/run';
+
+const pack = loadPack();
+const work = mkdtempSync(join(tmpdir(), 'locksmith-jvm-parts-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const JVM = ['jedis', 'lettuce', 'spring-data-redis'];
+const KEY = 'proof:lock';
+const FENCE = 'proof:fence';
+/** Long enough that a write is certainly not on the replica when an acquire returns without waiting. */
+const SLOW_LINK_MS = 200;
+
+interface Pair {
+  master: RedisServer;
+  replica: RedisServer;
+  link: TcpProxy;
+  primary: Redis;
+  /** Reads the replica directly. */
+  replicaClient: Redis;
+}
+
+/** A master and one replica replicating through a proxy whose latency the tests set. */
+function usePair(server: ServerKind): Pair {
+  const pair = {} as Pair;
+  before(async () => {
+    pair.master = await startRedis({ server, args: ['--repl-diskless-sync-delay', '0'] });
+    pair.link = await startProxy(pair.master.port);
+    pair.replica = await startRedis({
+      server,
+      args: ['--repl-diskless-sync-delay', '0', '--replicaof', '127.0.0.1', String(pair.link.port)],
+    });
+    pair.primary = pair.master.client();
+    pair.replicaClient = pair.replica.client();
+  });
+  after(async () => {
+    pair.primary?.disconnect();
+    pair.replicaClient?.disconnect();
+    await pair.replica?.stop();
+    await pair.master?.stop();
+    await pair.link?.close();
+  });
+  return pair;
+}
+
+/** Calls of the commands an acquire with waitForReplicas sends, from INFO commandstats. */
+async function sentCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/^cmdstat_(?:evalsha|eval|wait|waitaof):calls=(\d+)/gm)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
+}
+
+for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+
+function proofs(server: ServerKind): void {
+  const alone = useRedis({ server });
+  const pair = usePair(server);
+
+  for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client))) {
+    describe(`${proofName(proof)} helper: fenced writes against a real ${server}`, () => {
+      test('guarded and fenced writes refuse the holder that lost the lock, and the older token', async () => {
+        await alone.redis.flushall();
+        const command = await prepareOnce(proof, work, pack, 'all');
+        const output = await start(command, alone.server.url, proof.env ?? {}, ['fenced-writes']).done;
+        assert.match(output, /^guarded a true false false$/m, 'held: written; expired, then taken: refused');
+        assert.match(output, /^guarded b true$/m);
+        assert.match(output, /^fenced b true a false$/m, 'the newer token writes, the older is refused');
+        const [, older, newer] = /^fences (\d+) (\d+)$/m.exec(output) ?? [];
+        assert.ok(Number(newer) > Number(older), `fencing tokens ${older} then ${newer}`);
+        assert.equal(await alone.redis.get('proof:data'), 'b1');
+        assert.deepEqual(await alone.redis.hgetall('proof:fenced'), { value: 'b', fence: newer });
+        assert.match(output, /^no fence setFenced needs a fencing token: acquire proof:lock with fenceKey$/m);
+      });
+    });
+
+    describe(`${proofName(proof)} helper: waitForReplicas against a real ${server}`, () => {
+      let command: string[];
+      const run = (url: string, ...args: string[]) => start(command, url, proof.env ?? {}, args).done;
+
+      before(async () => {
+        command = await prepareOnce(proof, work, pack, 'all');
+      });
+      beforeEach(async () => {
+        await alone.redis.flushall();
+        pair.link.setLatency(0);
+        await pair.primary.flushall();
+        assert.equal(await pair.primary.wait(1, 10_000), 1, 'the replica is connected and in sync');
+      });
+
+      test('acknowledged: held once the replica (behind a 200 ms link) has the lock and its fencing token', async () => {
+        pair.link.setLatency(SLOW_LINK_MS);
+        const control = new LockScripts(pair.primary, pack);
+        assert.equal(await control.acquire('lock:plain', 'a', 60_000), 1);
+        assert.equal(
+          await pair.replicaClient.get('lock:plain'),
+          null,
+          'the control: without the option, not on the replica yet',
+        );
+        const [, token, fence] = /^held (\S+) (\d+)$/m.exec(await run(pair.master.url, 'replica-held', '1')) ?? [];
+        assert.ok(token, 'held');
+        assert.equal(await pair.replicaClient.get(KEY), token);
+        assert.equal(await pair.replicaClient.get(FENCE), fence);
+        control.close();
+      });
+
+      test('shortfall on a master with no replica: the lock given back, and why', async () => {
+        const output = await run(alone.server.url, 'replica-shortfall');
+        assert.match(output, /^shortfall timeout 0 true$/m);
+        assert.match(
+          output,
+          /^message proof:lock was acknowledged by 0 of 1 replica within 50 ms \(WAIT\): released, not held\. Check the replicas/m,
+        );
+        assert.equal(await alone.redis.exists(KEY), 0, 'released');
+      });
+
+      test('shortfall with onShortfall: the callback is called and the lock kept', async () => {
+        const output = await run(alone.server.url, 'replica-kept');
+        assert.match(output, /^kept timeout 0$/m);
+        const token = /^held (\S+)$/m.exec(output)?.[1];
+        assert.equal(await alone.redis.get(KEY), token);
+      });
+
+      test('fsync the server cannot honour: released whatever onShortfall says', async () => {
+        const output = await run(alone.server.url, 'replica-fsync');
+        // Redis 7.0 has no WAITAOF; Valkey 9 has it, with the AOF off.
+        assert.match(
+          output,
+          server === 'redis' ? /^shortfall no-waitaof null true$/m : /^shortfall aof-off null true$/m,
+        );
+        assert.doesNotMatch(output, /^callback$/m);
+        assert.equal(await alone.redis.exists(KEY), 0, 'released');
+      });
+
+      test('busy: as without the option, the holder untouched', async () => {
+        await alone.redis.set(KEY, 'other', 'PX', 60_000);
+        assert.match(await run(alone.server.url, 'replica-busy'), /^busy$/m);
+        assert.equal(await alone.redis.get(KEY), 'other');
+      });
+
+      test('the connection cut during the wait: a connection-lost shortfall, never held', async (t) => {
+        const front = await startProxy(pair.master.port);
+        try {
+          pair.link.setLatency(500); // the wait takes the link's round trip: 1 s
+          const running = run(`redis://${front.host}:${front.port}`, 'replica-cut');
+          await waitFor('the acquire ran', async () => (await pair.primary.exists(KEY)) === 1);
+          await sleep(50); // its reply is back; the wait is not
+          front.cut();
+          setTimeout(() => front.restore(), 100);
+          const output = await running;
+          t.diagnostic(output.trim());
+          const [, released] = /^shortfall connection-lost null (true|false)$/m.exec(output) ?? [];
+          assert.ok(released, `a connection-lost shortfall, got: ${output}`);
+          assert.equal(await pair.primary.exists(KEY), released === 'true' ? 0 : 1, `released: ${released}`);
+        } finally {
+          await front.close();
+        }
+      });
+
+      test('bad values: refused before anything is sent, naming the parameter and the value', async () => {
+        const calls = await sentCalls(alone.redis);
+        const output = await run(alone.server.url, 'replica-bad');
+        assert.match(output, /^refused waitForReplicas\.replicas must be a positive integer, got 0$/m);
+        assert.match(output, /^refused waitForReplicas\.timeoutMs must be a positive integer of milliseconds, got 0$/m);
+        assert.match(
+          output,
+          /^refused waitForReplicas\.timeoutMs \(60000\) must be shorter than the lease \(60000 ms\): the wait spends it$/m,
+        );
+        assert.equal(await sentCalls(alone.redis), calls, 'no script and no WAIT sent');
+        assert.equal(await alone.redis.exists(KEY), 0);
+      });
+    });
+  }
+}
