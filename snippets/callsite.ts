@@ -39,6 +39,7 @@ export const DEFAULT_HELPER_IMPORT: Record<string, string> = {
   'node-redis': './locksmith',
   'glide-node': './locksmith',
   'glide-go': 'example.com/app/internal/locksmith',
+  'glide-java': '',
   'redis-py': 'locksmith',
   'glide-python': 'locksmith',
   jedis: '',

@@ -163,6 +163,22 @@ export const CLIENTS: readonly ClientInfo[] = [
     comment: '//',
     importsInline: false,
   },
+  // After the other Java clients: a Java file with no other evidence gets Jedis.
+  {
+    id: 'glide-java',
+    library: 'Valkey GLIDE for Java',
+    language: 'Java',
+    extension: 'java',
+    languageIds: ['java'],
+    description: 'Valkey GLIDE (Java): Script objects run with invokeScript (EVALSHA, loaded again on NOSCRIPT)',
+    quote: doubleQuoted,
+    defaultBody: `// ${SECTION}`,
+    clientVariable: 'client',
+    callSiteVariable: 'client',
+    comment: '//',
+    importsInline: false,
+    family: 'jvm',
+  },
   {
     id: 'go-redis',
     library: 'go-redis v9',

@@ -65,6 +65,7 @@ const SPECS: Record<string, HelperSpec> = {
   'node-redis': JS_HELPER,
   'glide-node': JS_HELPER,
   'glide-go': { options: [OPTIONS.kinds], fileName: () => 'locksmith.go' },
+  'glide-java': { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },
   'redis-py': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   'glide-python': { options: [OPTIONS.kinds], fileName: () => 'locksmith.py' },
   jedis: { options: [OPTIONS.javaPackage, OPTIONS.kinds], fileName: () => 'Locksmith.java' },

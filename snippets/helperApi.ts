@@ -39,6 +39,7 @@ export const TRY_ACQUIRE_BUSY: Record<string, string> = {
   'node-redis': 'null',
   'glide-node': 'null',
   'glide-go': 'ok == false (lease, ok, err := ...)',
+  'glide-java': 'null',
   'redis-py': 'None',
   'glide-python': 'None',
   jedis: 'null',
@@ -109,6 +110,7 @@ const API: Record<string, ClientApi> = {
   'node-redis': JS_API,
   'glide-node': JS_API,
   'glide-go': goApi('ctx, '),
+  'glide-java': JAVA_API,
   'redis-py': PYTHON_API,
   // GLIDE for Python is asyncio only: every call is awaited.
   'glide-python': {

@@ -42,6 +42,14 @@ const EVIDENCE: Record<string, Evidence> = {
     manifests: [{ name: 'go.mod', dependency: /github\.com\/valkey-io\/valkey-glide\/go\b/ }],
     imports: /"github\.com\/valkey-io\/valkey-glide\/go(\/v\d+)?"/,
   },
+  'glide-java': {
+    manifests: [
+      { name: 'pom.xml', dependency: /<artifactId>\s*valkey-glide\s*</ },
+      { name: 'build.gradle', dependency: /io\.valkey:valkey-glide\b/ },
+      { name: 'build.gradle.kts', dependency: /io\.valkey:valkey-glide\b/ },
+    ],
+    imports: /^\s*import\s+(static\s+)?glide\.api\./m,
+  },
   'redis-py': {
     manifests: [
       { name: 'requirements.txt', dependency: pep508 },

@@ -29,6 +29,7 @@ import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { pack, useRedis } from './helpers';
 import {
   cargo,
+  glideJavaClasspath,
   go,
   javac,
   JVM_FLAGS,
@@ -580,6 +581,12 @@ const JVM_CONNECT = {
     'var factory = new LettuceConnectionFactory(LettuceConnectionFactory.createRedisConfiguration(url));\n        factory.afterPropertiesSet();\n        factory.start();\n        var redis = new StringRedisTemplate(factory);',
     'factory.destroy();',
   ],
+  // GLIDE for Java's API is futures: join() waits for the client, and close() declares ExecutionException.
+  'glide-java': [
+    'import glide.api.GlideClient;\nimport glide.api.models.configuration.GlideClientConfiguration;\nimport glide.api.models.configuration.NodeAddress;',
+    'var uri = java.net.URI.create(url);\n        var address = NodeAddress.builder().host(uri.getHost()).port(uri.getPort()).build();\n        var redis = GlideClient.createClient(GlideClientConfiguration.builder().address(address).build()).join();',
+    'try {\n            redis.close();\n        } catch (java.util.concurrent.ExecutionException closing) {\n            throw new IllegalStateException(closing);\n        }',
+  ],
 };
 
 /** A Java program: the helper in the default package beside Api.java, compiled against the pinned jars. */
@@ -616,7 +623,8 @@ public class Api {
 }
 `,
     );
-    const classpath = await javac(dir, ['Locksmith.java', 'Api.java']);
+    const jars = client === 'glide-java' ? await glideJavaClasspath() : undefined;
+    const classpath = await javac(dir, ['Locksmith.java', 'Api.java'], [], jars);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Api'];
   },
 });
@@ -667,6 +675,7 @@ const PROGRAMS = [
   node('ioredis'),
   node('node-redis'),
   glideNode,
+  jvm('glide-java'),
   python(false),
   python(true),
   glidePython,

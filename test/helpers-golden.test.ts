@@ -33,7 +33,16 @@ import {
 } from './golden-support';
 import { indent } from './proofs/proof';
 import { parserFor } from '../server/src/analysis/parsers';
-import { cargo, go, javac, npmPackages, pypiPython, writeCargoPackage, writeGoModule } from '../harness/toolchains';
+import {
+  cargo,
+  glideJavaClasspath,
+  go,
+  javac,
+  npmPackages,
+  pypiPython,
+  writeCargoPackage,
+  writeGoModule,
+} from '../harness/toolchains';
 
 const pack = loadPack();
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -46,6 +55,7 @@ const OPTIONS: Record<string, HelperOptions> = {
   jedis: { package: 'com.example.locks' },
   lettuce: { package: 'com.example.locks' },
   'spring-data-redis': { package: 'com.example.locks' },
+  'glide-java': { package: 'com.example.locks' },
 };
 const helperOf = (client: string, options: HelperOptions = OPTIONS[client] ?? {}) =>
   renderHelper(client, pack, options);
@@ -159,6 +169,37 @@ ${methods.join('\n')}}
         ['-Xlint:all,-serial,-try', '-Werror'],
       );
     }
+  });
+
+  test('glide-java: helper and call sites compile with javac (Java 17, -Xlint:all -Werror) against the pinned GLIDE for Java', async () => {
+    const dir = join(work, 'java', 'glide-java');
+    const sites = callSites('glide-java', { helperImport: 'com.example.locks' });
+    const methods = ['GlideClient client', 'GlideClusterClient client'].flatMap((parameter, n) =>
+      sites.map(
+        ({ pattern, code }) => `    static void ${pattern}${n}(${parameter}) throws InterruptedException {
+${indent(code, '        ')}    }
+`,
+      ),
+    );
+    writeFiles(dir, {
+      'com/example/locks/Locksmith.java': helperOf('glide-java').text,
+      'app/CallSites.java': `package app;
+${sites[0].imports.join('\n')}
+import glide.api.GlideClient;
+import glide.api.GlideClusterClient;
+
+class CallSites {
+${methods.join('\n')}}
+`,
+    });
+    // -try: the guard call site does not name its lease, as try-with-resources allows. -path: GLIDE's
+    // jar names commons-lang3 in its manifest's Class-Path as a file beside it, where Maven keeps none.
+    await javac(
+      dir,
+      ['com/example/locks/Locksmith.java', 'app/CallSites.java'],
+      ['-Xlint:all,-serial,-try,-path', '-Werror'],
+      await glideJavaClasspath(),
+    );
   });
 
   test('redigo and go-redis: helper and call sites pass go vet (modules) and are gofmt-clean', async () => {

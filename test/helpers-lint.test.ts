@@ -28,6 +28,8 @@ const PRELUDE: Record<string, string> = {
   'redis-py': 'import redis',
   'glide-python':
     'from glide import GlideClient, GlideClientConfiguration, NodeAddress\nclient = await GlideClient.create(GlideClientConfiguration([NodeAddress("redis")]))',
+  'glide-java':
+    'import glide.api.GlideClient;\nGlideClient client = GlideClient.createClient(GlideClientConfiguration.builder().address(NodeAddress.builder().host("redis").build()).build()).get();',
   jedis: 'import redis.clients.jedis.JedisPooled;',
   lettuce: 'import io.lettuce.core.RedisClient;',
   'spring-data-redis': 'import org.springframework.data.redis.core.StringRedisTemplate;',

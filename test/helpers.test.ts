@@ -39,6 +39,7 @@ const CORE: Record<string, ScriptName[]> = {
   'node-redis': IN_LINE,
   'glide-node': IN_LINE,
   'glide-go': IN_LINE,
+  'glide-java': PLAIN,
   'redis-py': IN_LINE,
   'glide-python': IN_LINE,
   redigo: IN_LINE,
@@ -187,6 +188,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
   'glide-go': {
     lines: 615,
     why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
+  },
+  'glide-java': {
+    lines: 445,
+    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation)",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   'glide-python': {
@@ -442,6 +447,38 @@ describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
       /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
     );
     assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+  });
+});
+
+describe("glide-java: the helper in Valkey GLIDE for Java's idiom", () => {
+  const { text } = renderHelper('glide-java', pack, { package: 'com.example.locks' });
+
+  test('the scripts are GLIDE Script objects run with invokeScript (EVALSHA, loaded on NOSCRIPT): no SHA1 of its own', () => {
+    assert.ok(text.includes('SCRIPTS.computeIfAbsent(lua, source -> new Script(source, false));'));
+    assert.ok(text.includes('client.invokeScript(script, ScriptOptions.builder().keys(keys).args(args).build())'));
+    assert.doesNotMatch(text, /MessageDigest|String sha1\(|\.evalsha\(/);
+  });
+
+  test("NOSCRIPT after GLIDE's own reload sends EVAL once, on either client type; other errors are thrown", () => {
+    assert.match(
+      text,
+      /\} catch \(RequestException error\) \{\n\s+if \(!String\.valueOf\(error\.getMessage\(\)\)\.toLowerCase\(Locale\.ROOT\)\.contains\("noscript"\)\) throw error;\n\s+List<String> eval = new ArrayList<>\(List\.of\("EVAL", lua, String\.valueOf\(keys\.size\(\)\)\)\);/,
+    );
+    assert.match(text, /return scripts\(client, client::customCommand\);/);
+    assert.match(text, /client\.customCommand\(command\)\.thenApply\(ClusterValue::getSingleValue\)/);
+  });
+
+  test('waiters poll with jittered back-off, or with Options.wakeups on a cluster client open a sharded subscriber per wait', () => {
+    assert.match(
+      text,
+      /if \(wakeups == null && options\.wakeups != null\) \{\n\s+wakeups = Wakeups\.listen\(options\.wakeups, key, Math\.min\(options\.retryMs, leftMs\)\);/,
+    );
+    assert.match(text, /\.subscription\(PubSubClusterChannelMode\.SHARDED, key\)/);
+    assert.match(
+      text,
+      /throw new IllegalArgumentException\("wakeups need a GlideClusterClient: GLIDE has sharded pub\/sub in cluster mode only"\);/,
+    );
+    assert.doesNotMatch(text, /ACQUIRE_QUEUED/);
   });
 });
 

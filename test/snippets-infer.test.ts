@@ -145,6 +145,27 @@ test('Valkey GLIDE for Go: its module in go.mod, or an import of it', () => {
   );
 });
 
+test('Valkey GLIDE for Java: its artifact in pom.xml or Gradle, or an import of glide.api', () => {
+  const pom = '<dependency>\n  <groupId>io.valkey</groupId>\n  <artifactId>valkey-glide</artifactId>\n</dependency>';
+  assert.equal(first({ languageId: 'java', manifests: [{ name: 'pom.xml', text: pom }] }), 'glide-java');
+  for (const name of ['build.gradle', 'build.gradle.kts']) {
+    const text = 'implementation("io.valkey:valkey-glide:2.1.0:linux-x86_64")';
+    assert.equal(first({ languageId: 'java', manifests: [{ name, text }] }), 'glide-java', name);
+  }
+  // A project that also has Jedis (a migration): the file's import decides.
+  const both = [{ name: 'pom.xml', text: `<artifactId>jedis</artifactId>\n${pom}` }];
+  assert.equal(
+    first({ languageId: 'java', source: 'import glide.api.GlideClusterClient;\n', manifests: both }),
+    'glide-java',
+  );
+  assert.equal(
+    first({ languageId: 'java', source: 'import redis.clients.jedis.JedisPooled;\n', manifests: both }),
+    'jedis',
+  );
+  // Nothing names GLIDE: a Java file still gets Jedis.
+  assert.equal(first({ languageId: 'java', source: 'import java.util.List;\n' }), 'jedis');
+});
+
 test('requirements.txt: redis counts, redis-om and hiredis-only do not', () => {
   const python = (text: string) => rankClients({ manifests: [{ name: 'requirements.txt', text }] })[0].id;
   assert.equal(python('flask==3.0\nredis[hiredis]>=5.0\n'), 'redis-py');

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { findClient, renderCode } from '../snippets/render';
 import type { PatternId } from '../snippets/patterns';
 import { proof as glideGo } from './proofs/glide-go';
+import { proof as glideJava } from './proofs/glide-java';
 import { proof as glideNode } from './proofs/glide-node';
 import { proof as glidePython } from './proofs/glide-python';
 import { proof as goRedis } from './proofs/go-redis';
@@ -38,6 +39,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const PROOFS: Proof[] = [
   glideGo,
+  glideJava,
   glideNode,
   glidePython,
   goRedis,

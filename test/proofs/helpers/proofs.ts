@@ -7,6 +7,7 @@ import type { Pack } from '../../../pack/pack';
 import { helperKinds, renderHelper, type HelperOptions } from '../../../snippets/helper';
 import {
   cargo,
+  glideJavaClasspath,
   go,
   javac,
   JVM_FLAGS,
@@ -90,6 +91,30 @@ const glideNode: HelperProof = {
   wakes: false,
   queues: true,
   kinds: true,
+  cluster: true,
+  wakesInCluster: true,
+};
+
+/**
+ * Valkey GLIDE for Java's helper proof: Locksmith.java and Proof.java compiled against the pinned
+ * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. Its waiters poll on a GlideClient
+ * (GLIDE has sharded pub/sub in cluster mode only) and wake by SSUBSCRIBE on a GlideClusterClient
+ * given Options.wakeups (a subscriber client per wait: 2.1 fixes subscriptions at creation).
+ */
+const glideJava: HelperProof = {
+  client: 'glide-java',
+  label: 'glide-java (io.valkey:valkey-glide 2.1.0)',
+  async prepare(dir, pack) {
+    mkdirSync(dir, { recursive: true });
+    const helper = renderHelper('glide-java', pack);
+    writeFileSync(join(dir, helper.fileName), helper.text);
+    copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java'], [], await glideJavaClasspath());
+    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+  },
+  wakes: false,
+  queues: false,
+  kinds: false,
   cluster: true,
   wakesInCluster: true,
 };
@@ -230,6 +255,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   node('ioredis', 'ioredis.js', { flavor: 'cjs' }),
   node('node-redis', 'node-redis.js', { flavor: 'cjs' }),
   glideNode,
+  glideJava,
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   glidePython,

@@ -1,0 +1,3 @@
+try (Locksmith.Lease lease = Locksmith.acquire(«client», «key», Locksmith.ttlMs(«ttl»))) {
+    «body»
+}
