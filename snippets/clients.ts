@@ -177,7 +177,8 @@ export const CLIENTS: readonly ClientInfo[] = [
     callSiteVariable: 'client',
     comment: '//',
     importsInline: false,
-    family: 'jvm',
+    // No family: its template names the _jvm partials it shares, and the family's parts (proven on
+    // Jedis and Lettuce) are not offered to it until they run against GLIDE.
   },
   {
     id: 'go-redis',
