@@ -180,6 +180,18 @@ function proofs(server: ServerKind): void {
         }
       });
 
+      test('a lock kind refuses waitForReplicas with nothing sent, and its lease refuses fenced writes', async (t) => {
+        if (!proof.kinds) return t.skip(`${proofName(proof)}'s helper has no lock kinds`);
+        const waits = async () => /^cmdstat_wait:calls=(\d+)/m.exec(await alone.redis.info('commandstats'))?.[1] ?? '0';
+        const before = await waits();
+        const output = await run(alone.server.url, 'plain-only', 'read');
+        assert.match(output, /^refused waitForReplicas works with the plain lock, not yet with the lock kinds$/m);
+        assert.equal(await waits(), before, 'no WAIT sent');
+        assert.match(output, /^refused setIfHeld works on a plain lock's lease, not a lock kind's$/m);
+        assert.match(output, /^refused setFenced works on a plain lock's lease, not a lock kind's$/m);
+        assert.equal(await alone.redis.exists('proof:data'), 0, 'nothing written');
+      });
+
       test('bad values: refused before anything is sent, naming the parameter and the value', async () => {
         const calls = await sentCalls(alone.redis);
         const output = await run(alone.server.url, 'replica-bad');

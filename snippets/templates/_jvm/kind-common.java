@@ -9,6 +9,7 @@
         /** One try: the lease, or null while the key is held against it. Its release wakes waiters on the key. */
         Lease attempt(Scripts redis, String key, String token, Options options) {
             if (options.fenceKey != null) throw new IllegalArgumentException("fenceKey works with the plain lock only");
+            if (options.plainOnly != null) throw new IllegalArgumentException(options.plainOnly + " works with the plain lock, not yet with the lock kinds");
             String holder = ownerToken != null ? ownerToken : token;
             String ttl = String.valueOf(options.ttlMs);
             String last = lastArg.apply(options);

@@ -78,6 +78,8 @@ public final class Locksmith {
         String fenceKey;
         boolean renew;
         long retryMs = 500;
+        /** The option of a part that only the plain lock takes (waitForReplicas): a lock kind refuses it. */
+        String plainOnly;
         StatefulRedisPubSubConnection<String, String> wakeups;
 «kinds:options»
         private Options() {}

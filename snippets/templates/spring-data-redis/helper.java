@@ -52,6 +52,8 @@ public final class Locksmith {
         String fenceKey;
         boolean renew;
         long retryMs = 500;
+        /** The option of a part that only the plain lock takes (waitForReplicas): a lock kind refuses it. */
+        String plainOnly;
 «kinds:options»
         private Options() {}
 

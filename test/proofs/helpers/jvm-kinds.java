@@ -8,6 +8,8 @@
 //   semaphore <n>     n holds of one of 2 permits, flagging more than 2 holders
 //   hold <kind>       takes a kind with a 1 s lease ($PROOF_HOLD_MS), prints `held`, then waits to be killed
 //   take <kind>       takes a kind (waiting up to 10 s), prints `took <epoch ms>`
+//   plain-only <kind> asks a kind for waitForReplicas, then a kind's lease for fenced writes: prints
+//                     `refused <message>` for each (options only the plain lock takes)
 final class Kinds {
     static final String OWNER = "proof-" + ProcessHandle.current().pid();
 
@@ -81,6 +83,25 @@ final class Kinds {
             case "woken" -> {
                 try (Locksmith.Lease lease = take(arg, Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000))) {
                     System.out.println("held " + System.currentTimeMillis());
+                }
+            }
+            case "plain-only" -> {
+                try {
+                    take(arg, Locksmith.ttlMs(5000).waitMs(0).waitForReplicas(Locksmith.replicas(1)));
+                    throw new IllegalStateException("a lock kind took waitForReplicas");
+                } catch (IllegalArgumentException refused) {
+                    System.out.println("refused " + refused.getMessage());
+                }
+                try (Locksmith.Lease lease = take(arg, Locksmith.ttlMs(5000).waitMs(0))) {
+                    for (String call : new String[] {"setIfHeld", "setFenced"}) {
+                        try {
+                            if (call.equals("setIfHeld")) lease.setIfHeld("proof:data", "x");
+                            else lease.setFenced("proof:data", "x");
+                            throw new IllegalStateException("a lock kind's lease took " + call);
+                        } catch (IllegalStateException refused) {
+                            System.out.println("refused " + refused.getMessage());
+                        }
+                    }
                 }
             }
             case "reentrant" -> reentrant(Integer.parseInt(arg));
