@@ -1,5 +1,5 @@
-// The Jedis, Lettuce and Spring Data Redis helpers' parts, run as real programs (test/proofs/helpers/
-// <client>.java and <client>-parts.java) against a throwaway Redis 7.0 and Valkey 9:
+// The Jedis, Lettuce, Spring Data Redis and Valkey GLIDE for Java helpers' parts, run as real programs
+// (test/proofs/helpers/<client>.java and jvm-parts.java) against a throwaway Redis 7.0 and Valkey 9:
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica the acquire is a
 //   shortfall and the lock is given back, or kept with the callback; a real replica behind a
 //   slow link has the lock (and its fencing token) once the acquire returns; a busy lock is busy;
@@ -27,7 +27,7 @@ const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-jvm-parts-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const JVM = ['jedis', 'lettuce', 'spring-data-redis'];
+const JVM = ['jedis', 'lettuce', 'spring-data-redis', 'glide-java'];
 const KEY = 'proof:lock';
 const FENCE = 'proof:fence';
 /** Long enough that a write is certainly not on the replica when an acquire returns without waiting. */
