@@ -1,5 +1,5 @@
-// The Jedis, Lettuce and Spring Data Redis helpers' parts, run as real programs (test/proofs/helpers/
-// <client>.java and <client>-parts.java) against a throwaway Redis 7.0 and Valkey 9:
+// The Jedis, Lettuce, Spring Data Redis and Valkey GLIDE for Java helpers' parts, run as real programs
+// (test/proofs/helpers/<client>.java and jvm-parts.java) against a throwaway Redis 7.0 and Valkey 9:
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica the acquire is a
 //   shortfall and the lock is given back, or kept with the callback; a real replica behind a
 //   slow link has the lock (and its fencing token) once the acquire returns; a busy lock is busy;
@@ -18,7 +18,14 @@ import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import {
+  SERVER_KINDS,
+  startCluster,
+  startRedis,
+  type RedisCluster,
+  type RedisServer,
+  type ServerKind,
+} from '../harness/redis';
 import { sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -27,7 +34,7 @@ const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-jvm-parts-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const JVM = ['jedis', 'lettuce', 'spring-data-redis'];
+const JVM = ['jedis', 'lettuce', 'spring-data-redis', 'glide-java'];
 const KEY = 'proof:lock';
 const FENCE = 'proof:fence';
 /** Long enough that a write is certainly not on the replica when an acquire returns without waiting. */
@@ -79,6 +86,7 @@ for (const server of SERVER_KINDS) describe(server, () => proofs(server));
 function proofs(server: ServerKind): void {
   const alone = useRedis({ server });
   const pair = usePair(server);
+  glideJavaInCluster(server);
 
   for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client))) {
     describe(`${proofName(proof)} helper: fenced writes against a real ${server}`, () => {
@@ -206,4 +214,77 @@ function proofs(server: ServerKind): void {
       });
     });
   }
+}
+
+/** The node of `nodes` that serves `key` (the others answer MOVED). */
+async function owner(nodes: RedisServer[], key: string): Promise<number> {
+  for (const [index, node] of nodes.entries()) {
+    const client = node.client();
+    try {
+      await client.call('READONLY');
+      await client.exists(key);
+      return index;
+    } catch {
+      // MOVED: another node's slot
+    } finally {
+      client.disconnect();
+    }
+  }
+  throw new Error(`no node serves ${key}`);
+}
+
+/**
+ * GLIDE for Java's batch on a GlideClusterClient is routed whole to the lock key's primary: locks on
+ * each of the three masters are held on return with the lock and its fencing token on that
+ * master's replica.
+ */
+function glideJavaInCluster(server: ServerKind): void {
+  const proof = HELPER_PROOFS.find((candidate) => candidate.client === 'glide-java');
+  if (!proof) throw new Error('no glide-java proof');
+  describe(`${proofName(proof)} helper: waitForReplicas in a real ${server} Cluster`, () => {
+    let cluster: RedisCluster;
+    let masters: Redis[] = [];
+    before(async () => {
+      cluster = await startCluster({ server, replicas: 1 });
+      masters = cluster.masters.map((node) => node.client());
+    });
+    after(async () => {
+      for (const client of masters) client.disconnect();
+      await cluster?.stop();
+    });
+
+    test("the acquire and WAIT reach the lock's master, whose replica has the lock and fence on return", async () => {
+      const command = await prepareOnce(proof, work, pack, 'all');
+      const url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+      const owners = new Set<number>();
+      for (const tag of ['a', 'b', 'c', 'd', 'e', 'f']) {
+        const [lock, fence] = [`proof:{${tag}}:lock`, `proof:{${tag}}:fence`];
+        const env: Record<string, string> = { ...proof.env, PROOF_LOCK: lock, PROOF_FENCE: fence };
+        await Promise.all(masters.map((client) => client.config('RESETSTAT')));
+        const output: string = await start(command, url, env, ['replica-held', '1']).done;
+        const [, token, fenced] = /^held (\S+) (\d+)$/m.exec(output) ?? [];
+        assert.ok(token, `held: ${output}`);
+        const master = await owner(cluster.masters, lock);
+        owners.add(master);
+        const waits = await Promise.all(
+          masters.map(async (client) => /^cmdstat_wait:calls=(\d+)/m.exec(await client.info('commandstats'))?.[1]),
+        );
+        // Twice on a master whose script cache lacks the acquire: NOSCRIPT sends the pair again with EVAL.
+        const expected = masters.map((_, index) => index === master);
+        assert.deepEqual(
+          waits.map((calls) => calls !== undefined),
+          expected,
+          `WAIT on ${lock}'s master alone: ${waits.join(',')}`,
+        );
+        const replica = cluster.replicas[await owner(cluster.replicas, lock)].client();
+        try {
+          await replica.call('READONLY');
+          assert.deepEqual(await replica.mget(lock, fence), [token, fenced], `${lock} on its master's replica`);
+        } finally {
+          replica.disconnect();
+        }
+      }
+      assert.equal(owners.size, 3, 'the locks span the three masters');
+    });
+  });
 }

@@ -26,7 +26,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
+«kinds:imports»
 
 /**
  * Redis locks for Valkey GLIDE for Java (Java 17+). A lease is AutoCloseable:
@@ -63,11 +65,15 @@ public final class Locksmith {
     private static final Map<String, Script> SCRIPTS = new ConcurrentHashMap<>();
 
     static Scripts scripts(GlideClient client) {
-        return scripts(client, client::customCommand);
+        Scripts scripts = scripts(client, client::customCommand);
+«kinds:scripts-of»
+        return scripts;
     }
 
     static Scripts scripts(GlideClusterClient client) {
-        return scripts(client, command -> client.customCommand(command).thenApply(ClusterValue::getSingleValue));
+        Scripts scripts = scripts(client, command -> client.customCommand(command).thenApply(ClusterValue::getSingleValue));
+«kinds:scripts-of»
+        return scripts;
     }
 
     /**
@@ -76,7 +82,7 @@ public final class Locksmith {
      */
     private static Scripts scripts(BaseClient client, Function<String[], CompletableFuture<Object>> command) {
         return (lua, keys, args) -> {
-            Script script = SCRIPTS.computeIfAbsent(lua, source -> new Script(source, false));
+            Script script = script(lua);
             try {
                 return await(client.invokeScript(script, ScriptOptions.builder().keys(keys).args(args).build()));
             } catch (RequestException error) {
@@ -89,8 +95,12 @@ public final class Locksmith {
         };
     }
 
+    static Script script(String lua) {
+        return SCRIPTS.computeIfAbsent(lua, source -> new Script(source, false));
+    }
+
     /** The reply of a GLIDE call, waited for; its failure as the GlideException GLIDE gave. */
-    static Object await(CompletableFuture<Object> reply) {
+    static <T> T await(CompletableFuture<T> reply) {
         try {
             return reply.get();
         } catch (ExecutionException failed) {
@@ -102,42 +112,34 @@ public final class Locksmith {
     }
 
     /** What acquire takes: the lease, and optionally a wait, a fencing key and renewal. Immutable. */
-    public static final class Options {
-        final long ttlMs;
-        final long waitMs;
-        final String fenceKey;
-        final boolean renew;
-        final long retryMs;
-        final Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> wakeups;
-
-        Options(long ttlMs, long waitMs, String fenceKey, boolean renew, long retryMs,
-                Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> wakeups) {
-            this.ttlMs = ttlMs;
-            this.waitMs = waitMs;
-            this.fenceKey = fenceKey;
-            this.renew = renew;
-            this.retryMs = retryMs;
-            this.wakeups = wakeups;
-        }
+    public static final class Options implements Cloneable {
+        long ttlMs;
+        long waitMs = 10_000;
+        String fenceKey;
+        boolean renew;
+        long retryMs = 500;
+        Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> wakeups;
+«kinds:options»
+        private Options() {}
 
         /** How long to wait for another holder to let go before LockBusyException (default 10 000; 0: try once). */
         public Options waitMs(long waitMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.waitMs = waitMs);
         }
 
         /** A fencing counter key (in Cluster, with the lock key's {hash tag}): lease.fence() grows with every new holder. */
         public Options fenceKey(String fenceKey) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.fenceKey = fenceKey);
         }
 
         /** Extend the lease every ttl/3 until release; lease.lost() turns true when that fails. */
         public Options renew() {
-            return new Options(ttlMs, waitMs, fenceKey, true, retryMs, wakeups);
+            return with(copy -> copy.renew = true);
         }
 
         /** The longest sleep between two tries while waiting, jittered down to half (default 500): how late a waiter may notice a release. */
         public Options retryMs(long retryMs) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, wakeups);
+            return with(copy -> copy.retryMs = retryMs);
         }
 
         /**
@@ -146,13 +148,15 @@ public final class Locksmith {
          * {@code subscriptions -> GlideClusterClientConfiguration.builder().addresses(seeds).subscriptionConfiguration(subscriptions).build()}.
          */
         public Options wakeups(Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> configuration) {
-            return new Options(ttlMs, waitMs, fenceKey, renew, retryMs, configuration);
+            return with(copy -> copy.wakeups = configuration);
         }
+
+«include:_jvm/options-with»
     }
 
     /** A lease of ttlMs: how long the lock outlives a holder that dies without releasing it. */
     public static Options ttlMs(long ttlMs) {
-        return new Options(ttlMs, 10_000, null, false, 500, null);
+        return new Options().with(options -> options.ttlMs = ttlMs);
     }
 
 «include:_jvm/lease»

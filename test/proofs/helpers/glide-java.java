@@ -63,6 +63,21 @@ public final class Proof {
         return standalone != null ? Locksmith.acquire(standalone, LOCK, options) : Locksmith.acquire(cluster, LOCK, options);
     }
 
+    static Locksmith.Lease tryAcquire(Locksmith.Options options) {
+        return standalone != null ? Locksmith.tryAcquire(standalone, LOCK, options) : Locksmith.tryAcquire(cluster, LOCK, options);
+    }
+
+    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
+    static void parts(String mode, String arg) {
+        try {
+            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+        } catch (ClassNotFoundException coreOnly) {
+            throw new IllegalArgumentException("unknown mode " + mode);
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
+        }
+    }
+
     static void check(boolean condition, String message) {
         if (!condition) throw new IllegalStateException(message);
     }
@@ -172,7 +187,7 @@ public final class Proof {
             case "hold" -> hold();
             case "take" -> take();
             case "woken" -> woken();
-            default -> throw new IllegalArgumentException("unknown mode " + mode);
+            default -> parts(mode, arg);
         }
         client.close();
         // GLIDE's and the helper's threads would keep the JVM alive: end now, as the other programs do.

@@ -104,12 +104,19 @@ const glideNode: HelperProof = {
 const glideJava: HelperProof = {
   client: 'glide-java',
   label: 'glide-java (io.valkey:valkey-glide 2.1.0)',
-  async prepare(dir, pack) {
+  async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper('glide-java', pack);
+    const helper = renderHelper(
+      'glide-java',
+      pack,
+      kinds === 'all' ? { kinds: helperKinds('glide-java').join(',') } : {},
+    );
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
-    const classpath = await javac(dir, [helper.fileName, 'Proof.java'], [], await glideJavaClasspath());
+    // With every part, the JVM family's parts' modes (jvm-parts.java) as Parts.java, as the jvm proofs.
+    const parts = kinds === 'all' ? ['Parts.java'] : [];
+    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts], [], await glideJavaClasspath());
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
   wakes: false,

@@ -1,0 +1,1 @@
+«include:_jvm/kind-fenced-writes»
