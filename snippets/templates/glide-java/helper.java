@@ -118,6 +118,8 @@ public final class Locksmith {
         String fenceKey;
         boolean renew;
         long retryMs = 500;
+        /** The option of a part that only the plain lock takes (waitForReplicas): a lock kind refuses it. */
+        String plainOnly;
         Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> wakeups;
 «kinds:options»
         private Options() {}
