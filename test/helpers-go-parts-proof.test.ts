@@ -126,6 +126,17 @@ function proofs(server: ServerKind): void {
           assert.equal(await fx.redis.get(KEY), token, 'held by the program');
         });
 
+        if (client === 'glide-go')
+          test('a NOSCRIPT in the pair (the script cache flushed since the last): the pair sent again with EVAL', async () => {
+            const [waits, evals] = await Promise.all([commandCalls(fx.redis, 'wait'), commandCalls(fx.redis, 'eval')]);
+            const output = await run(client, fx.server.url, 'replica-noscript');
+            assert.match(output, /^round 1 kept and released\nround 2 kept and released$/m);
+            // Round 1: EVAL (the process's first pair); round 2: EVALSHA (NOSCRIPT), then EVAL.
+            assert.equal(await commandCalls(fx.redis, 'wait'), waits + 3);
+            assert.equal(await commandCalls(fx.redis, 'eval'), evals + 2);
+            assert.equal(await fx.redis.exists(KEY), 0, 'released');
+          });
+
         test('Fsync where the server cannot (WAITAOF): released whatever OnShortfall says, named as a setting to change', async () => {
           const output = await run(client, fx.server.url, 'replica-fsync');
           const [reason, message] =

@@ -1,9 +1,10 @@
-// GLIDE for Go's own refusals of WaitForReplicas (see go-parts.go): a Client that is neither
-// *glide.Client nor *glide.ClusterClient, whose batches the helper cannot send.
+// GLIDE for Go's own modes of the parts (see go-parts.go): a Client that is neither *glide.Client
+// nor *glide.ClusterClient, whose batches the helper cannot send, is refused; and NOSCRIPT in a pair.
 package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"locksmithproof/locksmith"
@@ -17,4 +18,28 @@ func init() {
 		_, err := locksmith.Acquire(ctx, wrapped{c}, "proof:lock", time.Second, locksmith.WaitForReplicas(locksmith.ReplicaWait{}))
 		return err
 	})
+	parts["replica-noscript"] = replicaNoScript
+}
+
+// replicaNoScript: on a master without replicas, two acquires kept by OnShortfall, the script cache
+// flushed between them: the second pair's EVALSHA is refused with NOSCRIPT and the pair sent
+// again with EVAL.
+func replicaNoScript(ctx context.Context, c client, _ string) error {
+	for round := 1; round <= 2; round++ {
+		called := 0
+		keep := func(locksmith.ReplicaShortfall) { called++ }
+		wait := locksmith.WaitForReplicas(locksmith.ReplicaWait{Timeout: 50 * time.Millisecond, OnShortfall: keep})
+		lease, err := locksmith.Acquire(ctx, c, "proof:lock", 10*time.Second, locksmith.WaitFor(0), wait)
+		if err != nil || called != 1 {
+			return fmt.Errorf("round %d not kept with one shortfall: %d, %v", round, called, err)
+		}
+		if _, err := lease.Release(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("round %d kept and released\n", round)
+		if _, err := c.ScriptFlush(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
