@@ -228,6 +228,21 @@ function proofs(server: ServerKind): void {
         assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
       });
 
+      if (client === 'glide-go')
+        test(`${client} helper: a holder stopped (SIGSTOP) past its lease has both writes refused after SIGCONT, once the next holder wrote`, async () => {
+          const stopped = start(await commandOf(client), fx.server.url, {}, ['fenced-stopped']);
+          await stopped.printed('held 1 guarded true fenced true');
+          try {
+            await waitFor('the stopped lease ended', async () => (await fx.redis.exists(KEY)) === 0);
+            assert.match(await run(client, fx.server.url, 'fenced-next'), /^next 2 guarded true fenced true$/m);
+          } finally {
+            stopped.signal('SIGCONT');
+          }
+          assert.match(await stopped.done, /^late guarded false fenced false$/m);
+          assert.equal(await fx.redis.get('proof:data'), 'next');
+          assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
+        });
+
       test(`${client} helper: SetFenced without a fencing token, SetIfHeld on a semaphore's lease: refused before anything is sent`, async () => {
         const before = await digest(fx.redis);
         const output = await run(client, fx.server.url, 'fenced-refused');

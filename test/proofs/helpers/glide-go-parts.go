@@ -1,10 +1,13 @@
 // GLIDE for Go's own modes of the parts (see go-parts.go): a Client that is neither *glide.Client
-// nor *glide.ClusterClient, whose batches the helper cannot send, is refused; and NOSCRIPT in a pair.
+// nor *glide.ClusterClient, whose batches the helper cannot send, is refused; NOSCRIPT in a pair;
+// a holder that stops itself (SIGSTOP) past its lease.
 package main
 
 import (
 	"context"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 
 	"locksmithproof/locksmith"
@@ -19,6 +22,23 @@ func init() {
 		return err
 	})
 	parts["replica-noscript"] = replicaNoScript
+	parts["fenced-stopped"] = fencedStopped
+}
+
+// fencedStopped writes while it holds a 300 ms lease (fencing token 1), then stops itself
+// (SIGSTOP) until the test continues it (SIGCONT) once the next holder has written, and writes again.
+func fencedStopped(ctx context.Context, c client, _ string) error {
+	lease, err := locksmith.Acquire(ctx, c, "proof:lock", 300*time.Millisecond, locksmith.Fence("proof:fence"))
+	if err != nil {
+		return err
+	}
+	if err := writes(ctx, lease, fmt.Sprint("held ", lease.Fence), "first"); err != nil {
+		return err
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+		return err
+	}
+	return writes(ctx, lease, "late", "late")
 }
 
 // replicaNoScript: on a master without replicas, two acquires kept by OnShortfall, the script cache
