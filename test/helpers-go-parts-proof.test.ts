@@ -295,14 +295,16 @@ function proofs(server: ServerKind): void {
 
     for (const client of ['go-redis', 'glide-go'])
       test(`${client} helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock`, async () => {
-        const output = await start(await commandOf(client), url, keys, ['replica-acked', 'try']).done;
+        // Each client its own lock in the same slot: the one before it still holds its own.
+        const own = { PROOF_LOCK: `${keys.PROOF_LOCK}:${client}`, PROOF_FENCE: `${keys.PROOF_FENCE}:${client}` };
+        const output = await start(await commandOf(client), url, own, ['replica-acked', 'try']).done;
         const [, token, fence] = /^acked (\S+) (\d+) in \d+ ms$/m.exec(output) ?? [];
         assert.ok(token, output);
         assert.equal(fence, '1');
         const replica = kept.client();
         try {
           await replica.call('READONLY');
-          assert.equal(await replica.get(keys.PROOF_LOCK), token);
+          assert.equal(await replica.get(own.PROOF_LOCK), token);
         } finally {
           replica.disconnect();
         }
