@@ -74,6 +74,8 @@ const WITH_KINDS = [
   'phpredis',
   'redis-rb',
   'redis-rs',
+  'jedis',
+  'lettuce',
 ];
 
 /** The pack with one script's text changed, as a newer pack would have it. */

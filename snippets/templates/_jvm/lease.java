@@ -9,6 +9,7 @@
             this.key = key;
             this.waitedMs = waitedMs;
         }
+«kinds:busy-exception»
     }
 
     /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */

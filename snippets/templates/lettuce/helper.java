@@ -139,6 +139,7 @@ public final class Locksmith {
                 Lease lease = attempt(redis, key, token, options);
                 if (lease != null) return lease;
                 long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+«kinds:busy»
                 if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
                 if (wakeups == null && options.wakeups != null) {
                     wakeups = Wakeups.listen(options.wakeups, key, options.retryMs);

@@ -1,6 +1,6 @@
 // Proof program for the generated Jedis helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take; the parts' modes: jvm-parts.java.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock"): woken, hold, take; the lock kinds' modes: jvm-kinds.java; the parts' modes: jvm-parts.java.
 // <url> is a redis:// URL (a RedisClient, Jedis 7+'s JedisPooled), or cluster://host:port,host:port
 // (a RedisClusterClient). The
 // lock and fence keys come from PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence).
@@ -121,12 +121,37 @@ public final class Proof {
         return Locksmith.tryAcquire(client, LOCK, options);
     }
 
-    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
-    static void parts(String mode, String arg) {
+    // The lock kinds' modes (jvm-kinds.java) take their keys and count through these.
+    static Locksmith.Lease acquire(String key, Locksmith.Options options) throws InterruptedException {
+        return Locksmith.acquire(client, key, options);
+    }
+
+    static long incr(String key) {
+        return client.incr(key);
+    }
+
+    static long decr(String key) {
+        return client.decr(key);
+    }
+
+    static String get(String key) {
+        return client.get(key);
+    }
+
+    static void set(String key, String value) {
+        client.set(key, value);
+    }
+
+    static String hget(String key, String field) {
+        return client.hget(key, field);
+    }
+
+    /** The modes of the parts (Parts: jvm-parts.java) or lock kinds (Kinds: jvm-kinds.java), compiled only with a helper that carries them. */
+    static void modes(String program, String mode, String arg) {
         try {
-            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+            Class.forName(program).getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
         } catch (ClassNotFoundException coreOnly) {
-            throw new IllegalArgumentException("unknown mode " + mode);
+            throw new IllegalArgumentException("unknown mode " + mode + " " + arg + " in this helper");
         } catch (ReflectiveOperationException failed) {
             throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
         }
@@ -135,10 +160,10 @@ public final class Proof {
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
-        check(arg.equals("lock") || arg.matches("\\d+"), "no kind " + arg + " in this helper");
+        boolean lock = arg.equals("lock") || arg.matches("\\d+");
         try (UnifiedJedis jedis = connect(argv[0])) {
             client = jedis;
-            switch (mode) {
+            switch (lock ? mode : "kind") {
                 case "counter" -> counter(jedis, Integer.parseInt(arg));
                 case "fence" -> fence(jedis, Integer.parseInt(arg));
                 case "renew" -> renew(jedis);
@@ -147,7 +172,8 @@ public final class Proof {
                 case "woken" -> woken(jedis);
                 case "hold" -> hold(jedis);
                 case "take" -> take(jedis);
-                default -> parts(mode, arg);
+                case "kind", "reentrant", "rw-reader", "rw-writer", "semaphore" -> modes("Kinds", mode, arg);
+                default -> modes("Parts", mode, arg);
             }
         }
         // Jedis's and the helper's threads are daemons or pooled: end now, as the other programs do.

@@ -1,6 +1,6 @@
 // Proof program for the generated Lettuce helper (Locksmith.java next to it). Usage:
 //   java Proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): woken, hold, take; the parts' modes: jvm-parts.java.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock"): woken, hold, take; the lock kinds' modes: jvm-kinds.java; the parts' modes: jvm-parts.java.
 // <url> is a redis:// URL (a RedisClient), or cluster://host:port,host:port (a RedisClusterClient).
 // Waiters are given a pub/sub connection of the same client. The lock and fence keys come from
 // PROOF_LOCK and PROOF_FENCE (default proof:lock, proof:fence).
@@ -135,12 +135,37 @@ public final class Proof {
         return Locksmith.tryAcquire(redis, LOCK, options);
     }
 
-    /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
-    static void parts(String mode, String arg) {
+    // The lock kinds' modes (jvm-kinds.java) take their keys and count through these.
+    static Locksmith.Lease acquire(String key, Locksmith.Options options) throws InterruptedException {
+        return Locksmith.acquire(redis, key, options.wakeups(pubsub));
+    }
+
+    static long incr(String key) {
+        return redis.incr(key);
+    }
+
+    static long decr(String key) {
+        return redis.decr(key);
+    }
+
+    static String get(String key) {
+        return redis.get(key);
+    }
+
+    static void set(String key, String value) {
+        redis.set(key, value);
+    }
+
+    static String hget(String key, String field) {
+        return redis.hget(key, field);
+    }
+
+    /** The modes of the parts (Parts: jvm-parts.java) or lock kinds (Kinds: jvm-kinds.java), compiled only with a helper that carries them. */
+    static void modes(String program, String mode, String arg) {
         try {
-            Class.forName("Parts").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+            Class.forName(program).getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
         } catch (ClassNotFoundException coreOnly) {
-            throw new IllegalArgumentException("unknown mode " + mode);
+            throw new IllegalArgumentException("unknown mode " + mode + " " + arg + " in this helper");
         } catch (ReflectiveOperationException failed) {
             throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
         }
@@ -149,9 +174,9 @@ public final class Proof {
     public static void main(String[] argv) throws InterruptedException {
         String mode = argv[1];
         String arg = argv.length > 2 ? argv[2] : "1";
-        check(arg.equals("lock") || arg.matches("\\d+"), "no kind " + arg + " in this helper");
+        boolean lock = arg.equals("lock") || arg.matches("\\d+");
         connect(argv[0]);
-        switch (mode) {
+        switch (lock ? mode : "kind") {
             case "counter" -> counter(Integer.parseInt(arg));
             case "fence" -> fence(Integer.parseInt(arg));
             case "renew" -> renew();
@@ -160,7 +185,8 @@ public final class Proof {
             case "woken" -> woken();
             case "hold" -> hold();
             case "take" -> take();
-            default -> parts(mode, arg);
+            case "kind", "reentrant", "rw-reader", "rw-writer", "semaphore" -> modes("Kinds", mode, arg);
+            default -> modes("Parts", mode, arg);
         }
         // Lettuce's event loops keep the JVM alive: end now, as the other programs do.
         System.exit(0);

@@ -178,7 +178,8 @@ const goModule = (
 
 /**
  * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
- * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) beside them.
+ * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) and, for a helper with
+ * the lock kinds, Kinds.java (theirs) beside them.
  */
 const jvm = (
   client: string,
@@ -190,8 +191,11 @@ const jvm = (
     const helper = renderHelper(client, pack, kinds === 'all' ? { kinds: helperKinds(client).join(',') } : {});
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
-    const parts = kinds === 'all' ? ['Parts.java'] : [];
-    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    // With every part: the parts' modes, and the lock kinds' where the helper has them.
+    const modes = { 'Parts.java': 'jvm-parts.java', ...(capabilities.kinds && { 'Kinds.java': 'jvm-kinds.java' }) };
+    const parts = kinds === 'all' ? Object.keys(modes) : [];
+    for (const [as, file] of Object.entries(modes))
+      if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts]);
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
@@ -279,8 +283,8 @@ export const HELPER_PROOFS: HelperProof[] = [
     label: 'glide-go (valkey-glide/go/v2 2.5.3)',
     wakesInCluster: true,
   },
-  jvm('jedis', { wakes: true, queues: false, kinds: false, cluster: true }),
-  jvm('lettuce', { wakes: true, queues: false, kinds: false, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
   jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true }),
   redisRs,

@@ -1,0 +1,1 @@
+        if (options.kind != null) return options.kind.attempt(redis, key, token, options);
