@@ -1,5 +1,7 @@
-// The go-redis and redigo helpers' parts, run as real programs (test/proofs/helpers/go-parts.go and
-// the clients' own modes) with the real libraries against a throwaway Redis 7.0 and Valkey 9:
+// The go-redis, redigo and Valkey GLIDE for Go helpers' parts, run as real programs
+// (test/proofs/helpers/go-parts.go and the clients' own modes) with the real libraries against a
+// throwaway Redis 7.0 and Valkey 9 (GLIDE connects at its client's creation: its bad settings are
+// proven unsent by INFO commandstats and the data unchanged):
 // - fenced-writes: a holder paused past its 300 ms lease has its SetIfHeld refused once the lease
 //   expired, and both writes refused once the next holder (fencing token 2) took the lock and wrote;
 //   the data keys hold the next holder's value; SetFenced without a fencing token is refused.
@@ -33,7 +35,7 @@ const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-go-parts-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const GO = HELPER_PROOFS.filter((proof) => ['go-redis', 'redigo'].includes(proof.client));
+const GO = HELPER_PROOFS.filter((proof) => ['go-redis', 'redigo', 'glide-go'].includes(proof.client));
 const KEY = 'proof:lock';
 /**
  * The replica's link: a write is not on the replica until this long after an acquire that does not
@@ -59,7 +61,14 @@ const CLIENT_REFUSED: Record<string, RegExp[]> = {
     ...KIND_REFUSED,
   ],
   redigo: KIND_REFUSED,
+  'glide-go': [/^locksmith: WaitForReplicas needs a \*glide\.Client or \*glide\.ClusterClient, got main\.wrapped$/],
 };
+/** The commands an acquire with WaitForReplicas sends. */
+const SENT = ['evalsha', 'eval', 'wait', 'waitaof'];
+/** GLIDE connects when its client is made (the program's start): its proof counts commands only. */
+const CONNECTS_AT_START = ['glide-go'];
+/** The clients whose helpers carry the lock kinds: SetIfHeld refuses their semaphore's lease (go-kinds.go). */
+const WITH_KINDS = GO.filter((proof) => proof.kinds).map((proof) => proof.client);
 
 /** The program's command, built once per client with every part its helper can carry. */
 const commandOf = (client: string) =>
@@ -117,6 +126,17 @@ function proofs(server: ServerKind): void {
           assert.equal(await fx.redis.get(KEY), token, 'held by the program');
         });
 
+        if (client === 'glide-go')
+          test('a NOSCRIPT in the pair (the script cache flushed since the last): the pair sent again with EVAL', async () => {
+            const [waits, evals] = await Promise.all([commandCalls(fx.redis, 'wait'), commandCalls(fx.redis, 'eval')]);
+            const output = await run(client, fx.server.url, 'replica-noscript');
+            assert.match(output, /^round 1 kept and released\nround 2 kept and released$/m);
+            // Round 1: EVAL (the process's first pair); round 2: EVALSHA (NOSCRIPT), then EVAL.
+            assert.equal(await commandCalls(fx.redis, 'wait'), waits + 3);
+            assert.equal(await commandCalls(fx.redis, 'eval'), evals + 2);
+            assert.equal(await fx.redis.exists(KEY), 0, 'released');
+          });
+
         test('Fsync where the server cannot (WAITAOF): released whatever OnShortfall says, named as a setting to change', async () => {
           const output = await run(client, fx.server.url, 'replica-fsync');
           const [reason, message] =
@@ -137,10 +157,11 @@ function proofs(server: ServerKind): void {
         });
 
         test('bad settings are refused, each with its message, before anything is sent', async () => {
-          const [connections, commandsBefore, before] = await Promise.all([
+          const [connections, commandsBefore, before, sentBefore] = await Promise.all([
             stat(fx.redis, 'total_connections_received'),
             stat(fx.redis, 'total_commands_processed'),
             digest(fx.redis),
+            Promise.all(SENT.map((command) => commandCalls(fx.redis, command))),
           ]);
           const refused = (await run(client, fx.server.url, 'replica-refused'))
             .split('\n')
@@ -149,9 +170,17 @@ function proofs(server: ServerKind): void {
           const expected = [...REFUSED, ...CLIENT_REFUSED[client]];
           assert.equal(refused.length, expected.length, refused.join('\n'));
           refused.forEach((message, i) => assert.match(message, expected[i]));
-          assert.equal(await stat(fx.redis, 'total_connections_received'), connections, 'the program never connected');
-          // The INFO and DIGEST above are the only commands since.
-          assert.equal(await stat(fx.redis, 'total_commands_processed'), commandsBefore + 3);
+          if (!CONNECTS_AT_START.includes(client)) {
+            assert.equal(
+              await stat(fx.redis, 'total_connections_received'),
+              connections,
+              'the program never connected',
+            );
+            // The INFO, DIGEST and INFO commandstats above are the only commands since.
+            assert.equal(await stat(fx.redis, 'total_commands_processed'), commandsBefore + 3 + SENT.length);
+          }
+          const sent = await Promise.all(SENT.map((command) => commandCalls(fx.redis, command)));
+          assert.deepEqual(sent, sentBefore, `no ${SENT.join(', ')} (INFO commandstats)`);
           assert.equal(await digest(fx.redis), before);
         });
       });
@@ -199,18 +228,35 @@ function proofs(server: ServerKind): void {
         assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
       });
 
+      if (client === 'glide-go')
+        test(`${client} helper: a holder stopped (SIGSTOP) past its lease has both writes refused after SIGCONT, once the next holder wrote`, async () => {
+          const stopped = start(await commandOf(client), fx.server.url, {}, ['fenced-stopped']);
+          await stopped.printed('held 1 guarded true fenced true');
+          try {
+            await waitFor('the stopped lease ended', async () => (await fx.redis.exists(KEY)) === 0);
+            assert.match(await run(client, fx.server.url, 'fenced-next'), /^next 2 guarded true fenced true$/m);
+          } finally {
+            stopped.signal('SIGCONT');
+          }
+          assert.match(await stopped.done, /^late guarded false fenced false$/m);
+          assert.equal(await fx.redis.get('proof:data'), 'next');
+          assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'next', fence: '2' });
+        });
+
       test(`${client} helper: SetFenced without a fencing token, SetIfHeld on a semaphore's lease: refused before anything is sent`, async () => {
         const before = await digest(fx.redis);
         const output = await run(client, fx.server.url, 'fenced-refused');
         assert.match(output, /^refused locksmith: SetFenced needs a fencing token: Acquire with Fence$/m);
-        assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
+        if (WITH_KINDS.includes(client))
+          assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
         assert.equal(await fx.redis.exists('proof:fenced'), 0);
         assert.equal(await digest(fx.redis), before, 'the locks released, nothing written');
       });
     }
   });
 
-  // go-redis sends the pair to the master of the lock's slot (MasterForKey). Sent to another node,
+  // go-redis sends the pair to the master of the lock's slot (MasterForKey), GLIDE for Go routes its
+  // batch there (a primary slot-key route). Sent to another node,
   // WAIT would count on a connection that wrote nothing: the replicas of the other masters are
   // killed, so there it would time out with 0.
   describe("a Cluster of 3 masters with a replica each, only the lock's master keeping its replica", () => {
@@ -247,19 +293,22 @@ function proofs(server: ServerKind): void {
       await cluster?.stop();
     });
 
-    test("go-redis helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock", async () => {
-      const output = await start(await commandOf('go-redis'), url, keys, ['replica-acked', 'try']).done;
-      const [, token, fence] = /^acked (\S+) (\d+) in \d+ ms$/m.exec(output) ?? [];
-      assert.ok(token, output);
-      assert.equal(fence, '1');
-      const replica = kept.client();
-      try {
-        await replica.call('READONLY');
-        assert.equal(await replica.get(keys.PROOF_LOCK), token);
-      } finally {
-        replica.disconnect();
-      }
-    });
+    for (const client of ['go-redis', 'glide-go'])
+      test(`${client} helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock`, async () => {
+        // Each client its own lock in the same slot: the one before it still holds its own.
+        const own = { PROOF_LOCK: `${keys.PROOF_LOCK}:${client}`, PROOF_FENCE: `${keys.PROOF_FENCE}:${client}` };
+        const output = await start(await commandOf(client), url, own, ['replica-acked', 'try']).done;
+        const [, token, fence] = /^acked (\S+) (\d+) in \d+ ms$/m.exec(output) ?? [];
+        assert.ok(token, output);
+        assert.equal(fence, '1');
+        const replica = kept.client();
+        try {
+          await replica.call('READONLY');
+          assert.equal(await replica.get(own.PROOF_LOCK), token);
+        } finally {
+          replica.disconnect();
+        }
+      });
   });
 
   describe('a master with a real replica behind a slow link', () => {
@@ -319,6 +368,7 @@ function proofs(server: ServerKind): void {
       { client: 'go-redis', query: '', after: 'acked' },
       { client: 'go-redis', query: '?max_retries=-1', after: 'shortfall' },
       { client: 'redigo', query: '', after: 'shortfall' },
+      { client: 'glide-go', query: '', after: 'shortfall' },
     ];
     for (const { client, query, after: outcome } of CUTS) {
       const how = `${client}${query && ' without retries'}`;

@@ -37,6 +37,7 @@ import (
 
 	glide "github.com/valkey-io/valkey-glide/go/v2"
 	"github.com/valkey-io/valkey-glide/go/v2/config"
+«kinds:imports»
 	// GLIDE's options package (Script, ScriptOptions), named redis: this package has an options type.
 	redis "github.com/valkey-io/valkey-glide/go/v2/options"
 )

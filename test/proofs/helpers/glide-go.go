@@ -2,7 +2,7 @@
 // Usage:
 //
 //	proof <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for waiting
-//	(kind "lock" only): woken, hold, take.
+//	(kind "lock" only): woken, hold, take; with every part, those of go-parts.go.
 //
 // <url> is a redis:// URL (a *glide.Client), or cluster://host:port,host:port (a
 // *glide.ClusterClient given to EnableWakeups). The lock and fence keys come from PROOF_LOCK and
@@ -79,7 +79,17 @@ func connect(target string) (interfaces.BaseClientCommands, error) {
 	return glide.NewClient(config.NewClientConfiguration().WithAddress(node).WithRequestTimeout(requestTimeout))
 }
 
+// client is what the helper's parts' modes (go-parts.go, built as parts.go) take, as every mode here.
 type client = interfaces.BaseClientCommands
+
+// parts are those modes: mode -> run(arg).
+var parts = map[string]func(ctx context.Context, c client, arg string) error{}
+
+// get reads a string key for those modes ("" when it is missing).
+func get(ctx context.Context, c client, key string) (string, error) {
+	value, err := c.Get(ctx, key)
+	return value.Value(), err
+}
 
 func counterRound(ctx context.Context, c client) error {
 	lease, err := locksmith.Acquire(ctx, c, lockKey, 5*time.Second, locksmith.WaitFor(time.Minute))
@@ -243,6 +253,8 @@ func main() {
 		}
 	case once[mode] != nil && (arg == "" || arg == "lock" || mode == "renew"):
 		err = once[mode](ctx, c)
+	case parts[mode] != nil:
+		err = parts[mode](ctx, c, arg)
 	default:
 		err = fmt.Errorf("unknown mode %s %s", mode, arg)
 	}

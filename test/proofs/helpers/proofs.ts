@@ -169,7 +169,11 @@ const goModule = (
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
     // With every part: the modes of the lock kinds and features, the family's and the client's own.
-    const modes = { 'go-parts.go': 'parts.go', [`${client}-parts.go`]: 'client-parts.go', 'go-kinds.go': 'kinds.go' };
+    const modes = {
+      'go-parts.go': 'parts.go',
+      [`${client}-parts.go`]: 'client-parts.go',
+      ...(capabilities.kinds && { 'go-kinds.go': 'kinds.go' }),
+    };
     for (const [file, as] of Object.entries(modes)) {
       if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
     }
