@@ -17,7 +17,9 @@ const run = promisify(execFile);
  */
 export const GOLDEN_CLIENTS = ['stackexchange', 'predis'];
 export const GOLDEN_DIR = join(__dirname, 'golden');
-export const helperGoldenPath = (client: string) => join(GOLDEN_DIR, client, `helper.${findClient(client).extension}`);
+/** The golden file of the client's helper: its core, or with one part (`helper-<part>.<ext>`). */
+export const helperGoldenPath = (client: string, part?: string) =>
+  join(GOLDEN_DIR, client, `${part ? `helper-${part}` : 'helper'}.${findClient(client).extension}`);
 
 /** The absolute path of a tool found on PATH (rustup's rustc, say), or undefined. */
 export function onPath(tool: string): string | undefined {

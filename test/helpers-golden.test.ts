@@ -89,8 +89,11 @@ describe('helper golden files: the core, and with each part', () => {
     });
     for (const kind of helperKinds(client)) {
       test(`${client}: with ${kind}, renders exactly test/golden/${client}/helper-${kind}`, () => {
-        const path = helperGoldenPath(client).replace(/helper(?=\.\w+$)/, `helper-${kind}`);
-        assertGolden(path, helperOf(client, { ...OPTIONS[client], kinds: kind }).text, `the helper with ${kind}`);
+        assertGolden(
+          helperGoldenPath(client, kind),
+          helperOf(client, { ...OPTIONS[client], kinds: kind }).text,
+          `the helper with ${kind}`,
+        );
       });
     }
   }

@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadPack, type ScriptName } from '../pack/pack';
 import { findClient, renderCode } from '../snippets/render';
+import { helperKinds } from '../snippets/helper';
 import { PATTERNS, type PatternId } from '../snippets/patterns';
 import {
   check,
@@ -71,6 +72,7 @@ describe('golden files', () => {
     const expected = GOLDEN_CLIENTS.flatMap((client) => [
       ...PATTERNS.map((pattern) => goldenPath(client, pattern)),
       helperGoldenPath(client),
+      ...helperKinds(client).map((part) => helperGoldenPath(client, part)),
     ]);
     const found = readdirSync(GOLDEN_DIR, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
