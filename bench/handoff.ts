@@ -8,7 +8,7 @@
 //   (c) npm redlock, defaults but retryCount -1 (retry every 200 +/- 100 ms until it has it)
 //   (d) redis-py's Lock with its defaults (sleep 0.1 s), one Python process per contender
 // Per variant: acquisitions/s and their share of what the hold time allows (1 / mean hold, the
-// hold measured in the same run), wait from wanting to holding (p50/p99), lock idle % (time the
+// hold measured in the same run, from holding to calling release), wait from wanting to holding (p50/p99), lock idle % (time the
 // lock was free on the server while someone waited: a lock handed to a claimant holds its token,
 // so it is not free; taken from the server's keyspace notifications of the lock key), the
 // clients' view of it (time someone waited and no contender knew it held the lock), commands per
@@ -35,7 +35,11 @@ const KEY = 'bench:handoff';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-/** One acquisition: wanted at, held at, released at (epoch ms). */
+/**
+ * One acquisition: wanted at, held at, and releasing at: when the holder is done with it and calls
+ * release (epoch ms). Not the release's reply: by then the server may have handed the lock on,
+ * and the holds of two holders would overlap (a share of the hold bound above 100 %).
+ */
 type Acquisition = [number, number, number];
 
 interface Result {
@@ -156,8 +160,9 @@ async function runNode(
         await contender.acquire(token);
         const got = now();
         await sleep(HOLD_MS);
+        const releasing = now();
         await contender.release(token);
-        records.push([want, got, now()]);
+        records.push([want, got, releasing]);
         await sleep(WORK_MS);
       }
       return records;
@@ -309,7 +314,7 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
   const records = result.perContender.flat();
   const acquisitions = records.length;
   const waits = records.map(([want, got]) => got - want).sort((x, y) => x - y);
-  const meanHold = records.reduce((total, [, got, released]) => total + (released - got), 0) / acquisitions;
+  const meanHold = records.reduce((total, [, got, releasing]) => total + (releasing - got), 0) / acquisitions;
   const counts = result.perContender.map((r) => r.length);
   return {
     variant,
@@ -321,7 +326,7 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
     idle: idleShare(records, existed, [startAt, startAt + seconds * 1000]),
     clientIdle: idleShare(
       records,
-      records.map(([, got, released]) => [got, released]),
+      records.map(([, got, releasing]) => [got, releasing]),
       [startAt, startAt + seconds * 1000],
     ),
     sentPerAcq: result.sent / acquisitions,
