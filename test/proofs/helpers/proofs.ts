@@ -276,7 +276,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   glidePython,
-  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll (PHP's lease-aware).
+  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll, lease-aware.
   {
     ...interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
       'php-parts.php',
@@ -290,7 +290,10 @@ export const HELPER_PROOFS: HelperProof[] = [
     ]),
     leaseAware: true,
   },
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+  {
+    ...interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+    leaseAware: true,
+  },
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
   // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
