@@ -208,6 +208,7 @@ for (const server of SERVER_KINDS) {
       for (const proof of proofs) {
         test(`${proofName(proof)}: overlapping key sets under contention (2 sync and 1 asyncio waiting, 1 trying): no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
           for (const account of ACCOUNTS) await redis.set(account, '100');
+          await redis.set('proof:started', '0');
           const [, , , trying] = await Promise.all([
             run(proof, 'multi', '30'),
             run(proof, 'multi', '30'),
@@ -287,6 +288,7 @@ for (const server of SERVER_KINDS) {
           const client = await cluster.client();
           try {
             for (const account of ACCOUNTS) await client.set(account, '100');
+            await client.set('proof:started', '0');
             const url = cluster.masters[0].url;
             const cmd = await prepared(proof);
             const multi = (mode: string) => start(cmd, url, proof.env ?? {}, [mode, '20', 'cluster']).done;

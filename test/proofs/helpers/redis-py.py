@@ -463,8 +463,19 @@ async def move_async(client, picked, locks):
         await client.decr(f"{key}:holders")
 
 
+def all_started(client):
+    """Returns once the test's 4 processes are connected (10 s at most), so that the tries meet the
+    transfers; the test sets proof:started to 0."""
+    client.incr("proof:started")
+    for _ in range(1000):
+        if int(client.get("proof:started")) >= 4:
+            return
+        time.sleep(0.01)
+
+
 def multi():
     client = redis.RedisCluster.from_url(url) if on_cluster else r
+    all_started(client)
     for _ in range(rounds):
         picked, locks = transfer()
         with locksmith.multi_lock(client, locks, ttl_ms=5000, wait_ms=60_000):
@@ -473,6 +484,7 @@ def multi():
 
 async def multi_async():
     client = redis.asyncio.RedisCluster.from_url(url) if on_cluster else redis.asyncio.Redis.from_url(url)
+    all_started(redis.RedisCluster.from_url(url) if on_cluster else r)
     for _ in range(rounds):
         picked, locks = transfer()
         async with locksmith.multi_lock(client, locks, ttl_ms=5000, wait_ms=60_000):
@@ -484,10 +496,7 @@ def multi_try():
     """Tries that never wait: a busy one must leave none of its keys held by this process."""
     client = redis.RedisCluster.from_url(url) if on_cluster else r
     busy = 0
-    for _ in range(1000):  # until the waiting processes hold locks
-        if any(client.exists(f"lock:{account}") for account in ACCOUNTS):
-            break
-        time.sleep(0.01)
+    all_started(client)
     for _ in range(rounds):
         picked, locks = transfer()
         try:
@@ -505,6 +514,7 @@ def multi_try():
         move(client, picked, locks)
         if not lease.release():
             raise RuntimeError("the multi-key lease was lost")
+        time.sleep(0.005)  # the tries spread over the transfers
     print(f"busy {busy}")
 
 
