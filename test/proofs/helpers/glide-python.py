@@ -378,7 +378,8 @@ async def move(client, picked, locks):
         if await client.incr(f"{key}:holders") != 1:
             raise RuntimeError(f"two holders of {key}")
     a, b = int(await client.get(picked[0])), int(await client.get(picked[1]))
-    await asyncio.sleep(0.001)
+    # Held 10 ms: a GlideClient's waiters poll, leaving the locks free between transfers otherwise.
+    await asyncio.sleep(0.01)
     await client.set(picked[0], str(a - 1))
     await client.set(picked[1], str(b + 1))
     for key in locks:
@@ -408,6 +409,7 @@ async def multi_try(client):
     busy = 0
     await all_started(client)
     for _ in range(rounds):
+        await asyncio.sleep(0.01)  # the tries spread over the transfers
         picked, locks = transfer()
         try:
             lease = await locksmith.acquire_multi(client, locks, ttl_ms=5000, wait_ms=0)
@@ -424,7 +426,6 @@ async def multi_try(client):
         await move(client, picked, locks)
         if not await lease.release():
             raise RuntimeError("the multi-key lease was lost")
-        await asyncio.sleep(0.005)  # the tries spread over the transfers
     print(f"busy {busy}")
 
 
