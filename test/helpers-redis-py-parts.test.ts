@@ -221,7 +221,7 @@ for (const server of SERVER_KINDS) {
           await assertBalanced(redis);
         });
 
-        test(`${proofName(proof)}: extend and release answer True only while every key was held; busy names a busy key and holds none; a waiter is woken by the release`, async () => {
+        test(`${proofName(proof)}: extend and release answer True only while every key was held; busy names a busy key and holds none; a waiter is woken by the release`, async (t) => {
           const output = await run(proof, 'multi-lease');
           const lines = output.split('\n');
           for (const line of [
@@ -241,6 +241,7 @@ for (const server of SERVER_KINDS) {
           assert.ok(waited && Number(waited[1]) >= 300, output);
           // Its retry bound is 30 s and the holder's lease 60 s: only the release's wake-up is this quick.
           const woken = /^woken (\d+) proof:\{m\}:b proof:\{m\}:c$/m.exec(output);
+          t.diagnostic(`woken ${woken?.[1]} ms after it began waiting (the holder released 200 ms in)`);
           assert.ok(woken && Number(woken[1]) < 5000, output);
           assert.equal(await redis.exists('proof:{m}:b', 'proof:{m}:c'), 0, 'every lease released');
         });
