@@ -34,6 +34,8 @@ export interface HelperProof {
    * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
    */
   queues: boolean;
+  /** Not in line, but it learns the holder's lease left (PTTL) after a busy try and sleeps no longer. */
+  leaseAware?: boolean;
   /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
@@ -190,7 +192,7 @@ const goModule = (
  */
 const jvm = (
   client: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster' | 'leaseAware'>,
 ): HelperProof => ({
   client,
   async prepare(dir, pack, kinds) {
@@ -290,7 +292,7 @@ export const HELPER_PROOFS: HelperProof[] = [
     label: 'glide-go (valkey-glide/go/v2 2.5.3)',
     wakesInCluster: true,
   },
-  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
   jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
   jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true }),
