@@ -192,8 +192,8 @@ const OVER: Record<string, { lines: number; why: string }> = {
     why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
   },
   'glide-java': {
-    lines: 452,
-    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation)",
+    lines: 457,
+    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation), the holder's PTTL bounding each sleep",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   'glide-python': {

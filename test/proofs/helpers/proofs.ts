@@ -123,6 +123,7 @@ const glideJava: HelperProof = {
   },
   wakes: false,
   queues: false,
+  leaseAware: true,
   kinds: false,
   cluster: true,
   wakesInCluster: true,
