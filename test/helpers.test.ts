@@ -206,7 +206,10 @@ const OVER: Record<string, { lines: number; why: string }> = {
     lines: 494,
     why: "overloads for UnifiedJedis, JedisPool and Jedis, wake-ups on a thread of their own found at run time (Jedis 4.4 to 8), the holder's PTTL bounding each sleep",
   },
-  lettuce: { lines: 410, why: 'Java spells out the options builder and the wake-ups on a shared pub/sub connection' },
+  lettuce: {
+    lines: 414,
+    why: "Java spells out the options builder and the wake-ups on a shared pub/sub connection, the holder's PTTL bounding each sleep",
+  },
   'redis-rs': {
     lines: 495,
     why: "waiting in line woken by the release: SSUBSCRIBE sent raw on a RESP3 connection of its own (redis-rs 1.8's synchronous PubSub has none), read with a timeout",

@@ -294,7 +294,7 @@ export const HELPER_PROOFS: HelperProof[] = [
     wakesInCluster: true,
   },
   jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
-  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
   jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true, leaseAware: true }),
   redisRs,
