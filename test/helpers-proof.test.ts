@@ -36,8 +36,8 @@ const HOLD_MS = 60_000;
 const LEASE_LEFT_MS = 1000;
 /**
  * How late after the dead holder's lease ends a waiter may take the lock: a waiter in line
- * (acquire_queued) sleeps no longer than the lease has left; one that does not know it sleeps up
- * to its retry bound (500 ms by default) past the end.
+ * (acquire_queued) or one that reads the lease's PTTL sleeps no longer than the lease has left;
+ * one that does not know it sleeps up to its retry bound (500 ms by default) past the end.
  */
 const TAKEOVER_SLACK_MS = 100;
 const RETRY_BOUND_MS = 500;

@@ -123,6 +123,7 @@ const glideJava: HelperProof = {
   },
   wakes: false,
   queues: false,
+  leaseAware: true,
   kinds: false,
   cluster: true,
   wakesInCluster: true,
@@ -192,7 +193,7 @@ const goModule = (
  */
 const jvm = (
   client: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster' | 'leaseAware'>,
 ): HelperProof => ({
   client,
   async prepare(dir, pack, kinds) {
@@ -303,10 +304,10 @@ export const HELPER_PROOFS: HelperProof[] = [
     label: 'glide-go (valkey-glide/go/v2 2.5.3)',
     wakesInCluster: true,
   },
-  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true }),
-  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
-  jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true }),
+  jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true, leaseAware: true }),
   redisRs,
 ];
 
