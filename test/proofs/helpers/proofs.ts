@@ -34,8 +34,6 @@ export interface HelperProof {
    * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
    */
   queues: boolean;
-  /** Its waiters, not in line, learn the holder's lease left (PTTL) after a busy try and never sleep past it. */
-  leaseAware?: boolean;
   /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
@@ -123,7 +121,6 @@ const glideJava: HelperProof = {
   },
   wakes: false,
   queues: false,
-  leaseAware: true,
   kinds: false,
   cluster: true,
   wakesInCluster: true,
@@ -193,7 +190,7 @@ const goModule = (
  */
 const jvm = (
   client: string,
-  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster' | 'leaseAware'>,
+  capabilities: Pick<HelperProof, 'wakes' | 'queues' | 'kinds' | 'cluster'>,
 ): HelperProof => ({
   client,
   async prepare(dir, pack, kinds) {
@@ -278,23 +275,12 @@ export const HELPER_PROOFS: HelperProof[] = [
   redisPyFromPypi,
   glidePython,
   // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll, lease-aware.
-  {
-    ...interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
-      'php-parts.php',
-    ]),
-    leaseAware: true,
-  },
+  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
+    'php-parts.php',
+  ]),
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  {
-    ...interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, [
-      'php-parts.php',
-    ]),
-    leaseAware: true,
-  },
-  {
-    ...interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
-    leaseAware: true,
-  },
+  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
+  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
   // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
@@ -304,10 +290,10 @@ export const HELPER_PROOFS: HelperProof[] = [
     label: 'glide-go (valkey-glide/go/v2 2.5.3)',
     wakesInCluster: true,
   },
-  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
-  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true, leaseAware: true }),
+  jvm('jedis', { wakes: true, queues: false, kinds: true, cluster: true }),
+  jvm('lettuce', { wakes: true, queues: false, kinds: true, cluster: true }),
   // Spring Data Redis 4.1 has no sharded pub/sub (SSUBSCRIBE): its helper polls.
-  jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true, leaseAware: true }),
+  jvm('spring-data-redis', { wakes: false, queues: false, kinds: false, cluster: true }),
   redisRs,
 ];
 
