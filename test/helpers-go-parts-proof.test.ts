@@ -16,8 +16,9 @@
 //   overlapping key sets: every waiting acquire succeeds (no deadlock), a busy try holds none of
 //   its keys, no lock ever has two holders, the balances add up; and the same with 3 + 1 processes
 //   x 20 on a 3-master Cluster through go-redis's and GLIDE's cluster clients, where the 4 locks
-//   hash to 4 slots. Extend and Release are true only while the token holds every key; a busy key
-//   is named by the BusyError; bad keys and options are refused before anything is sent.
+//   hash to 4 slots. Renew keeps every key past the lease; Extend and Release are true only while
+//   the token holds every key; a busy key is named by the BusyError; bad keys and options are
+//   refused before anything is sent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -300,8 +301,8 @@ function proofs(server: ServerKind): void {
         const before = await digest(fx.redis);
         const output = await run(client, fx.server.url, 'fenced-refused');
         assert.match(output, /^refused locksmith: SetFenced needs a fencing token: Acquire with Fence$/m);
-        if (WITH_KINDS.includes(client))
-          assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
+        if (WITH_KINDS.includes(client)) assert.match(output, /^renewed past its lease, released true, lost <nil>$/m);
+        assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
         assert.equal(await fx.redis.exists('proof:fenced'), 0);
         assert.equal(await digest(fx.redis), before, 'the locks released, nothing written');
       });
@@ -325,6 +326,7 @@ function proofs(server: ServerKind): void {
         const output = await run(client, fx.server.url, 'multi-lost');
         const token = /^held lock:proof:acct:a lock:proof:acct:b lock:proof:acct:c by (\S+)$/m.exec(output)?.[1];
         assert.ok(token, output);
+        assert.match(output, /^renewed past its lease, released true, lost <nil>$/m);
         assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
         assert.match(output, /^extended true, once one was lost extended false released false$/m);
         assert.match(

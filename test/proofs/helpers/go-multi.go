@@ -131,11 +131,27 @@ func multiTry(ctx context.Context, c client, rounds string) error {
 	return nil
 }
 
-// multiLost: a lease on 3 keys extends while it holds them all; once one is taken by another
-// owner, Extend and Release are false (the others released); a waiting AcquireMulti on that busy
-// key gives up with a BusyError naming it, holding none; SetIfHeld refuses a multi-key lease.
+// multiLost: a lease on 3 keys renewed (Renew) past its 300 ms holds them all; another extends
+// while it holds them all, and once one is taken by another owner its Extend and Release are false
+// (the others released); a waiting AcquireMulti on that busy key gives up with a BusyError naming
+// it, holding none; SetIfHeld refuses a multi-key lease.
 func multiLost(ctx context.Context, c client, _ string) error {
 	keys := []string{"lock:proof:acct:c", "lock:proof:acct:a", "lock:proof:acct:b"}
+	renewed, err := locksmith.AcquireMulti(ctx, c, keys, 300*time.Millisecond, locksmith.Renew())
+	if err != nil {
+		return err
+	}
+	time.Sleep(700 * time.Millisecond)
+	for _, key := range keys {
+		if holder, err := get(ctx, c, key); err != nil || holder != renewed.Token {
+			return fmt.Errorf("%s not renewed: %q, %v", key, holder, err)
+		}
+	}
+	released, err := renewed.Release(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("renewed past its lease, released %v, lost %v\n", released, renewed.Err())
 	lease, err := locksmith.AcquireMulti(ctx, c, keys, 10*time.Second)
 	if err != nil {
 		return err
@@ -153,7 +169,7 @@ func multiLost(ctx context.Context, c client, _ string) error {
 	if err != nil {
 		return err
 	}
-	released, err := lease.Release(ctx)
+	released, err = lease.Release(ctx)
 	if err != nil {
 		return err
 	}
