@@ -27,7 +27,8 @@ func init() {
 	parts["fenced-stopped"] = fencedStopped
 	holdMulti = func(ctx context.Context, c client, locks []string, move func() error) error {
 		run := func(*locksmith.Lease) error { return move() }
-		return locksmith.WithMultiLock(ctx, c, locks, 5*time.Second, run, locksmith.WaitFor(time.Minute))
+		// A *glide.Client's waiters poll: a short retry bound keeps the locks in use.
+		return locksmith.WithMultiLock(ctx, c, locks, 5*time.Second, run, locksmith.WaitFor(time.Minute), locksmith.RetryEvery(20*time.Millisecond))
 	}
 }
 

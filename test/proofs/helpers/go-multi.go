@@ -54,7 +54,7 @@ func transfer(c client) ([]string, func() error) {
 		if err != nil {
 			return err
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(3 * time.Millisecond)
 		set(c, picked[0], from-1)
 		set(c, picked[1], to+1)
 		for _, lock := range locks {
@@ -105,7 +105,14 @@ func multiTry(ctx context.Context, c client, rounds string) error {
 	}
 	host, _ := os.Hostname()
 	mine, busy := fmt.Sprintf("%s:%d:", host, os.Getpid()), 0
+	// The tries start once the waiting processes hold locks (a client may connect slower than
+	// another), up to 10 ms apart (the waiters of a client that polls come back between), so that
+	// they meet contention.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !anyHeld(ctx, c); {
+		time.Sleep(time.Millisecond)
+	}
 	for round := 0; round < n; round++ {
+		time.Sleep(time.Duration(rand.Intn(10)) * time.Millisecond)
 		locks, move := transfer(c)
 		lease, ok, err := locksmith.TryAcquireMulti(ctx, c, locks, 5*time.Second)
 		if err != nil {
@@ -129,6 +136,16 @@ func multiTry(ctx context.Context, c client, rounds string) error {
 	}
 	fmt.Printf("busy %d of %d\n", busy, n)
 	return nil
+}
+
+// anyHeld: whether one of the accounts' locks is held.
+func anyHeld(ctx context.Context, c client) bool {
+	for _, account := range accounts {
+		if holder, err := get(ctx, c, "lock:"+account); err == nil && holder != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // multiLost: a lease on 3 keys renewed (Renew) past its 300 ms holds them all; another extends
