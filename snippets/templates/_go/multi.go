@@ -27,7 +27,8 @@ func (l *Lease) onEveryKey(ctx context.Context, script *redis.Script, args ...in
 	var first error
 	for _, group := range l.groups {
 		n, err := run(ctx, l.client, script, group, args...)
-		if held += n; first == nil {
+		held += n
+		if first == nil {
 			first = err
 		}
 	}
@@ -69,8 +70,12 @@ func AcquireMulti(ctx context.Context, client «var:client», keys []string, ttl
 	for _, group := range groups {
 		taken = append(taken, group...)
 	}
-	lease := newLease(client, multiKind, strings.Join(taken, ", "), token, ttl, o.renew, "")
+	lease := newLease(client, multiKind, strings.Join(taken, ", "), token, ttl, false, "")
 	lease.Keys, lease.groups = taken, groups
+	if o.renew { // once the renewal can read the keys
+		lease.renewing.Add(1)
+		go lease.renew()
+	}
 	return lease, nil
 }
 
