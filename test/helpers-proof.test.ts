@@ -66,7 +66,7 @@ function proofs(server: ServerKind): void {
         assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
       });
 
-      const slack = proof.queues ? TAKEOVER_SLACK_MS : RETRY_BOUND_MS + TAKEOVER_SLACK_MS;
+      const slack = proof.queues || proof.leaseAware ? TAKEOVER_SLACK_MS : RETRY_BOUND_MS + TAKEOVER_SLACK_MS;
       test(`a SIGKILLed holder's lock is taken by a waiting process within its lease + ${slack} ms`, async (t) => {
         const holder = start(command, fx.server.url, { ...proof.env, PROOF_HOLD_MS: String(HOLD_MS) }, [
           'hold',

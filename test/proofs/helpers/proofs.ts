@@ -34,6 +34,8 @@ export interface HelperProof {
    * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
    */
   queues: boolean;
+  /** Its waiters, not in line, learn the holder's lease left (PTTL) after a busy try and never sleep past it. */
+  leaseAware?: boolean;
   /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
   kinds: boolean;
   /** Its program takes a cluster://host:port,... URL and the keys from PROOF_LOCK and PROOF_FENCE. */
@@ -276,13 +278,24 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   glidePython,
-  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
-  interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
-    'php-parts.php',
-  ]),
+  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll, lease-aware.
+  {
+    ...interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
+      'php-parts.php',
+    ]),
+    leaseAware: true,
+  },
   // Predis is packaged too (php-predis): its helper runs as well, beyond the six.
-  interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, ['php-parts.php']),
-  interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+  {
+    ...interpreted('predis', 'predis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: false }, [
+      'php-parts.php',
+    ]),
+    leaseAware: true,
+  },
+  {
+    ...interpreted('redis-rb', 'redis-rb.rb', '/usr/bin/ruby', { wakes: false, queues: false, kinds: true }),
+    leaseAware: true,
+  },
   goModule('redigo', { wakes: true, queues: true, kinds: true }),
   goModule('go-redis', { wakes: true, queues: true, kinds: true, cluster: true }),
   // GLIDE for Go 2.5.3 (test/proofs/go): sharded pub/sub in cluster mode only, so waiters poll in
