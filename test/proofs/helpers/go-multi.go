@@ -148,17 +148,17 @@ func anyHeld(ctx context.Context, c client) bool {
 	return false
 }
 
-// multiLost: a lease on 3 keys renewed (Renew) past its 300 ms holds them all; another extends
-// while it holds them all, and once one is taken by another owner its Extend and Release are false
-// (the others released); a waiting AcquireMulti on that busy key gives up with a BusyError naming
-// it, holding none; SetIfHeld refuses a multi-key lease.
+// multiLost: a lease on 3 keys renewed (Renew) through 2 s on a 900 ms lease holds them all;
+// another extends while it holds them all, and once one is taken by another owner its Extend and
+// Release are false (the others released); a waiting AcquireMulti on that busy key gives up with a
+// BusyError naming it, holding none; SetIfHeld refuses a multi-key lease.
 func multiLost(ctx context.Context, c client, _ string) error {
 	keys := []string{"lock:proof:acct:c", "lock:proof:acct:a", "lock:proof:acct:b"}
-	renewed, err := locksmith.AcquireMulti(ctx, c, keys, 300*time.Millisecond, locksmith.Renew())
+	renewed, err := locksmith.AcquireMulti(ctx, c, keys, 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	time.Sleep(700 * time.Millisecond)
+	time.Sleep(2 * time.Second)
 	for _, key := range keys {
 		if holder, err := get(ctx, c, key); err != nil || holder != renewed.Token {
 			return fmt.Errorf("%s not renewed: %q, %v", key, holder, err)
