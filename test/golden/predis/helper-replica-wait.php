@@ -2,11 +2,11 @@
 // Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper predis kinds=replica-wait
-// @locksmith-pack 2a715a3fb3eb
+// @locksmith-pack dad5d517151e
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest ddd38eb83a8f1f067b334914873ef28667bf5edf
+// @locksmith-digest a6354ded2e5a72f47672a3e21a8bfc6fb8cee170
 
 declare(strict_types=1);
 
