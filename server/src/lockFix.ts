@@ -106,6 +106,11 @@ export function lockFix(input: FixInput): LockFix {
   const imports = planImports(client, text, call.imports);
   if (imports && imports.offset <= start)
     replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  // Go: the call site's lease is a time.Duration (`30000*time.Millisecond`), and the file may not import time.
+  if (client.extension === 'go' && /(?<![\w.])time\.\w/.test(code))
+    replaced.unshift(
+      ...importEdits({ languageId: input.languageId, text }, ['import "time"']).filter((edit) => edit.start <= start),
+    );
   // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
   const edits = withUnusedImports(replaced);
   const elsewhere = helper.elsewhere ? ` (${helper.elsewhere})` : '';
