@@ -265,6 +265,34 @@ const SHAPES: Shape[] = [
       ['defer client.Del(ctx, []string{lockKey})', 'defer locksmith.ReleaseLock(ctx, client, lockKey, owner)'],
     ],
   },
+  {
+    // The future's get() goes with the EXPIRE: the helper's extend answers the boolean the loop tests.
+    file: 'java/GlideRenewal.java',
+    code: 'LOCK009',
+    at: 'client.expire(lockKey, 30).get();',
+    title:
+      /^Renew with compare-and-extend \(the lock helper's extend of token\); when the lease is lost, stop renewing/,
+    edits: [
+      [
+        '            client.expire(lockKey, 30).get(); // expect: LOCK009 fix',
+        '            if (!Locksmith.extendLock(client, lockKey, token, 30000)) {\n                break;\n            } // expect: LOCK009 fix',
+      ],
+    ],
+  },
+  {
+    file: 'python/glide-renewal.py',
+    code: 'LOCK009',
+    at: 'await self.client.pexpire(self.lock_key, 15_000)',
+    title:
+      /^Renew with compare-and-extend \(the lock helper's extend of self\.token\); when the lease is lost, stop renewing/,
+    edits: [
+      ['GlideClient\n', 'GlideClient\nfrom locksmith import extend_lock\n'],
+      [
+        '            await self.client.pexpire(self.lock_key, 15_000)  # expect: LOCK009 fix',
+        '            if not await extend_lock(self.client, self.lock_key, self.token, 15_000):\n                break  # expect: LOCK009 fix',
+      ],
+    ],
+  },
 ];
 
 const lineOf = (text: string, at: number) => text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at));
