@@ -2,9 +2,9 @@
 // get, applied by `redis-locksmith lint --fix` (`--fix-type fix`, then `--fix-type suggestion` on a
 // fresh copy) to each language's fixtures as one project (one helper), then checked by the
 // language's own tools: py_compile and undefined names, php -l, ruby -c, node --check, TypeScript's
-// compiler, javac against the real Jedis, Lettuce and Spring Data Redis jars, and go vet against the
-// real go-redis and redigo modules (test/proofs/java/pom.xml, test/proofs/go/go.mod, fetched once
-// into ~/.cache/redis-locksmith/). A fixture may not compile on its own (a function it calls is
+// compiler, javac against the real Jedis, Lettuce, Spring Data Redis and Valkey GLIDE jars, and go
+// vet against the real go-redis, redigo and GLIDE modules (test/proofs/java/pom.xml,
+// test/proofs/glide/pom.xml, test/proofs/go/go.mod, fetched once into ~/.cache/redis-locksmith/). A fixture may not compile on its own (a function it calls is
 // elsewhere): what counts is that the fix adds no problem, so each tool runs on the unfixed copy too
 // and the fixed copy may only report what that one did. C# is not checked: no .NET SDK here.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { ensureCli, runCli } from '../harness/cli';
-import { goEnv, javaClasspath, writeGoModule } from '../harness/toolchains';
+import { glideJavaClasspath, goEnv, javaClasspath, writeGoModule } from '../harness/toolchains';
 import { ROOT } from '../harness/vsix';
 import { fixClient } from '../server/src/quickFix';
 import { fixtureFiles, LANGUAGE_OF, type FixtureFile } from './fix-fixtures';
@@ -156,7 +156,8 @@ const LANGUAGES: Record<string, Language> = {
         '-d',
         join(dir, '.classes'),
         '-cp',
-        await javaClasspath(),
+        // Jedis, Lettuce and Spring (test/proofs/java/pom.xml), and Valkey GLIDE (test/proofs/glide/pom.xml).
+        `${await javaClasspath()}:${await glideJavaClasspath()}`,
         ...filesUnder(dir, '.java'),
       ]),
   },

@@ -68,16 +68,13 @@ export function lockFix(input: FixInput): LockFix {
   ];
   const inline = (why: string): LockFix => {
     const code = withDeclarations(renderFix(client, plan, pack), plan);
+    const needed = inlineImports(client.id, 'guard').filter((line) => usesImport(line, code));
     // The imports its code uses that the file lacks (Java's List, Go's os and fmt), after the file's own.
-    const imports = importEdits(
-      { languageId: input.languageId, text },
-      inlineImports(client.id, 'guard').filter((line) => usesImport(line, code)),
-    ).filter((edit) => edit.start <= start);
+    const imports = importEdits({ languageId: input.languageId, text }, needed).filter((edit) => edit.start <= start);
+    const edits = withUnusedImports([...imports, ...dropped, { start, end: plan.end, text: code }]);
     return {
       title: `Replace with Locksmith's vetted lock, inline (${client.library}): ${why}`,
-      changes: [
-        { path: file ?? '', edits: withUnusedImports([...imports, ...dropped, { start, end: plan.end, text: code }]) },
-      ],
+      changes: [{ path: file ?? '', edits: [...shadowedGoImports(input.languageId, text, needed, edits), ...edits] }],
       note: `wrote the lock inline, no helper file: ${why}`,
     };
   };
@@ -106,6 +103,11 @@ export function lockFix(input: FixInput): LockFix {
   const imports = planImports(client, text, call.imports);
   if (imports && imports.offset <= start)
     replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
+  // Go: the call site's lease is a time.Duration (`30000*time.Millisecond`), and the file may not import time.
+  if (client.extension === 'go' && /(?<![\w.])time\.\w/.test(code))
+    replaced.unshift(
+      ...importEdits({ languageId: input.languageId, text }, ['import "time"']).filter((edit) => edit.start <= start),
+    );
   // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
   const edits = withUnusedImports(replaced);
   const elsewhere = helper.elsewhere ? ` (${helper.elsewhere})` : '';
@@ -114,6 +116,49 @@ export function lockFix(input: FixInput): LockFix {
     changes: [...(created ? [created] : []), { path: file ?? '', edits }],
     ...(helper.note && { note: helper.note }),
   };
+}
+
+/**
+ * Go: the file's imports that only the replaced code used, where the inline lock's code uses a
+ * package of the same name (the file's `crypto/rand` for `rand.Text()`, the lock's `math/rand`):
+ * kept, the two would clash.
+ */
+function shadowedGoImports(
+  languageId: string,
+  text: string,
+  needed: readonly string[],
+  edits: readonly TextChange[],
+): TextChange[] {
+  if (languageId !== 'go') return [];
+  const code = edits.filter((edit) => edit.text).map((edit) => edit.text);
+  const withoutCode = applyEdits(
+    text,
+    edits.map((edit) => ({ ...edit, text: '' })),
+  );
+  const specs = new Set(needed.map((line) => line.replace(/^import\s+/, '').trim()));
+  return unusedImports(languageId, text, withoutCode)
+    .filter((line) => !edits.some((edit) => edit.start < line.end && edit.end > line.start))
+    .filter(
+      (line) =>
+        !specs.has(
+          text
+            .slice(line.start, line.end)
+            .replace(/^\s*import\s+/, '')
+            .trim(),
+        ),
+    )
+    .filter((line) =>
+      code.some((added) =>
+        usesImport(
+          `import ${text
+            .slice(line.start, line.end)
+            .replace(/^\s*import\s+/, '')
+            .trim()}`,
+          added,
+        ),
+      ),
+    )
+    .map((line) => ({ ...line, text: '' }));
 }
 
 /** The replacement, after what the replaced statements declared that the code kept still uses (Go's `var err error`). */

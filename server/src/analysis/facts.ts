@@ -555,9 +555,12 @@ class FunctionFacts {
 
 const LOCKISH = /lock|mutex|mtx|leader|lease|semaphore/i;
 const REPORTED: ReadonlySet<OpKind> = new Set(['acquire', 'del', 'getset', 'expire', 'extend', 'scriptRelease']);
-/** Text that a unit with a reported operation must contain: a release, renewal or takeover name, or an NX flag. */
+/**
+ * Text that a unit with a reported operation must contain: a release, renewal or takeover name, or
+ * an NX flag (Valkey GLIDE's too: `ONLY_IF_DOES_NOT_EXIST`, `onlyIfDoesNotExist`, `conditionalSetOnlyIfNotExist()`).
+ */
 const REPORTABLE =
-  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|\w*(?:release|unlock)\w*)(?:async)?\b|\.\s*execute\s*\(\s*(?:new\s+)?[\w.]*(?:script|lua|release|unlock)|(?:script|lua|release|unlock)\w*\s*\.\s*Do\b|(?:\.|->)\s*watch\s*\(|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha|watch)['"]|\bkeys\s*=|\bnx\b|notexists/i;
+  /(?:\.|->|::)\s*(?:setnx|setifabsent|getset|getandset|stringgetset|del|delete|unlink|keydelete|remove|deletekey|delkey|deleteobject|removekey|expire|pexpire|expireat|pexpireat|keyexpire|eval\w*|scriptevaluate|run|evaluate|invoke_?script\w*|\w*(?:release|unlock)\w*)(?:async)?\b|\.\s*execute\s*\(\s*(?:new\s+)?[\w.]*(?:script|lua|release|unlock)|(?:script|lua|release|unlock)\w*\s*\.\s*Do\b|(?:\.|->)\s*watch\s*\(|['"](?:setnx|del|unlink|getset|expire|pexpire|eval|evalsha|watch)['"]|\bkeys\s*=|\bnx\b|notexists|only_?if_?does_?not_?exist|conditionalSetOnlyIfNotExist/i;
 /** The same, for a class's own commands called without a receiver (`del(key)`). */
 const OWN_REPORTABLE =
   /(?<![\w$.>:@])(?:setnx|setifabsent|getset|getandset|del|delete|unlink|expire|pexpire|expireat|pexpireat)(?:async)?\b|\bnx\b/i;

@@ -33,8 +33,12 @@ export interface FixPlan {
 /** Statements that leave the block: return, raise, throw, continue, break. */
 const EXITS = /^(return|raise|throw|continue|break)(_statement|_expression)?$/;
 
-/** A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`, `== 0`, `is None`, `!== 'OK'`. */
-const FAILURE_TEST = /^\(?\s*(not\b|!)|[=!]==?\s*(0[lL]?|false|False|nil|None|null)\b|\bis\s+None\b|!==?\s*['"]OK['"]/;
+/**
+ * A conditional that runs its branch when the acquire failed: `if not ...`, `if (!...)`, `unless`,
+ * `== 0`, `is None`, `!== 'OK'`, GLIDE for Go's `reply.IsNil()`.
+ */
+const FAILURE_TEST =
+  /^\(?\s*(not\b|!)|[=!]==?\s*(0[lL]?|false|False|nil|None|null)\b|\bis\s+None\b|!==?\s*['"]OK['"]|^[\w.]+\.IsNil\(\)$/;
 
 function testsFailure(statement: Node): boolean {
   if (/unless/.test(statement.type)) return true;

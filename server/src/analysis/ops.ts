@@ -55,6 +55,8 @@ const METHODS: Record<string, Command> = {
   locktake: 'acquire',
   set: 'set',
   setargs: 'set',
+  // Valkey GLIDE for Go: SetWithOptions(ctx, key, value, *options.NewSetOptions().SetOnlyIfDoesNotExist()...).
+  setwithoptions: 'set',
   stringset: 'stringset',
   expire: 'expire',
   pexpire: 'expire',
@@ -103,6 +105,10 @@ const METHODS: Record<string, Command> = {
   scriptevaluate: 'script',
   run: 'script',
   evaluate: 'script',
+  // Valkey GLIDE: invokeScript(script, { keys, args }), invoke_script(script, keys=..., args=...), InvokeScript(ctx, script).
+  invokescript: 'script',
+  invoke_script: 'script',
+  invokescriptwithoptions: 'script',
 };
 
 /** Method names that only a Redis client has: they count in any file, not only in files that mention Redis. */
@@ -118,9 +124,9 @@ const REDIS_ONLY = new Set([
 ]);
 /** Wrapper names too generic to count unless the receiver is named like a Redis client. */
 const WRAPPER_ONLY = new Set(['deletekey', 'delkey', 'deleteobject', 'removekey', 'remove', 'getstring', 'getvalue']);
-const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache/i;
+const REDIS_RECEIVER = /redis|jedis|lettuce|predis|rdb|cache|valkey|glide/i;
 /** A receiver that is a Redis client whatever else its name says (`localRedis`). */
-const REDIS_CLIENT = /redis|jedis|lettuce|predis|rdb|valkey|keydb/i;
+const REDIS_CLIENT = /redis|jedis|lettuce|predis|rdb|valkey|keydb|glide/i;
 /** A receiver named for data in this process: a map, an LRU, a memory cache, a fallback store. */
 const IN_PROCESS =
   /(?:^|[^a-z])(?:local|memory|inmemory|in_memory|mem|lru|fallback|map|dict|hash|heap)(?![a-z])|(?:Local|Memory|Lru|LRU|Map|Dict|Fallback)(?![a-z])/;
@@ -161,6 +167,9 @@ const GENERIC = new Set([
   'execute',
   'executeraw',
   'command',
+  // Valkey GLIDE: custom_command(["SET", k, v, "NX"]), customCommand([...]), CustomCommand(ctx, []string{...}).
+  'custom_command',
+  'customcommand',
 ]);
 
 const METHOD_NAMES = Object.keys(METHODS).join('|');
@@ -193,11 +202,23 @@ const IMPLICIT_RECEIVER: ReadonlySet<string> = new Set(['java', 'c-sharp', 'ruby
 const BARE_CANDIDATE =
   /(?<![\w$.>:@])(setnx|setifabsent|set|expire|pexpire|expireat|pexpireat|del|delete|unlink|get|getset|getandset|incr|incrby|decr|decrby|watch|multi)(?:async)?(?:\s*\(|[ \t]+(?=[\w@:'"]))/gi;
 
-/** Whether generic names (get, set, del) can mean Redis here at all. */
-export const MENTIONS_REDIS = /redis|jedis|lettuce|predis|stackexchange/i;
+/**
+ * Whether generic names (get, set, del) can mean Redis here at all: a Redis client's name, Valkey
+ * (`@valkey/valkey-glide`, `valkey-go`, `import valkey`) or Valkey GLIDE (`from glide import`,
+ * `glide.api.GlideClient`, `glide_sync`).
+ */
+export const MENTIONS_REDIS =
+  /redis|jedis|lettuce|predis|stackexchange|valkey|\bglide(?:_sync)?\b|Glide(?:Cluster)?Client/i;
 /** A method name that only a Redis client has, anywhere in a text. */
 export const MENTIONS_REDIS_ONLY_METHOD = new RegExp(`(?:\\.|->|::)\\s*(?:${REDIS_ONLY_NAMES})\\b`, 'i');
 
+/** GLIDE's SET NX: `ConditionalChange.ONLY_IF_DOES_NOT_EXIST`, `'onlyIfDoesNotExist'`, `conditionalSetOnlyIfNotExist()`. */
+const GLIDE_NX = [
+  'only_if_does_not_exist',
+  'onlyifdoesnotexist',
+  'setonlyifdoesnotexist',
+  'conditionalsetonlyifnotexist',
+];
 const EXPIRY_WORDS = new Set([
   'ex',
   'px',
@@ -209,6 +230,8 @@ const EXPIRY_WORDS = new Set([
   'ttl',
   'timeout',
   'expire',
+  // GLIDE for Go: options.NewSetOptions().SetExpiry(options.NewExpiryIn(d)).
+  'setexpiry',
 ]);
 const CLOCK = /time|now|millis|clock|expire|deadline|timestamp|unix|date/i;
 
@@ -248,12 +271,9 @@ function commandOf(
     let generic = call.args;
     // go-redis rdb.Do(ctx, "SET", ...)
     if (syntax.grammar === 'go' && generic[0] && !stringContent(generic[0].value)) generic = generic.slice(1);
-    // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...])
-    if (generic.length === 1 && /array/.test(generic[0].value.type)) {
-      generic = generic[0].value.namedChildren
-        .filter((c): c is Node => !!c && !c.type.includes('comment'))
-        .map((value) => ({ node: value, value: unwrap(value) }));
-    }
+    // node-redis sendCommand(['SET', key, ...]), Predis executeRaw([...]), GLIDE's custom command in each binding.
+    const list = generic.length === 1 ? commandList(generic[0].value) : undefined;
+    if (list) generic = list.map((value) => ({ node: value, value: unwrap(value) }));
     const first = generic[0] && stringContent(generic[0].value)?.toLowerCase();
     const kind = first ? COMMANDS[first] : undefined;
     if (kind) return { kind, name: first!, args: generic.slice(1), generic: true };
@@ -274,6 +294,20 @@ function commandOf(
   if (method === 'delete' && MAP_DELETE_GRAMMARS.has(syntax.grammar) && !REDIS_RECEIVER.test(call.receiver?.text ?? ''))
     return undefined;
   return { kind, name: method, args, generic: false };
+}
+
+/**
+ * The elements of a command written as one list: `['SET', k]` (JavaScript), `["SET", k]` (Python),
+ * `[]string{"SET", k}` (Go), `new String[] {"SET", k}` (Java).
+ */
+function commandList(node: Node): Node[] | undefined {
+  let list = unwrap(node);
+  if (list.type === 'composite_literal') list = list.childForFieldName('body') ?? list;
+  else if (list.type === 'array_creation_expression') list = list.childForFieldName('value') ?? list;
+  if (!/^(?:array|list|literal_value|array_initializer)$/.test(list.type)) return undefined;
+  return list.namedChildren
+    .filter((c): c is Node => !!c && !c.type.includes('comment'))
+    .map((element) => (element.type === 'literal_element' ? (element.namedChild(0) ?? element) : element));
 }
 
 function ttlFromOptions(options: Arg[]): string | undefined {
@@ -344,7 +378,8 @@ function toOp(syntax: Syntax, call: Call): RedisOp | undefined {
       let hasExpiry: boolean;
       let exclusive = true;
       if (command.kind === 'set') {
-        exclusive = optionWords.has('nx') || optionWords.has('notexists');
+        exclusive =
+          optionWords.has('nx') || optionWords.has('notexists') || GLIDE_NX.some((word) => optionWords.has(word));
         hasExpiry = [...EXPIRY_WORDS].some((word) => optionWords.has(word));
       } else if (command.kind === 'stringset') {
         exclusive = optionWords.has('notexists');
@@ -395,6 +430,10 @@ function literalLease(options: Arg[]): string | undefined {
 
 /** An options variable's initializer (`args := redis.SetArgs{...}`) in the same function, or the node itself. */
 export function resolve(syntax: Syntax, node: Node): Node {
+  // Go's `*setOptions` (GLIDE takes its options by value): the variable's initializer.
+  const operand =
+    node.type === 'unary_expression' && /^[*&]/.test(node.text) ? node.childForFieldName('operand') : null;
+  if (operand?.type === 'identifier') return resolve(syntax, operand);
   if (!/^(identifier|variable_name)$/.test(node.type)) return node;
   let scope: Node | null = node.parent;
   while (scope?.parent && !syntax.functions.has(scope.type)) scope = scope.parent;
@@ -455,8 +494,9 @@ function opAt(
   const found = scope.descendantForIndex(start);
   // The ancestors in one cursor walk from the scope (every `.parent` searches from the tree's root).
   const path = found ? pathTo(scope, found) : [];
-  // Climb from the name (or the command string) to the call it belongs to.
-  for (let i = path.length - 1; i >= Math.max(0, path.length - 6); i--) {
+  // Climb from the name (or the command string) to the call it belongs to: Go's
+  // `CustomCommand(ctx, []string{"SET", ...})` holds the string seven levels down.
+  for (let i = path.length - 1; i >= Math.max(0, path.length - 7); i--) {
     const call = syntax.call(path[i]);
     if (!call) continue;
     if (seen.has(call.node.id)) return undefined;

@@ -14,6 +14,11 @@ export function replyIgnored(syntax: Syntax, path: Node[], op: RedisOp, text: st
   if (queued !== undefined) return queued;
   const after = text.slice(op.call.node.endIndex, op.call.node.endIndex + 12);
   if (syntax.grammar === 'go' && /^\s*\.Err\(\)/.test(after)) return true;
+  // GLIDE for Java: `client.expire(k, t).get();` waits for the reply's future and drops what it holds.
+  if (syntax.grammar === 'java' && /^\s*\.\s*(?:get|join)\s*\(\s*\)\s*;/.test(after)) {
+    const statement = statementOn(syntax, path);
+    if (statement?.type === 'expression_statement' && statement.startIndex === op.call.node.startIndex) return true;
+  }
   // `() -> jedis.expire(...)`, `() => redis.pexpire(...)`: an expression-bodied callback whose caller drops the value.
   const holder = path[path.length - 2];
   if (holder && syntax.functions.has(holder.type) && holder.childForFieldName('body')?.id === op.call.node.id)

@@ -87,6 +87,8 @@ function keyAfterScript(args: Arg[]): Node | undefined {
     }
     // Lettuce: eval(script, ScriptOutputType.INTEGER, new String[] { k }, t)
     if (/ScriptOutputType/.test(value.text)) continue;
+    const built = builtKeys(value);
+    if (built) return built;
     if (listLike(value) || value.type === 'anonymous_object_creation_expression') return firstElement(value);
     // eval(script, numkeys, k, ...): a key count, then the keys.
     if (
@@ -95,6 +97,20 @@ function keyAfterScript(args: Arg[]): Node | undefined {
     )
       return args[i + 1] && value.text !== '0' ? unwrap(args[i + 1].value) : undefined;
     return undefined;
+  }
+  return undefined;
+}
+
+/** GLIDE's script options built by a chain: Java `ScriptOptions.builder().key(k)`, Go `NewScriptOptions().WithKeys([]string{k})`. */
+function builtKeys(options: Node): Node | undefined {
+  if (!/ScriptOptions/.test(options.text)) return undefined;
+  for (const call of options.descendantsOfType(['method_invocation', 'call_expression'])) {
+    const callee = call?.childForFieldName('name') ?? call?.childForFieldName('function')?.childForFieldName('field');
+    if (!call || !/^(?:key|keys|WithKeys)$/.test(callee?.text ?? '')) continue;
+    const first = call
+      .childForFieldName('arguments')
+      ?.namedChildren.find((arg) => !!arg && !arg.type.includes('comment'));
+    if (first) return firstElement(first);
   }
   return undefined;
 }
@@ -124,7 +140,10 @@ export function scriptRunOf(
 ): ScriptRun | undefined {
   let script: Node | undefined;
   let key: Node | undefined;
-  const runsScripts = /^eval(?:sha)?(?:_?ro)?$/.test(method) || method === 'scriptevaluate';
+  // Valkey GLIDE's invokeScript(script, { keys, args }), invoke_script(script, keys=..., args=...),
+  // invokeScript(script, ScriptOptions.builder().key(k)...), InvokeScriptWithOptions(ctx, script, *options.NewScriptOptions().WithKeys(...)).
+  const runsScripts =
+    /^(?:eval(?:sha)?(?:_?ro)?|invoke_?script(?:withoptions)?)$/.test(method) || method === 'scriptevaluate';
   if (runsScripts || method === 'execute') {
     // eval(script, keys...), ScriptEvaluate(script, keys, args), Spring's execute(script, keys, args...).
     script = args[0]?.value;

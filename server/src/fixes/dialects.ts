@@ -20,7 +20,11 @@ export type DialectId =
   | 'phpredis'
   | 'predis'
   | 'redis-rb'
-  | 'stackexchange';
+  | 'stackexchange'
+  | 'glide-python'
+  | 'glide-node'
+  | 'glide-java'
+  | 'glide-go';
 
 /**
  * A lease as the code gives it: an amount in seconds or milliseconds (`expire(k, 30)`,
@@ -49,8 +53,14 @@ export interface Dialect {
   /** The library, as titles name it. */
   library: string;
   reply: Reply;
-  /** An import the SET form needs (Jedis's SetParams, Lettuce's SetArgs). */
-  importLine?: string;
+  /** An import the SET form needs (Jedis's SetParams, Lettuce's SetArgs), in the form the file writes imports. */
+  importLine?: string | ((source: string) => string);
+}
+
+/** The import `dialect`'s SET form needs in `source`, if any. */
+export function importLineOf(dialect: DialectId, source: string): string | undefined {
+  const line = DIALECTS[dialect].importLine;
+  return typeof line === 'function' ? line(source) : line;
 }
 
 const quoteOk = (x: string) => `${x} === 'OK'`;
@@ -117,7 +127,59 @@ export const DIALECTS: Record<DialectId, Dialect> = {
   },
   'redis-rb': { id: 'redis-rb', library: 'redis-rb', reply: { same: true } },
   stackexchange: { id: 'stackexchange', library: 'StackExchange.Redis', reply: { same: true } },
+  // GLIDE has no SETNX: its acquire is already a SET with a conditional-set option, and gaining an expiry keeps its reply.
+  'glide-python': {
+    id: 'glide-python',
+    library: 'Valkey GLIDE for Python',
+    reply: { same: true },
+    importLine: (source) =>
+      `from ${/^\s*(?:from|import)\s+glide_sync\b/m.test(source) ? 'glide_sync' : 'glide'} import ExpirySet, ExpiryType`,
+  },
+  'glide-node': {
+    id: 'glide-node',
+    library: 'Valkey GLIDE for Node',
+    reply: { same: true },
+    importLine: (source) =>
+      /\brequire\(\s*['"]@valkey\/valkey-glide['"]\s*\)/.test(source)
+        ? "const { TimeUnit } = require('@valkey/valkey-glide');"
+        : "import { TimeUnit } from '@valkey/valkey-glide';",
+  },
+  'glide-java': {
+    id: 'glide-java',
+    library: 'Valkey GLIDE for Java',
+    reply: { same: true },
+    importLine: 'import glide.api.models.commands.SetOptions;',
+  },
+  'glide-go': { id: 'glide-go', library: 'Valkey GLIDE for Go', reply: { same: true } },
 };
+
+/** A Valkey GLIDE import in any binding: `from glide import`, `@valkey/valkey-glide`, `glide.api.`, `valkey-glide/go`. */
+export const GLIDE_IMPORT =
+  /^\s*(?:from\s+glide(?:_sync)?\b|import\s+glide(?:_sync)?\b|import\s+(?:static\s+)?glide\.api\.)|@valkey\/valkey-glide\b|valkey-io\/valkey-glide\/go\b/m;
+
+/** The GLIDE binding's dialect of a file that imports GLIDE; its custom command is a raw command the fix does not rewrite. */
+function glideDialect(languageId: string, method: string): DialectId | NoFix {
+  if (/^(custom_?command)$/i.test(method))
+    return noFix(
+      'generic-command',
+      `the lock is taken with a raw command (${method}): write it as GLIDE's set with its conditional-set and expiry options`,
+    );
+  switch (languageId) {
+    case 'python':
+      return 'glide-python';
+    case 'java':
+      return 'glide-java';
+    case 'go':
+      return 'glide-go';
+    case 'javascript':
+    case 'javascriptreact':
+    case 'typescript':
+    case 'typescriptreact':
+      return 'glide-node';
+    default:
+      return noFix('language', `no fix for ${languageId}`);
+  }
+}
 
 /** The library a lock call is written for: the call's own form first, then the file's imports and manifests. */
 export function dialectOf(languageId: string, source: string, manifests: Manifest[], op: RedisOp): DialectId | NoFix {
@@ -127,6 +189,7 @@ export function dialectOf(languageId: string, source: string, manifests: Manifes
     return !!client && usesClient(client, source, manifests);
   };
   const generic = /^(do|execute_command|call|send_command|sendCommand|executeCommand|rawCommand|executeRaw)$/i;
+  if (GLIDE_IMPORT.test(source)) return glideDialect(languageId, method);
   switch (languageId) {
     case 'python':
       return generic.test(method)
@@ -183,7 +246,7 @@ export function dialectOf(languageId: string, source: string, manifests: Manifes
 /** The call's method name and argument list that take the lock with `lease`, in the dialect's API. */
 export function setWithLease(
   dialect: DialectId,
-  parts: { key: string; value: string; lease: Lease; method: string; context?: string },
+  parts: { key: string; value: string; lease: Lease; method: string; context?: string; options?: string[] },
 ): { method: string; args: string } | NoFix {
   const { key, value, lease } = parts;
   const amount = lease.kind === 'amount' ? lease : undefined;
@@ -241,6 +304,63 @@ export function setWithLease(
             args: `${key}, ${value}, ${lease.text}, When.NotExists`,
           }
         : noFix('lease-type', 'StackExchange.Redis takes the lease as a TimeSpan');
+    case 'glide-python':
+    case 'glide-node':
+    case 'glide-java':
+    case 'glide-go':
+      return glideSetWithLease(dialect, parts);
+  }
+}
+
+/**
+ * GLIDE: the SET already says NX in its options; the lease joins them, the rest stays as written:
+ * Python `expiry=ExpirySet(ExpiryType.SEC, t)`, Node `expiry: { type: TimeUnit.Seconds, count: t }`
+ * in the options object, Java `.expiry(SetOptions.Expiry.Seconds(t))` before the builder's
+ * `.build()`, Go `.SetExpiry(options.NewExpiryIn(d))` after `NewSetOptions()`'s chain.
+ */
+function glideSetWithLease(
+  dialect: 'glide-python' | 'glide-node' | 'glide-java' | 'glide-go',
+  parts: { key: string; value: string; lease: Lease; method: string; context?: string; options?: string[] },
+): { method: string; args: string } | NoFix {
+  const { key, value, lease, method } = parts;
+  const options = parts.options ?? [];
+  const amount = lease.kind === 'amount' ? lease : undefined;
+  const ms = amount?.unit === 'ms';
+  const head = [...(parts.context !== undefined ? [parts.context] : []), key, value];
+  const unreadable = noFix(
+    'set-options',
+    `the SET's options are not written where the fix can add the expiry (${DIALECTS[dialect].library}): add it by hand`,
+  );
+  const needsAmount = noFix('lease-type', `the lease is a ${lease.text} value where GLIDE wants seconds or ms`);
+  switch (dialect) {
+    case 'glide-python': {
+      if (!amount) return needsAmount;
+      if (options.some((option) => /^expiry\s*=/.test(option))) return unreadable;
+      const expiry = `expiry=ExpirySet(ExpiryType.${ms ? 'MILLSEC' : 'SEC'}, ${amount.text})`;
+      return { method, args: [...head, ...options, expiry].join(', ') };
+    }
+    case 'glide-node': {
+      if (!amount) return needsAmount;
+      const object = options.length === 1 ? /^\{([\s\S]*?)(,?)(\s*)\}$/.exec(options[0]) : null;
+      if (!object || /\bexpiry\b|\.\.\./.test(object[1])) return unreadable;
+      const expiry = `expiry: { type: TimeUnit.${ms ? 'Milliseconds' : 'Seconds'}, count: ${amount.text} }`;
+      return { method, args: [...head, `{${object[1]}, ${expiry}${object[2]}${object[3]}}`].join(', ') };
+    }
+    case 'glide-java': {
+      if (!amount) return needsAmount;
+      const builder = options.length === 1 ? /^([\s\S]*?)(\s*\.\s*build\s*\(\s*\))$/.exec(options[0]) : null;
+      if (!builder || /\.\s*expiry\s*\(/.test(builder[1])) return unreadable;
+      const long = /^\d[\d_]*$/.test(amount.text) ? `${amount.text}L` : `(long) (${amount.text})`;
+      const expiry = `.expiry(SetOptions.Expiry.${ms ? 'Milliseconds' : 'Seconds'}(${long}))`;
+      return { method, args: [...head, `${builder[1]}${expiry}${builder[2]}`].join(', ') };
+    }
+    case 'glide-go': {
+      if (lease.kind !== 'duration') return noFix('lease-type', 'GLIDE for Go takes the lease as a time.Duration');
+      const chain = options.length === 1 ? /^(\*?\s*)(\w+)(\.NewSetOptions\(\)[\s\S]*)$/.exec(options[0]) : null;
+      if (!chain || /\.SetExpiry\(/.test(chain[3])) return unreadable;
+      const expiry = `.SetExpiry(${chain[2]}.NewExpiryIn(${lease.text}))`;
+      return { method, args: [...head, `${chain[1]}${chain[2]}${chain[3]}${expiry}`].join(', ') };
+    }
   }
 }
 
@@ -253,6 +373,8 @@ export function defaultLease(dialect: DialectId): { lease: Lease; imports: strin
       return { lease: { kind: 'duration', text: 'TimeSpan.FromSeconds(30)' }, imports: ['using System;'] };
     case 'spring':
       return { lease: { kind: 'duration', text: 'Duration.ofSeconds(30)' }, imports: ['import java.time.Duration;'] };
+    case 'glide-go':
+      return { lease: { kind: 'duration', text: '30*time.Second' }, imports: ['import "time"'] };
     default:
       return { lease: { kind: 'amount', unit: 's', text: '30' }, imports: [] };
   }

@@ -13,8 +13,12 @@ import type { TextChange } from '../lockFix';
 /** Wrappers a value passes through unchanged: `await x`, `(x)`. */
 const TRANSPARENT = new Set(['await_expression', 'parenthesized_expression', 'await']);
 
+/** A GLIDE for Java import: its commands reply futures. */
+const GLIDE_JAVA = /^\s*import\s+(?:static\s+)?glide\.api\./m;
+
 export class FixDocument {
   private ops: RedisOp[] | undefined;
+  private glideJava: boolean | undefined;
 
   private constructor(
     readonly languageId: string,
@@ -83,8 +87,22 @@ export class FixDocument {
   /** `node` seen through `await` and parentheses: the expression whose value is the call's reply. */
   valueOf(node: Node): Node {
     let current = node;
-    while (current.parent && TRANSPARENT.has(current.parent.type)) current = current.parent;
-    return current;
+    for (;;) {
+      while (current.parent && TRANSPARENT.has(current.parent.type)) current = current.parent;
+      const settled = this.settled(current);
+      if (!settled) return current;
+      current = settled;
+    }
+  }
+
+  /** GLIDE for Java replies a CompletableFuture: `client.del(keys).get()` is the DEL's value. */
+  private settled(node: Node): Node | undefined {
+    const parent = node.parent;
+    if (this.languageId !== 'java' || parent?.type !== 'method_invocation') return undefined;
+    if (parent.childForFieldName('object')?.id !== node.id) return undefined;
+    if (!/^(?:get|join)$/.test(parent.childForFieldName('name')?.text ?? '')) return undefined;
+    this.glideJava ??= GLIDE_JAVA.test(this.text);
+    return this.glideJava ? parent : undefined;
   }
 
   /** Statements of a block, comments left out (Go's block holds a statement_list). */

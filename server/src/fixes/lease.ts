@@ -7,9 +7,10 @@ import type { Node } from '@vscode/tree-sitter-wasm';
 import type { RedisOp } from '../analysis/ops';
 import { words } from '../analysis/syntax';
 import type { TextChange } from '../lockFix';
-import { DIALECTS, defaultLease, dialectOf, setWithLease, type DialectId, type Lease } from './dialects';
+import { DIALECTS, defaultLease, dialectOf, importLineOf, setWithLease, type DialectId, type Lease } from './dialects';
 import type { FixDocument } from './document';
 import { importEdits } from './imports';
+import { joinedImport } from './release';
 import { isNoFix, noFix, type NoFix } from './remedy';
 import { replyEdits } from './replies';
 import type { PlanContext, PlannedEdit } from './plan';
@@ -54,7 +55,7 @@ function leaseOf(dialect: DialectId, expire: RedisOp): Lease | NoFix {
   const after = key ? args.filter((arg) => arg.node.startIndex > key.endIndex) : [];
   if (!after.length) return noFix('lease-unread', 'the EXPIRE gives no lease after the key');
   const text = after.map((arg) => arg.node.text).join(', ');
-  if (dialect === 'spring' || dialect === 'go-redis' || dialect === 'stackexchange') {
+  if (dialect === 'spring' || dialect === 'go-redis' || dialect === 'stackexchange' || dialect === 'glide-go') {
     if (dialect === 'stackexchange' && /DateTime/.test(text))
       return noFix('absolute-expiry', 'KeyExpire is given a DateTime (an absolute time)');
     return { kind: 'duration', text };
@@ -132,13 +133,32 @@ function callParts(op: RedisOp): { key: string; value: string; context?: string 
   return { key: keyArg?.node.text ?? op.key.text, value: valueArg?.node.text ?? op.value.text, context };
 }
 
+/** The words of GLIDE's NX option in each binding (`conditional_set=ConditionalChange.ONLY_IF_DOES_NOT_EXIST`, ...). */
+const GLIDE_NX_WORDS = new Set([
+  'conditional_set',
+  'conditionalchange',
+  'only_if_does_not_exist',
+  'conditionalset',
+  'onlyifdoesnotexist',
+  'setoptions',
+  'builder',
+  'build',
+  'conditionalsetonlyifnotexist',
+  'options',
+  'newsetoptions',
+  'setonlyifdoesnotexist',
+]);
+
 /** An acquire whose options are only the NX flag (`set(k, v, nx=True)`, `StringSet(k, v, null, When.NotExists)`). */
 function onlyNx(op: RedisOp): boolean {
   const value = op.value;
   if (!value) return false;
   const options = op.call.args.filter((arg) => arg.node.startIndex > value.endIndex);
   return options.every((arg) =>
-    words(arg.node).every((word) => /^(nx|notexists|when|true|null|0|set|setargs|setparams|setparams\(\))$/.test(word)),
+    words(arg.node).every(
+      (word) =>
+        /^(nx|notexists|when|true|null|0|set|setargs|setparams|setparams\(\))$/.test(word) || GLIDE_NX_WORDS.has(word),
+    ),
   );
 }
 
@@ -151,12 +171,14 @@ function setEdits(context: PlanContext, op: RedisOp, lease: Lease, dialect: Dial
   const parts = callParts(op);
   if (isNoFix(parts)) return parts;
   const method = op.call.nameNode.text;
-  const set = setWithLease(dialect, { ...parts, lease, method });
+  const value = op.value!;
+  const options = op.call.args.filter((arg) => arg.node.startIndex > value.endIndex).map((arg) => arg.node.text);
+  const set = setWithLease(dialect, { ...parts, lease, method, options });
   if (isNoFix(set)) return set;
   // A SET NX that only gains a lease replies as before; a SETNX becoming a SET replies differently.
   const command = /^do$/i.test(method) ? (op.call.args[0]?.value.text.replace(/['"]/g, '') ?? '') : method;
   const replacement = callWith(document, op.call.node, op.call.nameNode, set.method, set.args);
-  if (/^set$/i.test(command))
+  if (/^set(?:withoptions)?$/i.test(command))
     return [{ start: op.call.node.startIndex, end: op.call.node.endIndex, text: replacement }];
   if (dialect === 'redigo') return redigoEdits(document, op, set.args);
   return replyEdits(document, op.call.node, replacement, DIALECTS[dialect]);
@@ -275,8 +297,7 @@ export function leaseInAcquire(context: PlanContext, op: RedisOp): PlannedEdit |
   if (isNoFix(removal)) return removal;
   const set = setEdits(context, op, lease, dialect);
   if (isNoFix(set)) return set;
-  const { importLine } = DIALECTS[dialect];
-  const imports = importLine ? importEdits(document, [importLine]) : [];
+  const imports = dialectImports(document, dialect, []);
   return {
     title: `Take the lock and its lease in one command (SET NX ${lease.kind === 'amount' && lease.unit === 'ms' ? 'PX' : 'EX'}), without the EXPIRE`,
     edits: [...imports, ...set, ...removal],
@@ -302,9 +323,18 @@ function leaseEdits(
   if (!onlyNx(op)) return noFix('set-options', 'the acquire has options besides NX that the fix would have to keep');
   const set = setEdits(context, op, lease, dialect);
   if (isNoFix(set)) return set;
-  const { importLine } = DIALECTS[dialect];
-  const lines = [...imports, ...(importLine ? [importLine] : [])];
-  return { title: '', edits: [...importEdits(context.document, lines), ...set] };
+  return { title: '', edits: [...dialectImports(context.document, dialect, imports), ...set] };
+}
+
+/**
+ * `lines` and the import the dialect's SET needs; Python's and JavaScript's join the file's import
+ * of the same module (`from glide import GlideClient, ExpirySet, ExpiryType`).
+ */
+function dialectImports(document: FixDocument, dialect: DialectId, lines: string[]): TextChange[] {
+  const line = importLineOf(dialect, document.text);
+  const module = line && /^from (\S+) import |(?:from |require\()'([^']+)'/.exec(line);
+  const joined = line && module ? joinedImport(document, module[1] ?? module[2], [line]) : undefined;
+  return [...importEdits(document, [...lines, ...(line && !joined ? [line] : [])]), ...(joined ?? [])];
 }
 
 /** Clock readings and the unit of the number they give: `time.time() + 10` is 10 s from now. */
@@ -347,7 +377,9 @@ export function timestampLease(context: PlanContext, op: RedisOp): PlannedEdit |
   if (isNoFix(dialect)) return dialect;
   const timeout = timestampTimeout(context.document, acquire);
   const lease =
-    timeout && (dialect === 'go-redis' || dialect === 'stackexchange' || dialect === 'spring') ? undefined : timeout;
+    timeout && (dialect === 'go-redis' || dialect === 'stackexchange' || dialect === 'spring' || dialect === 'glide-go')
+      ? undefined
+      : timeout;
   const added = leaseEdits(context, acquire, dialect, lease ? { lease, imports: [] } : defaultLease(dialect));
   if (isNoFix(added)) return added;
   const how = lease ? `the timestamp's timeout, ${lease.text} ${lease.unit}` : '30 s';

@@ -120,7 +120,12 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
   if (isNoFix(helper)) return helper;
   const key = op.call.args.find((arg) => !!op.key && within(op.key, arg.node));
   if (!key) return noFix('unread', 'the key argument could not be read');
-  if (/array|list|spread|splat|creation|initializer/.test(key.value.type))
+  // GLIDE's DEL takes a list in every binding, and its custom command one list of the command's
+  // words: a list of the lock key alone (after the command's name) is the lock key.
+  const command = /^custom_?command$/i.test(op.call.nameNode.text) ? 1 : 0;
+  const glideKey =
+    library.id.startsWith('glide-') && op.key && onlyElement(key.value, op.key, command) ? op.key : undefined;
+  if (!glideKey && /array|list|spread|splat|creation|initializer/.test(key.value.type))
     return noFix('many-keys', 'the call is given a list of keys, not the lock key');
   const first = op.call.args[0];
   const goContext = document.grammar === 'go' && first && first.node.id !== key.node.id && !/^"/.test(first.node.text);
@@ -131,11 +136,21 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
     helper,
     ...(unawaited && { unawaited }),
     client,
-    key: key.node.text,
+    key: glideKey?.text ?? key.node.text,
     ...(goContext && { context: first.node.text }),
-    async: document.grammar === 'python' && document.valueOf(op.call.node).type === 'await',
+    // GLIDE for Python's helper is asyncio only: its calls say `await` themselves.
+    async: library.id === 'redis-py' && document.valueOf(op.call.node).type === 'await',
     clashes: ownNames(document, helper.helperImport),
   };
+}
+
+/** Whether `list` (`[k]`, `new String[] {k}`, `[]string{k}`) holds `element` and, after `skip` words, nothing else. */
+function onlyElement(list: Node, element: Node, skip: number): boolean {
+  const holder = /^(?:array|list|array_initializer|literal_value)$/.test(list.type)
+    ? list
+    : list.descendantsOfType(['array', 'list', 'array_initializer', 'literal_value'])[0];
+  const elements = holder?.namedChildren.filter((child) => !!child && !child.type.includes('comment')) ?? [];
+  return elements.length === skip + 1 && within(element, elements[skip]!);
 }
 
 /** Helper function names the file uses itself (a def, a function, a variable), other than through its helper import. */
@@ -193,7 +208,11 @@ export function helperChanges(document: FixDocument, site: HelperSite, importedN
  * Python and JavaScript: names from the helper join the file's import of it (`from locksmith import
  * extend_lock, release_lock`) rather than a second import line of the same module.
  */
-function joinedImport(document: FixDocument, spec: string, lines: string[]): TextChange[] | undefined {
+export function joinedImport(
+  document: Pick<FixDocument, 'text'>,
+  spec: string,
+  lines: string[],
+): TextChange[] | undefined {
   const [line] = lines;
   const names =
     lines.length === 1 ? /(?:import\s*\{?|const\s*\{)\s*([^}]+?)\s*\}?\s*(?:from|=|$)/.exec(line)?.[1] : undefined;

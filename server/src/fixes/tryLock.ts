@@ -30,7 +30,7 @@ function render(
   switch (client.extension) {
     case 'py':
       return {
-        code: `with try_lock(${receiver}, ${key}, ttl_ms=${ttl}) as lease:\n${unit}if lease is None:\n${block(block(busy))}\n${body ? block(body) : `${unit}pass`}`,
+        code: `${client.id === 'glide-python' ? 'async with' : 'with'} try_lock(${receiver}, ${key}, ttl_ms=${ttl}) as lease:\n${unit}if lease is None:\n${block(block(busy))}\n${body ? block(body) : `${unit}pass`}`,
         names: ['try_lock'],
       };
     case 'js':
