@@ -186,7 +186,7 @@ const goModule = (
 /**
  * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
  * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) and, for a helper with
- * the lock kinds, Kinds.java (theirs) beside them.
+ * the lock kinds, Kinds.java (theirs), and with multi, Multi.java (its modes) beside them.
  */
 const jvm = (
   client: string,
@@ -199,7 +199,11 @@ const jvm = (
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
     // With every part: the parts' modes, and the lock kinds' where the helper has them.
-    const modes = { 'Parts.java': 'jvm-parts.java', ...(capabilities.kinds && { 'Kinds.java': 'jvm-kinds.java' }) };
+    const modes = {
+      'Parts.java': 'jvm-parts.java',
+      ...(capabilities.kinds && { 'Kinds.java': 'jvm-kinds.java' }),
+      ...(helperKinds(client).includes('multi') && { 'Multi.java': 'jvm-multi.java' }),
+    };
     const parts = kinds === 'all' ? Object.keys(modes) : [];
     for (const [as, file] of Object.entries(modes))
       if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
