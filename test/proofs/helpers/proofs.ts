@@ -113,9 +113,11 @@ const glideJava: HelperProof = {
     );
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
-    // With every part, the JVM family's parts' modes (jvm-parts.java) as Parts.java, as the jvm proofs.
-    const parts = kinds === 'all' ? ['Parts.java'] : [];
-    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    // With every part, the JVM family's parts' modes (jvm-parts.java, and multi's jvm-multi.java) as the jvm proofs.
+    const modes = { 'Parts.java': 'jvm-parts.java', 'Multi.java': 'jvm-multi.java' };
+    const parts = kinds === 'all' ? Object.keys(modes) : [];
+    for (const [as, file] of Object.entries(modes))
+      if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts], [], await glideJavaClasspath());
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
