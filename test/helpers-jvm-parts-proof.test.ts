@@ -27,7 +27,6 @@ import {
   type RedisServer,
   type ServerKind,
 } from '../harness/redis';
-import { helperKinds } from '../snippets/helper';
 import { sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -88,6 +87,37 @@ async function assertTransfersSettled(redis: Redis | Cluster): Promise<void> {
   for (const account of ACCOUNTS) assert.equal(await redis.exists(`lock:${account}`), 0, `lock:${account} released`);
 }
 
+/** The lock the multi-woken mode finds held (one of its two), and the longest a woken wait may take. */
+const WOKEN_LOCK = 'lock:proof:acct:b';
+const WOKEN_WITHIN_MS = 5000;
+
+/**
+ * A multi-key waiter with a 30 s retry bound on a lock another owner holds is woken by the lock's
+ * release: holds WOKEN_LOCK, starts the multi-woken mode, waits for its subscription on one of
+ * `nodes`, releases, and returns how long after the release the waiter held both keys.
+ */
+async function wokenAfterMs(run: () => Promise<string>, redis: Redis | Cluster, nodes: Redis[]): Promise<number> {
+  const control = new LockScripts(redis, pack);
+  try {
+    assert.equal(await control.acquire(WOKEN_LOCK, 'other', 60_000), 1);
+    const waiting = run();
+    await waitFor(
+      `the waiter's subscription to ${WOKEN_LOCK}`,
+      async () => {
+        const counts = await Promise.all(nodes.map((node) => node.call('PUBSUB', 'SHARDNUMSUB', WOKEN_LOCK)));
+        return counts.some((reply) => Array.isArray(reply) && Number(reply[1]) > 0);
+      },
+      30_000,
+    );
+    const released = Date.now();
+    assert.equal(await control.release(WOKEN_LOCK, 'other'), true);
+    const held = Number(/^held (\d+)$/m.exec(await waiting)?.[1]);
+    return held - released;
+  } finally {
+    control.close();
+  }
+}
+
 /** Calls of the commands an acquire with waitForReplicas sends, from INFO commandstats. */
 async function sentCalls(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
@@ -127,11 +157,10 @@ function proofs(server: ServerKind): void {
       const run = (mode: string, ...args: string[]) =>
         start(command, alone.server.url, { ...proof.env, PROOF_MULTI_PROCESSES: '4' }, [mode, ...args]).done;
       before(async () => {
-        if (helperKinds(proof.client).includes('multi')) command = await prepareOnce(proof, work, pack, 'all');
+        command = await prepareOnce(proof, work, pack, 'all');
       });
 
       test('overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
-        if (!command) return t.skip(`${proofName(proof)}'s helper has no multi part`);
         await alone.redis.flushall();
         for (const account of ACCOUNTS) await alone.redis.set(account, '100');
         const [, , , trying] = await Promise.all([
@@ -146,11 +175,18 @@ function proofs(server: ServerKind): void {
         await assertTransfersSettled(alone.redis);
       });
 
-      test('extend and release answer true only while the token held every key; renewal keeps them all', async (t) => {
-        if (!command) return t.skip(`${proofName(proof)}'s helper has no multi part`);
+      test('a waiter on a busy key is woken by its release, long before its 30 s retry bound', async (t) => {
+        if (!proof.wakes) return t.skip(`${proofName(proof)}'s helper polls on one server`);
+        await alone.redis.flushall();
+        const afterMs = await wokenAfterMs(() => run('multi-woken'), alone.redis, [alone.redis]);
+        t.diagnostic(`held both keys ${afterMs} ms after the release`);
+        assert.ok(afterMs < WOKEN_WITHIN_MS, `held ${afterMs} ms after the release`);
+      });
+
+      test('extend and release answer true only while the token held every key; renewal keeps them all', async () => {
         await alone.redis.flushall();
         const output = await run('multi-lease');
-        assert.match(output, /^renewed true$/m, 'three keys renewed past 3x their 300 ms lease');
+        assert.match(output, /^renewed true$/m, 'three keys renewed past 3x their 500 ms lease');
         assert.match(output, /^extend true false$/m, 'all held, then one taken by another owner');
         assert.match(output, /^release false$/m);
         assert.match(
@@ -160,8 +196,7 @@ function proofs(server: ServerKind): void {
         assert.match(output, /^keys \[null, other, null\]$/m, 'the keys it still held released, the taken one left');
       });
 
-      test('bad input: refused before anything is sent, with what is wrong', async (t) => {
-        if (!command) return t.skip(`${proofName(proof)}'s helper has no multi part`);
+      test('bad input: refused before anything is sent, with what is wrong', async () => {
         await alone.redis.flushall();
         const calls = await sentCalls(alone.redis);
         const output = await run('multi-bad');
@@ -383,8 +418,6 @@ function multiInCluster(server: ServerKind): void {
 
     for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client) && candidate.cluster)) {
       test(`${proofName(proof)}: no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
-        if (!helperKinds(proof.client).includes('multi'))
-          return t.skip(`${proofName(proof)}'s helper has no multi part`);
         const command = await prepareOnce(proof, work, pack, 'all');
         assert.equal(
           new Set(ACCOUNTS.map((account) => keySlot(`lock:${account}`))).size,
@@ -408,6 +441,24 @@ function multiInCluster(server: ServerKind): void {
         ]);
         t.diagnostic(`${/^busy (\d+)$/m.exec(trying)?.[1]} of 20 tries found a key busy`);
         await assertTransfersSettled(redis);
+      });
+
+      test(`${proofName(proof)}: a waiter on a busy key is woken by its release`, async (t) => {
+        if (!proof.wakes && !proof.wakesInCluster) return t.skip(`${proofName(proof)}'s helper polls`);
+        const command = await prepareOnce(proof, work, pack, 'all');
+        const masters = cluster.masters.map((node) => node.client());
+        try {
+          await redis.del(WOKEN_LOCK);
+          const afterMs = await wokenAfterMs(
+            () => start(command, url, proof.env ?? {}, ['multi-woken']).done,
+            redis,
+            masters,
+          );
+          t.diagnostic(`held both keys ${afterMs} ms after the release`);
+          assert.ok(afterMs < WOKEN_WITHIN_MS, `held ${afterMs} ms after the release`);
+        } finally {
+          for (const client of masters) client.disconnect();
+        }
       });
     }
   });

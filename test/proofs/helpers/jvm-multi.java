@@ -8,10 +8,12 @@
 //     of their locks (lock:<account>, waiting up to 60 s); a lock with two holders fails the process;
 //   multi-try n: n such transfers with tryAcquireMulti, never waiting; prints "busy <count>"; a busy
 //     try that left one of its keys held by this process fails it;
-//   multi-lease: three keys renewed past 3x their 300 ms lease ("renewed <held>"), then one of them
+//   multi-lease: three keys renewed past 3x their 500 ms lease ("renewed <held>"), then one of them
 //     taken by another owner: prints "extend <all held> <after one was taken>", "release <answer>",
 //     "close <message>" (a second lease closed after the same), and the keys' values after release;
 //   multi-bad: no keys, a key twice, an empty key, a bad ttl, a fence key: "refused <message>" each.
+//   multi-woken: waits for lock:proof:acct:a and lock:proof:acct:b (one of them held by the test) with a
+//     30 s retry bound; prints "held <epoch ms>" once it has both (woken by the release where it wakes).
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -58,10 +60,10 @@ final class Multi {
             }
             case "multi-lease" -> {
                 List<String> keys = List.of("proof:{m}:a", "proof:{m}:b", "proof:multi:c");
-                Locksmith.MultiLease lease = take("acquireMulti", keys, Proof.multiOptions(300).renew());
-                Thread.sleep(1000);
+                Locksmith.MultiLease lease = take("acquireMulti", keys, Proof.multiOptions(500).renew());
+                Thread.sleep(1600);
                 boolean held = keys.stream().allMatch(key -> lease.token().equals(Proof.get(key)));
-                System.out.println("renewed " + (held && !lease.lost()));
+                System.out.println("renewed " + (held && !lease.lost()) + (lease.lost() ? " " + lease.lostReason() : ""));
                 boolean extended = lease.extend(60_000);
                 Proof.set("proof:{m}:b", "other");
                 System.out.println("extend " + extended + " " + lease.extend(60_000));
@@ -74,6 +76,12 @@ final class Multi {
                     System.out.println("close " + lost.getMessage());
                 }
                 System.out.println("keys " + keys.stream().map(Proof::get).toList());
+            }
+            case "multi-woken" -> {
+                List<String> keys = locks(ACCOUNTS.subList(0, 2));
+                try (Locksmith.MultiLease lease = take("acquireMulti", keys, Proof.multiOptions(5000).waitMs(60_000).retryMs(30_000))) {
+                    System.out.println("held " + System.currentTimeMillis());
+                }
             }
             case "multi-bad" -> {
                 List<List<String>> badKeys = List.of(List.of(), List.of("proof:k", "proof:k"), Arrays.asList("proof:k", ""));
