@@ -74,7 +74,9 @@
             synchronized (this) {
                 if (released) return;
             }
-            if (!release()) throw new LeaseLostException(String.join(", ", keys), "a key expired or was taken before release", lostReason);
+            if (!release()) {
+                throw new LeaseLostException(String.join(", ", keys), "a key expired or was taken before release", lostReason);
+            }
         }
 
         /** The keys the script found holding the token, slot by slot. */
@@ -140,7 +142,9 @@
                     listening = wakeups.listen(busy.key(), Math.min(options.retryMs, leftMs));
                     continue; // its release may have gone out before the subscription: try again at once
                 }
-                double boundMs = listening != null ? options.retryMs : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs);
+                double boundMs = listening != null
+                        ? options.retryMs
+                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs);
                 long ms = Math.min((long) (boundMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs);
                 if (busy.pttlMs() >= 0) ms = Math.min(ms, busy.pttlMs());
                 if (listening != null) listening.sleep().sleep(ms);
@@ -155,7 +159,8 @@
     static MultiLease tryAcquireMulti(Scripts redis, boolean cluster, List<String> keys, Options options) {
         List<List<String>> groups = checkMulti(keys, cluster, options);
         String token = newToken();
-        return takeAll(redis, groups, token, options.ttlMs) == null ? new MultiLease(redis, groups, token, options.ttlMs, options.renew) : null;
+        if (takeAll(redis, groups, token, options.ttlMs) != null) return null;
+        return new MultiLease(redis, groups, token, options.ttlMs, options.renew);
     }
 
     /** One pass in the fixed order: null when every key is held, else the busy key (the slots taken before it given back). */
@@ -179,16 +184,22 @@
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
-        if (options.fenceKey != null) throw new IllegalArgumentException("fenceKey works with the plain lock, not with a multi-key lock");
+        if (options.fenceKey != null) {
+            throw new IllegalArgumentException("fenceKey works with the plain lock, not with a multi-key lock");
+        }
         if (options.plainOnly != null) {
             throw new IllegalArgumentException(options.plainOnly + " works with the plain lock, not with a multi-key lock");
         }
         if (keys == null || keys.isEmpty()) throw new IllegalArgumentException("a multi-key lock needs one or more keys, got none");
         java.util.TreeMap<Integer, List<String>> bySlot = new java.util.TreeMap<>();
         for (String key : keys) {
-            if (key == null || key.isEmpty()) throw new IllegalArgumentException("a multi-key lock's keys must be non-empty, got " + keys);
+            if (key == null || key.isEmpty()) {
+                throw new IllegalArgumentException("a multi-key lock's keys must be non-empty, got " + keys);
+            }
             List<String> group = bySlot.computeIfAbsent(cluster ? slotOf(key) : 0, slot -> new java.util.ArrayList<>());
-            if (group.contains(key)) throw new IllegalArgumentException("a multi-key lock takes each key once, got " + key + " twice");
+            if (group.contains(key)) {
+                throw new IllegalArgumentException("a multi-key lock takes each key once, got " + key + " twice");
+            }
             group.add(key);
         }
         java.util.Comparator<String> byBytes =
@@ -201,8 +212,9 @@
     static int slotOf(String key) {
         int open = key.indexOf('{');
         int close = open < 0 ? -1 : key.indexOf('}', open + 1);
+        String hashed = close > open + 1 ? key.substring(open + 1, close) : key;
         int crc = 0;
-        for (byte octet : (close > open + 1 ? key.substring(open + 1, close) : key).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+        for (byte octet : hashed.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
             crc ^= (octet & 0xff) << 8;
             for (int bit = 0; bit < 8; bit++) crc = (crc & 0x8000) != 0 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
         }

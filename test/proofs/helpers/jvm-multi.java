@@ -6,8 +6,9 @@
 // java Proof <url> <mode> [n]; modes:
 //   multi n: n transfers of 1 between 2 or 3 of the accounts proof:acct:a..d, each under acquireMulti
 //     of their locks (lock:<account>, waiting up to 60 s); a lock with two holders fails the process;
-//   multi-try n: n such transfers with tryAcquireMulti, never waiting; prints "busy <count>"; a busy
-//     try that left one of its keys held by this process fails it;
+//   multi-try n: such transfers with tryAcquireMulti, never waiting: n, and more while a multi process
+//     is still at work (proof:multi:done); prints "busy <count> of <tries>"; a busy try that left
+//     one of its keys held by this process fails it;
 //   multi-lease: three keys renewed past 3x their 500 ms lease ("renewed <held>"), then one of them
 //     taken by another owner: prints "extend <all held> <after one was taken>", "release <answer>",
 //     "close <message>" (a second lease closed after the same), and the keys' values after release;
@@ -38,11 +39,15 @@ final class Multi {
                         move(accounts);
                     }
                 }
+                Proof.incr("proof:multi:done");
             }
             case "multi-try" -> {
                 started();
                 int busy = 0;
-                for (int round = 0; round < Integer.parseInt(arg); round++) {
+                int round = 0;
+                long until = System.currentTimeMillis() + 60_000; // a waiting process that died does not keep this one
+                for (; round < Integer.parseInt(arg) || (waiting() && System.currentTimeMillis() < until); round++) {
+                    Thread.sleep(2); // tries spread over the waiting processes' work, not a busy loop
                     List<String> accounts = pick();
                     Locksmith.MultiLease lease = take("tryAcquireMulti", locks(accounts), Proof.multiOptions(5000));
                     if (lease == null) {
@@ -56,7 +61,7 @@ final class Multi {
                     move(accounts);
                     Proof.check(lease.release(), "the multi-key lease was lost");
                 }
-                System.out.println("busy " + busy);
+                System.out.println("busy " + busy + " of " + round);
             }
             case "multi-lease" -> {
                 List<String> keys = List.of("proof:{m}:a", "proof:{m}:b", "proof:multi:c");
@@ -102,6 +107,13 @@ final class Multi {
             Proof.check(System.currentTimeMillis() < deadline, "the other transfer processes did not start within 30 s");
             Thread.sleep(10);
         }
+    }
+
+    /** Whether a waiting transfer process (all but this one) is still at work. */
+    static boolean waiting() {
+        String done = Proof.get("proof:multi:done");
+        long processes = Long.parseLong(System.getenv().getOrDefault("PROOF_MULTI_PROCESSES", "1"));
+        return (done == null ? 0 : Long.parseLong(done)) < processes - 1;
     }
 
     static void refused(List<String> keys, Locksmith.Options options) throws InterruptedException {
