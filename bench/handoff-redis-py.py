@@ -1,7 +1,8 @@
 # One redis-py contender for bench/handoff.ts: redis-py's Lock with its defaults (sleep 0.1 s,
 # blocking, no blocking timeout; a 10 s lease like the other variants), Debian's python3-redis.
 # Usage: handoff-redis-py.py <port> <key> <start-epoch-ms> <seconds> <hold-ms> <work-ms>
-# Prints one JSON line: {"waits": [[want, got, released], ...], "sent": commands sent}, times in epoch ms.
+# Prints one JSON line: {"waits": [[want, got, releasing], ...], "sent": commands sent}, times in epoch ms
+# (releasing: just before the release call).
 import json
 import sys
 import time
@@ -33,8 +34,9 @@ def main():
         lock.acquire()
         got = time.time()
         time.sleep(float(hold_ms) / 1000)
+        releasing = time.time()
         lock.release()
-        records.append([want * 1000, got * 1000, time.time() * 1000])
+        records.append([want * 1000, got * 1000, releasing * 1000])
         time.sleep(float(work_ms) / 1000)
     print(json.dumps({"waits": records, "sent": CountingRedis.sent}))
 

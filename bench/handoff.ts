@@ -8,10 +8,13 @@
 //   (c) npm redlock, defaults but retryCount -1 (retry every 200 +/- 100 ms until it has it)
 //   (d) redis-py's Lock with its defaults (sleep 0.1 s), one Python process per contender
 // Per variant: acquisitions/s and their share of what the hold time allows (1 / mean hold, the
-// hold measured in the same run), wait from wanting to holding (p50/p99), lock idle % (time the
-// lock was free while someone waited), commands per acquisition (sent by the clients, and all
-// that INFO commandstats counts, the commands scripts run included), fairness (max/min per
-// contender). Then what a waiter that died in the queue (SIGKILL) or gave up costs the next one.
+// hold measured in the same run, from holding to calling release), wait from wanting to holding (p50/p99), lock idle % (time the
+// lock was free on the server while someone waited: a lock handed to a claimant holds its token,
+// so it is not free; taken from the server's keyspace notifications of the lock key), the
+// clients' view of it (time someone waited and no contender knew it held the lock), commands per
+// acquisition (sent by the clients, and all that INFO commandstats counts, the commands scripts
+// run included), fairness (max/min per contender). Then what a waiter that died in the queue
+// (SIGKILL) or gave up costs the next one.
 //   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,w,v,b,c,d]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -32,7 +35,11 @@ const KEY = 'bench:handoff';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-/** One acquisition: wanted at, held at, released at (epoch ms). */
+/**
+ * One acquisition: wanted at, held at, and releasing at: when the holder is done with it and calls
+ * release (epoch ms). Not the release's reply: by then the server may have handed the lock on,
+ * and the holds of two holders would overlap (a share of the hold bound above 100 %).
+ */
 type Acquisition = [number, number, number];
 
 interface Result {
@@ -153,8 +160,9 @@ async function runNode(
         await contender.acquire(token);
         const got = now();
         await sleep(HOLD_MS);
+        const releasing = now();
         await contender.release(token);
-        records.push([want, got, now()]);
+        records.push([want, got, releasing]);
         await sleep(WORK_MS);
       }
       return records;
@@ -202,30 +210,56 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** Time in `window` when some contender waited and nobody held the lock, over the time someone waited. */
-function idleShare(records: Acquisition[], window: [number, number]): number {
-  const events: [number, number, number][] = []; // time, delta waiting, delta holding
-  for (const [want, got, released] of records) {
-    events.push([Math.max(want, window[0]), 1, 0], [Math.min(got, window[1]), -1, 0]);
-    events.push([Math.max(got, window[0]), 0, 1], [Math.min(released, window[1]), 0, -1]);
-  }
+/**
+ * Time in `window` when some contender waited and the lock was not in use, over the time someone
+ * waited. In use: during one of `busy` (a span may be open-ended: Infinity).
+ */
+function idleShare(records: Acquisition[], busy: [number, number][], window: [number, number]): number {
+  const events: [number, number, number][] = []; // time, delta waiting, delta in use
+  for (const [want, got] of records) events.push([Math.max(want, window[0]), 1, 0], [Math.min(got, window[1]), -1, 0]);
+  for (const [from, to] of busy) events.push([Math.max(from, window[0]), 0, 1], [Math.min(to, window[1]), 0, -1]);
   events.sort((x, y) => x[0] - y[0]);
   let waiting = 0;
-  let holding = 0;
+  let inUse = 0;
   let last = window[0];
   let waited = 0;
   let idle = 0;
-  for (const [time, dWait, dHold] of events) {
+  for (const [time, dWait, dUse] of events) {
     const span = Math.max(0, time - last);
     if (waiting > 0) {
       waited += span;
-      if (holding === 0) idle += span;
+      if (inUse === 0) idle += span;
     }
     waiting += dWait;
-    holding += dHold;
+    inUse += dUse;
     last = Math.max(last, time);
   }
   return waited === 0 ? 0 : idle / waited;
+}
+
+/**
+ * The lock key's life on the server, in the server's order: its keyspace notifications (`set`
+ * when it is taken or handed over, `del` or `expired` when it is free), timed as they arrive on
+ * one connection of their own. `stop` gives the spans it existed (the last one open: Infinity).
+ */
+async function watchLock(server: RedisServer): Promise<{ stop(): [number, number][] }> {
+  const admin = server.client();
+  await admin.config('SET', 'notify-keyspace-events', 'Kg$x');
+  admin.disconnect();
+  const watcher = server.client();
+  const held: [number, number][] = [];
+  watcher.on('message', (_channel: string, event: string) => {
+    const open = held.at(-1)?.[1] === Infinity;
+    if (event === 'set' && !open) held.push([now(), Infinity]);
+    else if ((event === 'del' || event === 'expired') && open) held.at(-1)![1] = now();
+  });
+  await watcher.subscribe(`__keyspace@0__:${KEY}`);
+  return {
+    stop: () => {
+      watcher.disconnect();
+      return held;
+    },
+  };
 }
 
 async function totalCalls(admin: Redis): Promise<number> {
@@ -245,7 +279,10 @@ interface Row {
   ofHoldBound: number;
   p50: number;
   p99: number;
+  /** Free on the server while someone waited (keyspace notifications), over the time someone waited. */
   idle: number;
+  /** No contender knew it held the lock while someone waited (the clients' instants), over the time someone waited. */
+  clientIdle: number;
   sentPerAcq: number;
   allPerAcq: number;
   fairness: number;
@@ -254,6 +291,7 @@ interface Row {
 async function cell(server: RedisServer, variant: Variant, n: number, seconds: number): Promise<Row> {
   const admin = server.client();
   await admin.del(KEY);
+  const watch = await watchLock(server);
   const begin = async () => {
     await admin.config('RESETSTAT');
     return now();
@@ -272,10 +310,11 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
   }
   const calls = await totalCalls(admin);
   admin.disconnect();
+  const existed = watch.stop();
   const records = result.perContender.flat();
   const acquisitions = records.length;
   const waits = records.map(([want, got]) => got - want).sort((x, y) => x - y);
-  const meanHold = records.reduce((total, [, got, released]) => total + (released - got), 0) / acquisitions;
+  const meanHold = records.reduce((total, [, got, releasing]) => total + (releasing - got), 0) / acquisitions;
   const counts = result.perContender.map((r) => r.length);
   return {
     variant,
@@ -284,7 +323,12 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
     ofHoldBound: acquisitions / seconds / (1000 / meanHold),
     p50: percentile(waits, 50),
     p99: percentile(waits, 99),
-    idle: idleShare(records, [startAt, startAt + seconds * 1000]),
+    idle: idleShare(records, existed, [startAt, startAt + seconds * 1000]),
+    clientIdle: idleShare(
+      records,
+      records.map(([, got, releasing]) => [got, releasing]),
+      [startAt, startAt + seconds * 1000],
+    ),
     sentPerAcq: result.sent / acquisitions,
     allPerAcq: calls / acquisitions,
     fairness: Math.max(...counts) / Math.max(1, Math.min(...counts)),
@@ -300,6 +344,7 @@ function print(rows: Row[]): void {
     'wait p50 ms',
     'wait p99 ms',
     'idle %',
+    'clients idle %',
     'sent/acq',
     'all/acq',
     'max/min',
@@ -312,6 +357,7 @@ function print(rows: Row[]): void {
     r.p50.toFixed(1),
     r.p99.toFixed(1),
     (r.idle * 100).toFixed(1),
+    (r.clientIdle * 100).toFixed(1),
     r.sentPerAcq.toFixed(2),
     r.allPerAcq.toFixed(2),
     r.fairness.toFixed(2),

@@ -100,6 +100,16 @@ export function ticketsKey<T extends RedisName>(lock: T): T | undefined {
   return queuePartKey(lock, 'tickets');
 }
 
+/**
+ * The sharded channel on which queue_release wakes the queued waiters of one client: the lock's
+ * tickets key name, ':' and `client`, the text of their tickets up to the first '.'. In the
+ * lock's slot (the tickets key's hash tag), and heard by that client alone: a hand-over wakes
+ * the two clients it names, not every client waiting on the lock.
+ */
+export function handoffChannel(tickets: RedisName, client: string): Buffer {
+  return Buffer.concat([Buffer.from(tickets), Buffer.from(`:${client}`)]);
+}
+
 /** The plain lock whose queue `key` is part of, and which part, or undefined when it is none. */
 export function lockOfQueuePart(key: Buffer): { lock: Buffer; part: QueuePart } | undefined {
   for (const part of Object.keys(QUEUE_SUFFIXES) as QueuePart[]) {

@@ -16,8 +16,7 @@
 // else it waits for the confirmation. Each call carries a fresh ticket, and only a wake-up
 // naming the ticket of the last call (none in flight) counts: one for an older call may describe
 // a claim that a later call already confirmed or found gone.
-import { randomBytes } from 'node:crypto';
-import { wakeChannel, type RedisName } from './layout';
+import { handoffChannel, wakeChannel, type RedisName } from './layout';
 import type { ReplicaWait } from './replicas';
 import type { Wakeups, Waiter } from './wakeups';
 
@@ -73,7 +72,7 @@ export async function acquireInQueue(
   const { waitMs, signal, fence, fair = false, handoff = 'confirmed', replicas } = options;
   signal?.throwIfAborted();
   const keys = [lock, queue.waiters, queue.tickets, ...(fence === undefined ? [] : [fence])];
-  const session = randomBytes(6).toString('hex');
+  const session = host.wakeups.newSession();
   let calls = 0;
   let lastQueued: { ticket: string; sentAt: number; serverAt: number } | undefined;
   const attempt = async () => {
@@ -98,8 +97,10 @@ export async function acquireInQueue(
 
   const deadline = performance.now() + waitMs;
   const channel = wakeChannel(lock);
-  const join = () => host.wakeups.join(channel, token, host.retryMs, session);
-  let waiter: Waiter | undefined = host.wakeups.isLive(channel) ? await join() : undefined;
+  const handoffs = handoffChannel(queue.tickets, host.wakeups.client);
+  const join = () => host.wakeups.join(channel, token, host.retryMs, { session, handoffChannel: handoffs });
+  const live = host.wakeups.isLive(channel) && host.wakeups.isLive(handoffs);
+  let waiter: Waiter | undefined = live ? await join() : undefined;
   try {
     let outcome = await attempt();
     while (outcome.result === 0) {

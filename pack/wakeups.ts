@@ -1,6 +1,7 @@
 // One subscriber connection per LockScripts, shared by all its waiters: SSUBSCRIBE once per lock
 // channel, and route each wake-up to the local waiter it is for. A subscription outlives its last
 // waiter by `lingerMs`, so a lock under steady contention costs no SSUBSCRIBE/SUNSUBSCRIBE per wait.
+import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { parseHandoff, WAKE_ALL, WAKE_ONE, type RedisName } from './layout';
 
@@ -78,6 +79,9 @@ export interface Waiter {
 }
 
 export class Wakeups {
+  /** This subscriber's part of its waiters' tickets, and of its hand-over channels' names (layout's handoffChannel). */
+  readonly client = randomBytes(6).toString('hex');
+  private sessions = 0;
   private subscriber?: Subscriber;
   private readonly channels = new Map<string, Channel>();
 
@@ -93,32 +97,52 @@ export class Wakeups {
   }
 
   /**
-   * Joins `channel` as the waiter with `token`; resolves once the subscription is confirmed or has
-   * failed, or after `patienceMs` (a stalled subscriber must not stall the waiter: its timer covers).
+   * Joins `channel` as the waiter with `token`, and with `queued` also its client's hand-over
+   * channel (queue_release) as the waiter whose tickets are `<session>.<n>`; resolves once the
+   * subscriptions are confirmed or have failed, or after `patienceMs` (a stalled subscriber must
+   * not stall the waiter: its timer covers).
    */
-  async join(channel: RedisName, token: RedisName, patienceMs: number, session?: string): Promise<Waiter> {
-    const id = idOf(channel);
-    let entry = this.channels.get(id);
-    if (!entry) {
-      const subscriber = this.ensureSubscriber();
-      const created: Channel = { name: channel, waiters: [], subscribed: Promise.resolve(), live: false };
-      created.subscribed = subscriber.ssubscribe(channel).then(
-        () => void (created.live = true),
-        () => undefined,
-      );
-      this.channels.set(id, (entry = created));
-    }
-    clearTimeout(entry.linger);
-    const waiter = new LocalWaiter(Buffer.from(token), session);
-    entry.waiters.push(waiter);
+  async join(
+    channel: RedisName,
+    token: RedisName,
+    patienceMs: number,
+    queued?: { session: string; handoffChannel: RedisName },
+  ): Promise<Waiter> {
+    const waiter = new LocalWaiter(Buffer.from(token), queued?.session);
+    const names = queued ? [channel, queued.handoffChannel] : [channel];
+    const joined = names.map((name) => {
+      const id = idOf(name);
+      let entry = this.channels.get(id);
+      if (!entry) {
+        const subscriber = this.ensureSubscriber();
+        const created: Channel = { name, waiters: [], subscribed: Promise.resolve(), live: false };
+        created.subscribed = subscriber.ssubscribe(name).then(
+          () => void (created.live = true),
+          () => undefined,
+        );
+        this.channels.set(id, (entry = created));
+      }
+      clearTimeout(entry.linger);
+      entry.waiters.push(waiter);
+      return { id, entry };
+    });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([entry.subscribed, new Promise((resolve) => (timer = setTimeout(resolve, patienceMs)))]);
+    await Promise.race([
+      Promise.all(joined.map(({ entry }) => entry.subscribed)),
+      new Promise((resolve) => (timer = setTimeout(resolve, patienceMs))),
+    ]);
     clearTimeout(timer);
-    const joined = entry;
     return {
       wait: (ms, signal) => waiter.wait(ms, signal),
-      leave: () => this.leave(id, joined, waiter),
+      leave: () => {
+        for (const { id, entry } of joined) this.leave(id, entry, waiter);
+      },
     };
+  }
+
+  /** A new waiter session for queue_acquire tickets, `<client>.<n>`: `<client>` names this subscriber's hand-over channels. */
+  newSession(): string {
+    return `${this.client}.${(this.sessions++).toString(36)}`;
   }
 
   /** Channels currently subscribed (waiters or lingering). */

@@ -8,7 +8,7 @@
 -- @arg ttl_ms ms Lease in milliseconds once held, as for acquire.lua.
 -- @arg wait_ms ms This waiter counts as live for wait_ms after this call; a release skips waiters whose time is up.
 -- @arg claim_ms ms A lock handed to this waiter is its own for claim_ms, unconfirmed; its next call confirms it.
--- @arg ticket ticket This call's ticket: the wake-up of a hand-over names it, so a waiter knows it is meant.
+-- @arg ticket ticket This call's ticket, '<client>.<...>': a hand-over's wake-up names it, on <tickets>:<client>.
 -- @arg fair flag 1: a free lock goes only to the first live waiter in the queue; 0: to whoever asks first.
 -- @reply {0,P,W,T} Not taken: queued (place, ticket renewed); P ms until worth asking again; W queued; T server ms.
 -- @reply {1,0,W} Held, without a fence key: taken, confirmed after a hand-over, or refreshed; off the queue.

@@ -6,7 +6,8 @@
 -- @arg token token The owner token the lock was acquired with (or a waiter's token, to leave the queue).
 -- @reply 0 Not held by this token: nothing changed but this token leaving the queue.
 -- @reply 1 Held by this token: now handed to the first live waiter for its claim_ms, or deleted.
--- @signal lock 'hand <ticket> <server ms>' (+ ' next <ticket>', the waiter after it), an acquire_queued token, or ''.
+-- @signal lock No live waiter to hand to: an acquire_queued waiter's token (the lock freed), or '' (deleted).
+-- @signal tickets A hand-over: 'hand <ticket> <server ms>' (+ ' next <ticket>') on <tickets>:<client> of both tickets.
 -- @error ERR A missing or malformed argument, named in the message; nothing was written.
 -- @error WRONGTYPE The lock, waiters or tickets key is of another type; nothing was written.
 
@@ -74,9 +75,17 @@ while from < 100 and not after do
 end
 -- pcall: the wake-up is an optimisation (see release.lua); a handed lock is the waiter's either
 -- way, and it finds out by its next call. The server's time lets it tell how much claim is left.
+-- Sent on the channels of the two waiters' clients alone: the lock's own channel would wake
+-- every client waiting on it for each hand-over.
 if handed then
+  local function channel(ticket)
+    return tickets .. ':' .. string.match(ticket, '^[^.]*')
+  end
   local wake = 'hand ' .. handed .. ' ' .. string.format('%d', now)
-  redis.pcall('SPUBLISH', lock, after and wake .. ' next ' .. after or wake)
+  redis.pcall('SPUBLISH', channel(handed), after and wake .. ' next ' .. after or wake)
+  if after and channel(after) ~= channel(handed) then
+    redis.pcall('SPUBLISH', channel(after), wake .. ' next ' .. after)
+  end
 else
   redis.call('DEL', lock)
   redis.pcall('SPUBLISH', lock, '')

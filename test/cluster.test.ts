@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Cluster } from 'ioredis';
-import { keySlot, waitersKey, wakeChannel } from '../pack/layout';
+import { handoffChannel, keySlot, ticketsKey, waitersKey, wakeChannel } from '../pack/layout';
 import { SCRIPT_NAMES } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { SERVER_KINDS, startCluster, type RedisCluster, type RedisServer, type ServerKind } from '../harness/redis';
@@ -93,17 +93,25 @@ function onCluster(server: ServerKind): void {
       assert.equal(await slotOf(wakeChannel(key)), slot, `${key}: channel`);
       const queue = waitersKey(key);
       if (queue !== undefined) assert.equal(await slotOf(queue), slot, `${key}: queue ${queue}`);
+      const handoffs = queue === undefined ? undefined : handoffChannel(ticketsKey(key)!, 'c1').toString();
+      if (handoffs !== undefined) assert.equal(await slotOf(handoffs), slot, `${key}: hand-overs ${handoffs}`);
     }
     assert.equal(waitersKey('lock:{}x'), undefined, 'a } with no tag: no same-slot name');
   });
 
-  test('a waiter on another client is woken through its shard, on keys of every master', async () => {
+  test('a waiter on another client is woken through its shard, or handed the lock, on keys of every master', async () => {
     const waiterClient = await cluster.client();
     const waiterLocks = new LockScripts(waiterClient, pack, { retryMs: LONG });
     try {
       for (const tag of (await tagPerMaster()).values()) {
-        for (const lock of [`wait:{${tag}}`, `wait:${tag}:untagged`]) {
-          assert.equal(await locks.acquire(lock, 'holder', LONG), 1);
+        // Taken through the queue, the holder's release hands the lock over on the waiter's hand-over channel.
+        for (const [lock, holderWaitMs] of [
+          [`wait:{${tag}}`, 0],
+          [`wait:${tag}:untagged`, 0],
+          [`hand:{${tag}}`, 1],
+          [`hand:${tag}:untagged`, 1],
+        ] as const) {
+          assert.equal(await locks.acquire(lock, 'holder', LONG, { waitMs: holderWaitMs }), 1);
           const started = performance.now();
           const waiting = waiterLocks.acquire(lock, 'waiter', LONG, { waitMs: LONG });
           while ((await client.zscore(waitersKey(lock)!, 'waiter')) === null) await sleep(10);

@@ -11,6 +11,14 @@
 //   link, Acquire returns once the replica has the lock and its fencing token; go-redis in a Cluster
 //   sends the pair to the lock's master; a connection cut during the wait is not held without the
 //   replica; bad settings are refused before anything is sent (no connection, nothing written).
+// - multi (go-multi.go): 3 processes x 30 transfers between 2 or 3 of 4 accounts under AcquireMulti
+//   (GLIDE's WithMultiLock) and one trying 30 times without waiting (TryAcquireMulti), on
+//   overlapping key sets: every waiting acquire succeeds (no deadlock), a busy try holds none of
+//   its keys, no lock ever has two holders, the balances add up; and the same with 3 + 1 processes
+//   x 20 on a 3-master Cluster through go-redis's and GLIDE's cluster clients, where the 4 locks
+//   hash to 4 slots. Renew keeps every key past the lease; Extend and Release are true only while
+//   the token holds every key; a busy key is named by the BusyError; bad keys and options are
+//   refused before anything is sent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +36,8 @@ import {
   type ServerKind,
 } from '../harness/redis';
 import { commandCalls, digest, useRedis, waitFor } from './helpers';
+import { keySlot } from '../pack/layout';
+import { helperKinds } from '../snippets/helper';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
 
@@ -69,6 +79,50 @@ const SENT = ['evalsha', 'eval', 'wait', 'waitaof'];
 const CONNECTS_AT_START = ['glide-go'];
 /** The clients whose helpers carry the lock kinds: SetIfHeld refuses their semaphore's lease (go-kinds.go). */
 const WITH_KINDS = GO.filter((proof) => proof.kinds).map((proof) => proof.client);
+
+/** The clients whose helpers carry the multi-key lock. */
+const WITH_MULTI = GO.filter((proof) => helperKinds(proof.client).includes('multi')).map((proof) => proof.client);
+/** The multi modes' accounts; each has its lock, `lock:` + account (in a Cluster, 4 slots). */
+const ACCOUNTS = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+/** What AcquireMulti refuses (go-multi.go's order), then what each client refuses besides. */
+const MULTI_REFUSED = [
+  /^locksmith: AcquireMulti needs one or more lock keys, got none$/,
+  /^locksmith: AcquireMulti got the lock key "lock:a" twice: give each key once$/,
+  /^locksmith: AcquireMulti got an empty lock key$/,
+  /^locksmith: ttl must be a whole number of milliseconds, at least 1, got 0s$/,
+  /^locksmith: RetryEvery must be at least 1 ms, got 0s$/,
+  /^locksmith: Fence works with Acquire only$/,
+];
+const CLIENT_MULTI_REFUSED: Record<string, RegExp[]> = {
+  'go-redis': [
+    /^locksmith: AcquireMulti cannot take keys across a \*redis\.Ring's shards: use one \*redis\.Client or a \*redis\.ClusterClient$/,
+  ],
+};
+
+/**
+ * 3 processes making `rounds` transfers each under the multi-key lock and one trying `rounds`
+ * times without waiting, from accounts of 100 each: the sum holds and every lock is released.
+ * The number of busy tries.
+ */
+async function transfers(
+  redis: Pick<Redis, 'set' | 'get' | 'exists'>,
+  run: (mode: string, rounds: string) => Promise<string>,
+  rounds: number,
+): Promise<number> {
+  for (const account of ACCOUNTS) await redis.set(account, '100');
+  const outputs = await Promise.all(['multi', 'multi', 'multi', 'multi-try'].map((mode) => run(mode, String(rounds))));
+  for (const output of outputs.slice(0, 3)) assert.match(output, new RegExp(`^moved ${rounds}$`, 'm'));
+  const busy = new RegExp(`^busy (\\d+) of ${rounds}$`, 'm').exec(outputs[3]);
+  assert.ok(busy, outputs[3]);
+  const balances = await Promise.all(ACCOUNTS.map(async (account) => Number(await redis.get(account))));
+  assert.equal(
+    balances.reduce((sum, balance) => sum + balance, 0),
+    400,
+    `balances ${balances.join(', ')}`,
+  );
+  for (const account of ACCOUNTS) assert.equal(await redis.exists(`lock:${account}`), 0, `lock:${account} released`);
+  return Number(busy[1]);
+}
 
 /** The program's command, built once per client with every part its helper can carry. */
 const commandOf = (client: string) =>
@@ -255,6 +309,56 @@ function proofs(server: ServerKind): void {
     }
   });
 
+  describe('multi', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    for (const client of WITH_MULTI) {
+      test(`${client} helper: overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
+        const busy = await transfers(fx.redis, (mode, rounds) => run(client, fx.server.url, mode, rounds), 30);
+        t.diagnostic(`${busy} of 30 tries found a key busy`);
+        assert.ok(busy > 0, 'the tries met contention');
+      });
+
+      test(`${client} helper: Extend and Release are true only while the token holds every key; a busy key is named, none held`, async () => {
+        const output = await run(client, fx.server.url, 'multi-lost');
+        const token = /^held lock:proof:acct:a lock:proof:acct:b lock:proof:acct:c by (\S+)$/m.exec(output)?.[1];
+        assert.ok(token, output);
+        assert.match(output, /^renewed past its lease, released true, lost <nil>$/m);
+        assert.match(output, /^refused locksmith: SetIfHeld works with a plain lock's lease$/m);
+        assert.match(output, /^extended true, once one was lost extended false released false$/m);
+        assert.match(
+          output,
+          /^busy lock:proof:acct:b: lock:proof:acct:b is held by another owner; gave up after waiting 200 ms$/m,
+        );
+        assert.equal(await fx.redis.get('lock:proof:acct:b'), 'another owner');
+        assert.equal(await fx.redis.exists('lock:proof:acct:a', 'lock:proof:acct:c', 'proof:data'), 0);
+      });
+
+      test(`${client} helper: bad keys and options are refused, each with its message, before anything is sent`, async () => {
+        const [connections, before, scripts] = await Promise.all([
+          stat(fx.redis, 'total_connections_received'),
+          digest(fx.redis),
+          Promise.all(['evalsha', 'eval'].map((command) => commandCalls(fx.redis, command))),
+        ]);
+        const refused = (await run(client, fx.server.url, 'multi-refused'))
+          .split('\n')
+          .filter((line) => line.startsWith('refused '))
+          .map((line) => line.slice('refused '.length));
+        const expected = [...MULTI_REFUSED, ...(CLIENT_MULTI_REFUSED[client] ?? [])];
+        assert.equal(refused.length, expected.length, refused.join('\n'));
+        refused.forEach((message, i) => assert.match(message, expected[i]));
+        if (!CONNECTS_AT_START.includes(client))
+          assert.equal(await stat(fx.redis, 'total_connections_received'), connections, 'the program never connected');
+        const sent = await Promise.all(['evalsha', 'eval'].map((command) => commandCalls(fx.redis, command)));
+        assert.deepEqual(sent, scripts, 'no script ran (INFO commandstats)');
+        assert.equal(await digest(fx.redis), before);
+      });
+    }
+  });
+
   // go-redis sends the pair to the master of the lock's slot (MasterForKey), GLIDE for Go routes its
   // batch there (a primary slot-key route). Sent to another node,
   // WAIT would count on a connection that wrote nothing: the replicas of the other masters are
@@ -292,6 +396,22 @@ function proofs(server: ServerKind): void {
     after(async () => {
       await cluster?.stop();
     });
+
+    // Through the library's cluster client, the 4 locks in 4 slots: taken slot by slot in one
+    // order, the slots taken given back on a busy key.
+    for (const client of WITH_MULTI.filter((client) => GO.find((proof) => proof.client === client)?.cluster))
+      test(`${client} helper, multi across slots: no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
+        const slots = new Set(ACCOUNTS.map((account) => keySlot(`lock:${account}`)));
+        assert.equal(slots.size, 4, 'the 4 locks hash to 4 slots');
+        const redis = await cluster.client();
+        try {
+          const command = await commandOf(client);
+          const busy = await transfers(redis, (mode, rounds) => start(command, url, {}, [mode, rounds]).done, 20);
+          t.diagnostic(`${busy} of 20 tries found a key busy`);
+        } finally {
+          redis.disconnect();
+        }
+      });
 
     for (const client of ['go-redis', 'glide-go'])
       test(`${client} helper, replica-wait: the pair goes to the lock's master, and Acquire returns once its replica has the lock`, async () => {

@@ -8,14 +8,20 @@
 //   it returns once the replica has the lock and its fencing token; bad values are refused before
 //   anything is sent; a RedisCluster sends the pair to the lock's master, whose replica has it on return.
 //   A connection cut during the wait (a proxy) is a connection-lost shortfall, never held.
+// - multi: 3 processes (2 sync, 1 asyncio) x 30 transfers between 2 or 3 of 4 accounts under
+//   multi_lock and one trying 30 times without waiting, on overlapping key sets: every waiting
+//   acquire succeeds (no deadlock), a busy try holds none of its keys, no lock ever has two holders,
+//   the balances add up; the same with 3 + 1 processes x 20 on a real Cluster through RedisCluster,
+//   the 4 locks in 4 slots; extend/release answer True only while every key was held; bad keys and
+//   values refused before anything is sent.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type Redis from 'ioredis';
-import { waitersKey } from '../pack/layout';
+import type { Cluster, Redis } from 'ioredis';
+import { keySlot, waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
@@ -30,6 +36,19 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 /** Long enough that a write is certainly not on the replica when an acquire returns without waiting. */
 const SLOW_LINK_MS = 200;
+
+const ACCOUNTS = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+
+/** The accounts' balances add up and every lock is released once the transfers are done. */
+async function assertBalanced(redis: Redis | Cluster): Promise<void> {
+  const balances = await Promise.all(ACCOUNTS.map(async (account) => Number(await redis.get(account))));
+  assert.equal(
+    balances.reduce((sum, balance) => sum + balance, 0),
+    400,
+    `balances ${balances.join(', ')}`,
+  );
+  for (const account of ACCOUNTS) assert.equal(await redis.exists(`lock:${account}`), 0, `lock:${account} released`);
+}
 
 /** The commands the server has run, by name (INFO commandstats). */
 async function commandCounts(redis: Redis): Promise<Map<string, number>> {
@@ -185,7 +204,76 @@ for (const server of SERVER_KINDS) {
       }
     });
 
-    describe('replica-wait in a Cluster', () => {
+    describe('multi', () => {
+      for (const proof of proofs) {
+        test(`${proofName(proof)}: overlapping key sets under contention (2 sync and 1 asyncio waiting, 1 trying): no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
+          for (const account of ACCOUNTS) await redis.set(account, '100');
+          await redis.set('proof:started', '0');
+          const [, , , trying] = await Promise.all([
+            run(proof, 'multi', '30'),
+            run(proof, 'multi', '30'),
+            run(proof, 'multi-async', '30'),
+            run(proof, 'multi-try', '30'),
+          ]);
+          const busy = Number(/^busy (\d+)$/m.exec(trying)?.[1]);
+          t.diagnostic(`${busy} of 30 tries found a key busy`);
+          assert.ok(busy > 0, 'the tries met contention');
+          await assertBalanced(redis);
+        });
+
+        test(`${proofName(proof)}: extend and release answer True only while every key was held; busy names a busy key and holds none; a waiter is woken by the release`, async (t) => {
+          const output = await run(proof, 'multi-lease');
+          const lines = output.split('\n');
+          for (const line of [
+            'keys proof:{m}:a proof:{m}:b True True True',
+            'lost False False other 0',
+            'busy proof:{m}:a 0: proof:{m}:a is held by another owner; gave up after waiting 0 ms',
+            'renewed 3 False True 0',
+            'block lost 0: lease on proof:{m}:a, proof:{m}:b lost: it expired or was taken before release',
+            'async lost False False 0',
+            'async held True True',
+            'async busy proof:{m}:a 0',
+          ])
+            assert.ok(lines.includes(line), `${line}\nnot in:\n${output}`);
+          const waited = /^waited (\d+) 0: proof:\{m\}:a is held by another owner; gave up after waiting 300 ms$/m.exec(
+            output,
+          );
+          assert.ok(waited && Number(waited[1]) >= 300, output);
+          // Its retry bound is 30 s and the holder's lease 60 s: only the release's wake-up is this quick.
+          const woken = /^woken (\d+) proof:\{m\}:b proof:\{m\}:c$/m.exec(output);
+          t.diagnostic(`woken ${woken?.[1]} ms after it began waiting (the holder released 200 ms in)`);
+          assert.ok(woken && Number(woken[1]) < 5000, output);
+          assert.equal(await redis.exists('proof:{m}:b', 'proof:{m}:c'), 0, 'every lease released');
+        });
+
+        test(`${proofName(proof)}: bad keys and values are refused with a message naming them, before anything is sent`, async () => {
+          await redis.config('RESETSTAT');
+          const output = await run(proof, 'multi-bad');
+          assert.deepEqual(
+            output.split('\n').filter((line) => line.startsWith('refused ')),
+            [
+              'refused ValueError keys is empty: a multi-key lock takes one or more lock keys',
+              "refused ValueError keys names 'proof:{m}:a' more than once: give each lock key once",
+              "refused TypeError keys must be a list of non-empty strings (the lock keys), got 'proof:{m}:a'",
+              "refused TypeError keys must be a list of non-empty strings (the lock keys), got ['proof:{m}:a', '']",
+              "refused TypeError keys must be a list of non-empty strings (the lock keys), got ['proof:{m}:a', 7]",
+              'refused ValueError ttl_ms must be a positive integer of milliseconds, got 0',
+              'refused ValueError wait_ms must be a non-negative integer of milliseconds, got -1',
+              'refused ValueError retry_ms must be a positive integer of milliseconds, got 0',
+              'refused async keys is empty: a multi-key lock takes one or more lock keys',
+              "refused async keys names 'proof:{m}:a' more than once: give each lock key once",
+              'refused block ttl_ms must be a positive integer of milliseconds, got True',
+            ],
+          );
+          const sent = [...(await commandCounts(redis)).keys()].filter(
+            (name) => name !== 'info' && name !== 'config|resetstat',
+          );
+          assert.deepEqual(sent, [], "nothing but the test's own commands reached the server");
+        });
+      }
+    });
+
+    describe('a Cluster with a replica per master', () => {
       let cluster: RedisCluster;
       before(async () => {
         cluster = await startCluster({ server, replicas: 1 });
@@ -193,6 +281,34 @@ for (const server of SERVER_KINDS) {
       after(async () => {
         await cluster?.stop();
       });
+
+      for (const proof of proofs) {
+        test(`${proofName(proof)}: multi across 4 slots through RedisCluster (3 waiting, one of them asyncio past redis-py 4.3, and 1 trying): no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
+          const slots = new Set(ACCOUNTS.map((account) => keySlot(`lock:${account}`)));
+          assert.equal(slots.size, 4, 'the 4 locks hash to 4 slots');
+          const client = await cluster.client();
+          try {
+            for (const account of ACCOUNTS) await client.set(account, '100');
+            await client.set('proof:started', '0');
+            const url = cluster.masters[0].url;
+            const cmd = await prepared(proof);
+            const multi = (mode: string) => start(cmd, url, proof.env ?? {}, [mode, '20', 'cluster']).done;
+            // Debian's redis-py 4.3 cannot run a script through an asyncio RedisCluster (its AsyncScript
+            // reads the client's connection_pool, which a RedisCluster has not): sync there.
+            const third = proof.label === undefined ? 'multi' : 'multi-async';
+            const [, , , trying] = await Promise.all([
+              multi('multi'),
+              multi('multi'),
+              multi(third),
+              multi('multi-try'),
+            ]);
+            t.diagnostic(`${/^busy (\d+)$/m.exec(trying)?.[1]} of 20 tries busy`);
+            await assertBalanced(client);
+          } finally {
+            client.disconnect();
+          }
+        });
+      }
 
       for (const proof of proofs) {
         test(`${proofName(proof)}: RedisCluster sends the pair to the lock's master, whose replica has it on return`, async () => {

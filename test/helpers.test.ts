@@ -192,8 +192,8 @@ const OVER: Record<string, { lines: number; why: string }> = {
     why: "the subscriber opened from the cluster client's configuration (GLIDE cannot duplicate a client), the EVAL after a NOSCRIPT GLIDE's reload misses, WithLock; Go spells out errors and options",
   },
   'glide-java': {
-    lines: 452,
-    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation)",
+    lines: 457,
+    why: "wake-ups on a subscriber client per wait (GLIDE 2.1 for Java fixes a client's subscriptions at creation), the holder's PTTL bounding each sleep",
   },
   'redis-py': { lines: 615, why: 'sync and asyncio each have their lease, wake-ups and acquire' },
   'glide-python': {
@@ -203,10 +203,13 @@ const OVER: Record<string, { lines: number; why: string }> = {
   redigo: { lines: 520, why: "wake-ups on a connection dialed the pool's way; Go spells out errors and options" },
   'go-redis': { lines: 460, why: 'Go spells out errors and options' },
   jedis: {
-    lines: 490,
-    why: 'overloads for UnifiedJedis, JedisPool and Jedis, and wake-ups on a thread of their own found at run time (Jedis 4.4 to 8)',
+    lines: 494,
+    why: "overloads for UnifiedJedis, JedisPool and Jedis, wake-ups on a thread of their own found at run time (Jedis 4.4 to 8), the holder's PTTL bounding each sleep",
   },
-  lettuce: { lines: 410, why: 'Java spells out the options builder and the wake-ups on a shared pub/sub connection' },
+  lettuce: {
+    lines: 414,
+    why: "Java spells out the options builder and the wake-ups on a shared pub/sub connection, the holder's PTTL bounding each sleep",
+  },
   'redis-rs': {
     lines: 495,
     why: "waiting in line woken by the release: SSUBSCRIBE sent raw on a RESP3 connection of its own (redis-rs 1.8's synchronous PubSub has none), read with a timeout",

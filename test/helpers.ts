@@ -63,7 +63,10 @@ export async function zeroAndWritesNothing(redis: Redis, call: () => Promise<unk
  * Flushes the fixture's server before each test, and records the wake-ups published on `channel`
  * (as `channel=payload`) by an SSUBSCRIBE client of its own.
  */
-export function recordWakeups(fixture: RedisFixture, channel: string): { messages: string[]; subscriber: () => Redis } {
+export function recordWakeups(
+  fixture: RedisFixture,
+  ...channels: string[]
+): { messages: string[]; subscriber: () => Redis } {
   const recorded = { messages: [] as string[], subscriber: () => client };
   let client: Redis;
   beforeEach(async () => {
@@ -71,7 +74,7 @@ export function recordWakeups(fixture: RedisFixture, channel: string): { message
     recorded.messages.length = 0;
     client = fixture.server.client();
     client.on('smessage', (name: string, message: string) => recorded.messages.push(`${name}=${message}`));
-    await client.ssubscribe(channel);
+    await client.ssubscribe(...channels);
   });
   afterEach(() => client.disconnect());
   return recorded;

@@ -2,7 +2,16 @@
 // Slots are checked against real servers in test/cluster.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { hashTag, keySlot, parseMember, sortedSetKind, waitersKey, wakeChannel } from '../pack/layout';
+import {
+  handoffChannel,
+  hashTag,
+  keySlot,
+  parseMember,
+  sortedSetKind,
+  ticketsKey,
+  waitersKey,
+  wakeChannel,
+} from '../pack/layout';
 
 describe('names derived from the lock key', () => {
   test('the wake channel is the key itself, string or bytes', () => {
@@ -21,6 +30,16 @@ describe('names derived from the lock key', () => {
       waitersKey(Buffer.from([0xff, 0x00])),
       Buffer.from([0x7b, 0xff, 0x00, 0x7d, ...Buffer.from(':waiters')]),
     );
+  });
+
+  test("a client's hand-over channel follows the tickets key, in the lock's slot", () => {
+    for (const lock of ['lock:order:42', 'lock:{order:42}']) {
+      const channel = handoffChannel(ticketsKey(lock)!, '5f0c1a');
+      assert.equal(channel.toString(), `${ticketsKey(lock)}:5f0c1a`);
+      assert.equal(keySlot(channel), keySlot(lock), lock);
+    }
+    const bytes = Buffer.from([0xff, 0x00]);
+    assert.deepEqual(handoffChannel(ticketsKey(bytes)!, 'c'), Buffer.concat([ticketsKey(bytes)!, Buffer.from(':c')]));
   });
 
   test('hash tags and slots as Redis Cluster computes them', () => {

@@ -14,7 +14,8 @@ function handoffContract(server: ServerKind): void {
   const WAIT_MS = 30_000;
   const CLAIM_MS = 5_000;
   const KEYS = ['lock:a', '{lock:a}:waiters', '{lock:a}:tickets'];
-  const { messages } = recordWakeups(fx, 'lock:a');
+  // The lock's channel, and the hand-over channels of the clients of tickets a.*, b.* and c.*.
+  const { messages } = recordWakeups(fx, 'lock:a', ...['a', 'b', 'c'].map((client) => `{lock:a}:tickets:${client}`));
 
   interface Call {
     token: string;
@@ -37,7 +38,7 @@ function handoffContract(server: ServerKind): void {
   const queue = () => fx.redis.zrange('{lock:a}:waiters', 0, -1);
   const pttl = () => fx.redis.pttl('lock:a');
   /** A hand-over's wake-up carries the server's time in ms: `hand <ticket> <time>`. */
-  const withoutTime = (message: string) => message.replace(/^(lock:a=hand \S+) \d{13}\b/, '$1 <time>');
+  const withoutTime = (message: string) => message.replace(/^([^=]+=hand \S+) \d{13}\b/, '$1 <time>');
 
   describe('queue_acquire', () => {
     test('free: takes it, reply {1, 0, 0}, no ticket left', async () => {
@@ -125,8 +126,23 @@ function handoffContract(server: ServerKind): void {
       assert.ok(claim > 3000 && claim <= 4000, `claim PTTL ${claim}`);
       assert.deepEqual(await queue(), ['owner-3', 'owner-4']);
       assert.match((await tickets())['owner-2'], /^hand \d+ a\.1$/);
+      // On the two named clients' channels alone: c's client, and the lock's channel, hear nothing.
+      await waitFor('the wake-ups', () => messages.length === 2);
+      await sleep(50);
+      assert.deepEqual(messages.map(withoutTime), [
+        '{lock:a}:tickets:a=hand a.1 <time> next b.1',
+        '{lock:a}:tickets:b=hand a.1 <time> next b.1',
+      ]);
+    });
+
+    test('the handed and the next waiter of one client: one wake-up on its channel', async () => {
+      await acquire({ token: 'owner-1' });
+      await acquire({ token: 'owner-2', ticket: 'a.1.1' });
+      await acquire({ token: 'owner-3', ticket: 'a.2.1' });
+      await release('owner-1');
       await waitFor('the wake-up', () => messages.length === 1);
-      assert.deepEqual(messages.map(withoutTime), ['lock:a=hand a.1 <time> next b.1']);
+      await sleep(50);
+      assert.deepEqual(messages.map(withoutTime), ['{lock:a}:tickets:a=hand a.1.1 <time> next a.2.1']);
     });
 
     test('the last waiter: handed with no next', async () => {
@@ -134,7 +150,7 @@ function handoffContract(server: ServerKind): void {
       await acquire({ token: 'owner-2', ticket: 'a.1' });
       await release('owner-1');
       await waitFor('the wake-up', () => messages.length === 1);
-      assert.deepEqual(messages.map(withoutTime), ['lock:a=hand a.1 <time>']);
+      assert.deepEqual(messages.map(withoutTime), ['{lock:a}:tickets:a=hand a.1 <time>']);
     });
 
     test('waiters whose time is up are skipped and dropped, across the batches the release reads', async () => {
@@ -151,8 +167,11 @@ function handoffContract(server: ServerKind): void {
       assert.equal(await fx.redis.get('lock:a'), 'owner-2');
       assert.deepEqual(await queue(), ['old-style', 'owner-3', 'owner-4'], 'the acquire_queued waiter keeps its place');
       assert.deepEqual(Object.keys(await tickets()).sort(), ['owner-2', 'owner-3', 'owner-4']);
-      await waitFor('the wake-up', () => messages.length === 1);
-      assert.deepEqual(messages.map(withoutTime), ['lock:a=hand a.1 <time> next b.1']);
+      await waitFor('the wake-ups', () => messages.length === 2);
+      assert.deepEqual(messages.map(withoutTime), [
+        '{lock:a}:tickets:a=hand a.1 <time> next b.1',
+        '{lock:a}:tickets:b=hand a.1 <time> next b.1',
+      ]);
     });
 
     test('only lapsed waiters: the lock is deleted and the queue emptied', async () => {
@@ -216,8 +235,12 @@ function handoffContract(server: ServerKind): void {
       await release('owner-1');
       assert.equal(await release('owner-2'), 1);
       assert.equal(await fx.redis.get('lock:a'), 'owner-3');
-      await waitFor('both wake-ups', () => messages.length === 2);
-      assert.deepEqual(messages.map(withoutTime), ['lock:a=hand a.1 <time> next b.1', 'lock:a=hand b.1 <time>']);
+      await waitFor('both hand-overs', () => messages.length === 3);
+      assert.deepEqual(messages.map(withoutTime), [
+        '{lock:a}:tickets:a=hand a.1 <time> next b.1',
+        '{lock:a}:tickets:b=hand a.1 <time> next b.1',
+        '{lock:a}:tickets:b=hand b.1 <time>',
+      ]);
     });
   });
 

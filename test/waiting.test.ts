@@ -157,7 +157,7 @@ function waiting(server: ServerKind): void {
           fair: true,
           signal: controller.signal,
         });
-        await untilQueued('lock:f', 'waiter');
+        await untilWaiting('lock:f', 'waiter');
         await fx.redis.del('lock:f'); // the holder's lease ended: no release handed it over
         assert.equal(await fx.locks.acquire('lock:f', 'barger', LONG, { fair: true }), 0);
         assert.deepEqual(
@@ -407,5 +407,15 @@ function waiting(server: ServerKind): void {
       await sleep(10);
     }
     throw new Error(`${token} never queued on ${lock}`);
+  }
+
+  /**
+   * Until `token` made its second call in `lock`'s queue (its ticket `<session>.1`), the one once
+   * subscribed: it then sleeps until woken. A change to the lock before that call would race it.
+   */
+  async function untilWaiting(lock: string, token: string): Promise<void> {
+    await waitFor(`${token}'s second call`, async () =>
+      /\.1$/.test((await fx.redis.hget(ticketsKey(lock)!, token)) ?? ''),
+    );
   }
 }

@@ -78,6 +78,7 @@ type Lease struct {
 	Token string
 	// Fence is the fencing token with the Fence option (0 without): the guarded resource refuses older ones.
 	Fence int64
+«kinds:lease-fields»
 
 	client   «var:client»
 	kind     kind
@@ -266,6 +267,7 @@ func (l *Lease) Err() error {
 
 // Extend sets the lease to ttl from now; false when it is no longer held.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
+«kinds:extend»
 	return extend(ctx, l.client, l.kind.extend, l.Key, l.Token, ttl)
 }
 
@@ -290,6 +292,7 @@ func (l *Lease) Release(ctx context.Context) (bool, error) {
 	close(l.stop)
 	l.mu.Unlock()
 	l.renewing.Wait() // a renewal in flight ends before the release
+«kinds:release»
 	keys := []string{l.Key}
 	if l.queue != "" {
 		keys = append(keys, l.queue) // taken in line: wake the next in line

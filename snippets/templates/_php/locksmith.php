@@ -12,9 +12,9 @@ LUA;
 «kinds:scripts»
 
     /**
-     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half),
-     * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
-     * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half)
+     * never past the holder's lease (PTTL), then LockBusyException. $ttlMs: how long the lock outlives a holder that
+     * dies without releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
      * Redis errors are thrown as the client throws them.
      */
     public static function acquire(
@@ -33,7 +33,7 @@ LUA;
         $keys = $fenceKey === null ? [$key] : [$key, $fenceKey];
         $attempt = fn () => self::run($redis, self::ACQUIRE, $keys, [$token, $ttlMs]);
 «kinds:attempt»
-        $reply = self::take($key, $ttlMs, $waitMs, $retryMs, $attempt);
+        $reply = self::take($redis, $key, $ttlMs, $waitMs, $retryMs, $attempt);
         return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
     }
 
@@ -115,8 +115,11 @@ LUA;
         return $result;
     }
 
-    /** Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
-    private static function take(string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
+    /**
+     * Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException),
+     * never sleeping past the lock's lease (PTTL after a busy try): a dead holder's lock is taken as it ends.
+     */
+    private static function take(«var:client» $redis, string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
     {
         self::checkMs('ttlMs', $ttlMs, true);
         self::checkMs('waitMs', $waitMs, false);
@@ -131,7 +134,9 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
+            $pttl = (int) $redis->pttl($key); // -2: the lock is free, try at once; -1: no lease, the back-off alone
+            $leaseUs = $pttl === -1 ? $leftUs : max(0, ($pttl + 1) * 1000);
+            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leaseUs, $leftUs)); // in µs
         }
     }
 

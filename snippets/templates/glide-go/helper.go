@@ -30,6 +30,7 @@ import (
 	"fmt"
 	mathrand "math/rand"
 	"os"
+«kinds:std-imports»
 	"strconv"
 	"strings"
 	"sync"

@@ -28,6 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 «kinds:imports»
 
 /**
@@ -167,19 +168,21 @@ public final class Locksmith {
         if (options.wakeups != null) {
             throw new IllegalArgumentException("wakeups need a GlideClusterClient: GLIDE has sharded pub/sub in cluster mode only");
         }
-        return acquire(scripts(client), key, options);
+        return acquire(scripts(client), lock -> await(client.pttl(lock)), key, options);
     }
 
     public static Lease acquire(GlideClusterClient client, String key, Options options) throws InterruptedException {
-        return acquire(scripts(client), key, options);
+        return acquire(scripts(client), lock -> await(client.pttl(lock)), key, options);
     }
 
     /**
      * Takes the lock, waiting up to options.waitMs, then LockBusyException: with options.wakeups,
      * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs,
-     * jittered down to half, so waiters spread out). Redis errors are thrown as GLIDE gives them (GlideException).
+     * jittered down to half, so waiters spread out); with leaseLeft (PTTL), never sleeping past the holder's
+     * lease. Redis errors are thrown as GLIDE gives them (GlideException).
      */
-    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+    public static Lease acquire(Scripts redis, ToLongFunction<String> leaseLeft, String key, Options options)
+            throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
@@ -200,7 +203,10 @@ public final class Locksmith {
                 double sleepMs = wakeups != null
                         ? options.retryMs * (0.5 + random / 2)
                         : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random / 2);
-                long ms = Math.min((long) sleepMs, leftMs);
+                // Never past the holder's lease: PTTL -2 (freed since) tries again at once, -1 (no lease) backs off.
+                long leaseMs = leaseLeft == null ? -1 : leaseLeft.applyAsLong(key);
+                if (leaseMs == -2) continue;
+                long ms = Math.min((long) sleepMs, leaseMs < 0 ? leftMs : Math.min(leftMs, leaseMs + 1));
                 if (wakeups != null) wakeups.await(ms);
                 else Thread.sleep(ms);
             }

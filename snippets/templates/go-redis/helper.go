@@ -26,6 +26,7 @@ import (
 	"fmt"
 	mathrand "math/rand"
 	"os"
+«kinds:std-imports»
 	"strings"
 	"sync"
 	"time"

@@ -27,6 +27,7 @@ import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.util.Pool;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 «kinds:imports»
 
 /**
@@ -140,7 +141,7 @@ public final class Locksmith {
 «include:_jvm/lease»
 
     public static Lease acquire(UnifiedJedis jedis, String key, Options options) throws InterruptedException {
-        return acquire(scripts(jedis), subscriber(jedis), key, options);
+        return acquire(scripts(jedis), subscriber(jedis), jedis::pttl, key, options);
     }
 
     /**
@@ -178,21 +179,25 @@ public final class Locksmith {
     }
 
     public static Lease acquire(JedisPool pool, String key, Options options) throws InterruptedException {
-        return acquire(scripts(pool), subscriber(pool), key, options);
+        return acquire(scripts(pool), subscriber(pool), lock -> {
+            try (Jedis jedis = pool.getResource()) {
+                return jedis.pttl(lock);
+            }
+        }, key, options);
     }
 
     /** Takes the lock, polling while it waits (no subscriber). */
     public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
-        return acquire(redis, null, key, options);
+        return acquire(redis, null, null, key, options);
     }
 
     /**
      * Takes the lock, waiting up to options.waitMs, then LockBusyException: with a subscriber, woken
-     * by the release; without one, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half).
-     * Redis errors are thrown as Jedis throws them.
+     * by the release; without one, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half);
+     * with leaseLeft (PTTL), never sleeping past the holder's lease. Redis errors are thrown as Jedis throws them.
      */
-    public static Lease acquire(Scripts redis, Subscriber subscriber, String key, Options options)
-            throws InterruptedException {
+    public static Lease acquire(Scripts redis, Subscriber subscriber, ToLongFunction<String> leaseLeft, String key,
+            Options options) throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
@@ -214,7 +219,10 @@ public final class Locksmith {
                 double sleepMs = wakeups != null
                         ? options.retryMs * (0.5 + random / 2)
                         : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random / 2);
-                long ms = Math.min((long) sleepMs, leftMs);
+                // Never past the holder's lease: PTTL -2 (freed since) tries again at once, -1 (no lease) backs off.
+                long leaseMs = leaseLeft == null ? -1 : leaseLeft.applyAsLong(key);
+                if (leaseMs == -2) continue;
+                long ms = Math.min((long) sleepMs, leaseMs < 0 ? leftMs : Math.min(leftMs, leaseMs + 1));
                 if (wakeups != null) wakeups.await(ms);
                 else Thread.sleep(ms);
             }

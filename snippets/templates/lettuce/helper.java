@@ -21,10 +21,12 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisKeyCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 «kinds:imports»
 
 /**
@@ -119,17 +121,19 @@ public final class Locksmith {
 
 «include:_jvm/lease»
 
-    public static Lease acquire(RedisScriptingCommands<String, String> redis, String key, Options options)
-            throws InterruptedException {
-        return acquire(scripts(redis), key, options);
+    /** On the sync commands of a connection (standalone or cluster), which run the scripts and PTTL. */
+    public static <R extends RedisScriptingCommands<String, String> & RedisKeyCommands<String, String>> Lease acquire(
+            R redis, String key, Options options) throws InterruptedException {
+        return acquire(scripts(redis), redis::pttl, key, options);
     }
 
     /**
      * Takes the lock, waiting up to options.waitMs, then LockBusyException: with options.wakeups,
-     * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half).
-     * Redis errors are thrown as Lettuce throws them.
+     * woken by the release; without, by jittered back-off (10 ms doubling to options.retryMs, jittered down to half);
+     * with leaseLeft (PTTL), never sleeping past the holder's lease. Redis errors are thrown as Lettuce throws them.
      */
-    public static Lease acquire(Scripts redis, String key, Options options) throws InterruptedException {
+    public static Lease acquire(Scripts redis, ToLongFunction<String> leaseLeft, String key, Options options)
+            throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
         checkMs("waitMs", options.waitMs, false);
         checkMs("retryMs", options.retryMs, true);
@@ -151,7 +155,10 @@ public final class Locksmith {
                 double sleepMs = wakeups != null
                         ? options.retryMs * (0.5 + random / 2)
                         : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs) * (0.5 + random / 2);
-                long ms = Math.min((long) sleepMs, leftMs);
+                // Never past the holder's lease: PTTL -2 (freed since) tries again at once, -1 (no lease) backs off.
+                long leaseMs = leaseLeft == null ? -1 : leaseLeft.applyAsLong(key);
+                if (leaseMs == -2) continue;
+                long ms = Math.min((long) sleepMs, leaseMs < 0 ? leftMs : Math.min(leftMs, leaseMs + 1));
                 if (wakeups != null) wakeups.await(ms);
                 else Thread.sleep(ms);
             }

@@ -13,9 +13,9 @@ declare(strict_types=1);
 // the callback calls $lease->check() between steps, which extends the lease once a third of the TTL
 // has passed and throws LeaseLostException once it is gone.
 //
-// A waiter polls with jittered back-off (10 ms doubling to $retryMs, jittered down to half): the release's
-// wake-up (SPUBLISH) needs SSUBSCRIBE, which phpredis gains only in 6.0, and its subscribe calls
-// hold the calling process in a callback loop until a message comes, with no timeout of their own.
+// A waiter polls with jittered back-off (10 ms doubling to $retryMs, jittered down to half), never past the
+// holder's lease (PTTL after a busy try). No wake-up: SSUBSCRIBE comes in phpredis 6.0, and its subscribe
+// calls hold the calling process in a callback loop until a message comes, with no timeout of their own.
 
 «include:_php/errors»
 

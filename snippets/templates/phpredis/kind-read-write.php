@@ -23,7 +23,7 @@ LUA;
         int $retryMs = 500,
     ): LocksmithLease {
         $token = self::token();
-        self::take($key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::READ_ACQUIRE, [$key], [$token, $ttlMs]), 'a writer');
+        self::take($redis, $key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::READ_ACQUIRE, [$key], [$token, $ttlMs]), 'a writer');
         return new LocksmithLease($redis, $key, $token, null, $ttlMs, $renew, self::RW_EXTEND, self::RW_RELEASE);
     }
 
@@ -41,7 +41,7 @@ LUA;
     ): LocksmithLease {
         $token = self::token();
         $args = [$token, $ttlMs, $waitMs > 0 ? 2 * max(1, $retryMs) : 1];
-        self::take($key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::WRITE_ACQUIRE, [$key], $args), 'readers or another writer');
+        self::take($redis, $key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::WRITE_ACQUIRE, [$key], $args), 'readers or another writer');
         return new LocksmithLease($redis, $key, $token, null, $ttlMs, $renew, self::RW_EXTEND, self::RW_RELEASE);
     }
 

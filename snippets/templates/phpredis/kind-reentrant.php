@@ -45,6 +45,6 @@ LUA;
             throw new \InvalidArgumentException('$fenceKey works with a plain lock, not a reentrant one');
         }
         $token = self::$reentrantHolds[$key] ?? self::token();
-        self::take($key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::REENTRANT_ACQUIRE, [$key], [$token, $ttlMs]));
+        self::take($redis, $key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::REENTRANT_ACQUIRE, [$key], [$token, $ttlMs]));
         return new LocksmithLease($redis, $key, $token, null, $ttlMs, $renew, self::REENTRANT_EXTEND, self::REENTRANT_RELEASE);
     }

@@ -28,7 +28,7 @@ LUA;
         }
         $token = self::token();
         $args = [$token, $ttlMs, $permits];
-        self::take($key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::SEMAPHORE_ACQUIRE, [$key], $args), 'the other holders of its permits');
+        self::take($redis, $key, $ttlMs, $waitMs, $retryMs, fn () => self::run($redis, self::SEMAPHORE_ACQUIRE, [$key], $args), 'the other holders of its permits');
         return new LocksmithLease($redis, $key, $token, null, $ttlMs, $renew, self::SEMAPHORE_EXTEND, self::SEMAPHORE_RELEASE);
     }
 

@@ -10,7 +10,8 @@ declare(strict_types=1);
 // a lock around the callback; acquire() and $lease->release() are for code that cannot use one;
 // tryAcquire() tries once and never waits (null when busy); releaseLock() and extendLock() take a key
 // and a token. With renew: true the callback calls $lease->check() between steps (PHP has no timer
-// thread). Waiters poll with jittered back-off: Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
+// thread). Waiters poll with jittered back-off, never past the holder's lease (PTTL after a busy try):
+// Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
 
 «include:_php/errors»
 

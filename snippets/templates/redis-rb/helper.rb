@@ -11,8 +11,8 @@ require 'socket'
 # one; Locksmith.try_lock and try_acquire try once and never wait (nil when busy); release_lock and
 # extend_lock take a key and a token.
 #
-# A waiter polls with jittered back-off (10 ms doubling to retry_ms, jittered down to half): the release's
-# wake-up (SPUBLISH) needs SSUBSCRIBE, which redis-rb 4.x does not have (Debian 12 ships 4.8).
+# A waiter polls with jittered back-off (10 ms doubling to retry_ms, jittered down to half), never past the
+# holder's lease (PTTL after a busy try). No wake-up: SSUBSCRIBE is not in redis-rb 4.x (Debian 12 ships 4.8).
 module Locksmith
   ACQUIRE = <<~'LUA'
 «lua:acquire»  LUA
@@ -129,10 +129,10 @@ module Locksmith
 
   module_function
 
-  # Takes the lock, waiting up to wait_ms with jittered back-off (10 ms doubling to retry_ms,
-  # jittered down to half), then BusyError. ttl_ms: how long the lock outlives a holder that dies without
-  # releasing it; fence_key: a fencing counter key (in Cluster, with the lock key's {hash tag});
-  # Redis errors are raised as they are.
+  # Takes the lock, waiting up to wait_ms with jittered back-off (10 ms doubling to retry_ms, jittered
+  # down to half) never past the holder's lease (PTTL), then BusyError. ttl_ms: how long the lock
+  # outlives a holder that dies without releasing it; fence_key: a fencing counter key (in Cluster,
+  # with the lock key's {hash tag}); Redis errors are raised as they are.
   def acquire(redis, key, ttl_ms:, wait_ms: 10_000, fence_key: nil, renew: false, retry_ms: 500, **kind) # rubocop:disable Metrics/ParameterLists
 «kinds:acquire»
     raise ArgumentError, "this helper has no lock kind that takes #{kind.keys.join(', ')}" unless kind.empty?
@@ -141,7 +141,7 @@ module Locksmith
     keys = fence_key.nil? ? [key] : [key, fence_key]
     attempt = -> { run(redis, ACQUIRE, keys, [token, ttl_ms]) }
 «kinds:attempt»
-    reply = take(key, ttl_ms, wait_ms, retry_ms, &attempt)
+    reply = take(redis, key, ttl_ms, wait_ms, retry_ms, &attempt)
     Lease.new(redis, key, token, ttl_ms, fence_key.nil? ? nil : reply, renew)
   end
 
@@ -197,8 +197,9 @@ module Locksmith
     result
   end
 
-  # Runs the block (an acquire script's call) until it takes the lock (its reply) or wait_ms passes (BusyError).
-  def take(key, ttl_ms, wait_ms, retry_ms, holders = 'another owner')
+  # Runs the block (an acquire script's call) until it takes the lock (its reply) or wait_ms passes (BusyError),
+  # never sleeping past the lock's lease (PTTL after a busy try): a dead holder's lock is taken as it ends.
+  def take(redis, key, ttl_ms, wait_ms, retry_ms, holders = 'another owner') # rubocop:disable Metrics/ParameterLists
     check_ms(:ttl_ms, ttl_ms, positive: true)
     check_ms(:wait_ms, wait_ms, positive: false)
     check_ms(:retry_ms, retry_ms, positive: true)
@@ -211,7 +212,9 @@ module Locksmith
       left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
       raise BusyError.new(key, wait_ms, holders) if left <= 0
 
-      sleep([[0.01 * 2**[attempt, 20].min, retry_ms / 1000.0].min * (0.5 + rand / 2), left].min)
+      pttl = redis.pttl(key) # -2: the lock is free, try at once; -1: no lease, the back-off alone
+      lease = pttl == -1 ? left : [pttl + 1, 0].max / 1000.0
+      sleep([[0.01 * 2**[attempt, 20].min, retry_ms / 1000.0].min * (0.5 + rand / 2), lease, left].min)
       attempt += 1
     end
   end

@@ -12,7 +12,7 @@
   # Takes a read lock: held with other readers, never with a writer. Waits as acquire does.
   def acquire_read(redis, key, ttl_ms:, wait_ms: 10_000, renew: false, retry_ms: 500)
     token = new_token
-    take(key, ttl_ms, wait_ms, retry_ms, 'a writer') { run(redis, READ_ACQUIRE, [key], [token, ttl_ms]) }
+    take(redis, key, ttl_ms, wait_ms, retry_ms, 'a writer') { run(redis, READ_ACQUIRE, [key], [token, ttl_ms]) }
     Lease.new(redis, key, token, ttl_ms, nil, renew, RW_EXTEND, RW_RELEASE)
   end
 
@@ -21,7 +21,7 @@
   def acquire_write(redis, key, ttl_ms:, wait_ms: 10_000, renew: false, retry_ms: 500)
     token = new_token
     args = [token, ttl_ms, wait_ms.positive? ? 2 * retry_ms : 1]
-    take(key, ttl_ms, wait_ms, retry_ms, 'readers or another writer') { run(redis, WRITE_ACQUIRE, [key], args) }
+    take(redis, key, ttl_ms, wait_ms, retry_ms, 'readers or another writer') { run(redis, WRITE_ACQUIRE, [key], args) }
     Lease.new(redis, key, token, ttl_ms, nil, renew, RW_EXTEND, RW_RELEASE)
   end
 

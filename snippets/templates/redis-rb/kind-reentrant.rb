@@ -20,7 +20,7 @@
     raise ArgumentError, 'fence_key works with a plain lock, not a reentrant one' unless fence_key.nil?
 
     token = reentrant_holds[key] || new_token
-    take(key, ttl_ms, wait_ms, retry_ms) { run(redis, REENTRANT_ACQUIRE, [key], [token, ttl_ms]) }
+    take(redis, key, ttl_ms, wait_ms, retry_ms) { run(redis, REENTRANT_ACQUIRE, [key], [token, ttl_ms]) }
     Lease.new(redis, key, token, ttl_ms, nil, renew, REENTRANT_EXTEND, REENTRANT_RELEASE)
   end
 

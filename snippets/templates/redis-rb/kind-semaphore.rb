@@ -16,7 +16,7 @@
 
     token = new_token
     args = [token, ttl_ms, permits]
-    take(key, ttl_ms, wait_ms, retry_ms, 'the other holders of its permits') { run(redis, SEMAPHORE_ACQUIRE, [key], args) }
+    take(redis, key, ttl_ms, wait_ms, retry_ms, 'the other holders of its permits') { run(redis, SEMAPHORE_ACQUIRE, [key], args) }
     Lease.new(redis, key, token, ttl_ms, nil, renew, SEMAPHORE_EXTEND, SEMAPHORE_RELEASE)
   end
 

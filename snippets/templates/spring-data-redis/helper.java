@@ -88,8 +88,8 @@ public final class Locksmith {
 
     /**
      * Takes the lock, waiting up to options.waitMs (back-off: 10 ms doubling to options.retryMs,
-     * each sleep jittered down to half, so contenders spread), then LockBusyException. Redis
-     * errors are thrown as Spring translates them (DataAccessException).
+     * each sleep jittered down to half, so contenders spread, and never past the holder's lease: its
+     * PTTL), then LockBusyException. Redis errors are thrown as Spring translates them (DataAccessException).
      */
     public Lease acquire(String key, Options options) throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
@@ -102,8 +102,12 @@ public final class Locksmith {
             if (lease != null) return lease;
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
+            // PTTL -2 (freed since the try): again at once; -1 (no lease): the back-off alone.
+            long leaseMs = Objects.requireNonNull(redis.getExpire(key, TimeUnit.MILLISECONDS), "PTTL's reply");
+            if (leaseMs == -2) continue;
             double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs);
-            Thread.sleep(Math.min((long) (backoffMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs));
+            long ms = Math.min((long) (backoffMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs);
+            Thread.sleep(leaseMs < 0 ? ms : Math.min(ms, leaseMs + 1));
         }
     }
 

@@ -2,6 +2,7 @@
 
 #nullable enable
 using System;
+«kinds:usings»
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;

@@ -6,7 +6,7 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest ce8b9bda70f5ab8ed82dbd3a63b9de72f01a0471
+// @locksmith-digest ddd38eb83a8f1f067b334914873ef28667bf5edf
 
 declare(strict_types=1);
 
@@ -14,7 +14,8 @@ declare(strict_types=1);
 // a lock around the callback; acquire() and $lease->release() are for code that cannot use one;
 // tryAcquire() tries once and never waits (null when busy); releaseLock() and extendLock() take a key
 // and a token. With renew: true the callback calls $lease->check() between steps (PHP has no timer
-// thread). Waiters poll with jittered back-off: Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
+// thread). Waiters poll with jittered back-off, never past the holder's lease (PTTL after a busy try):
+// Predis 1.x has no consumer for SSUBSCRIBE's wake-ups.
 
 /** The lock stayed held for the whole wait. */
 final class LockBusyException extends \RuntimeException
@@ -367,9 +368,9 @@ return 1
 LUA;
 
     /**
-     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half),
-     * then LockBusyException. $ttlMs: how long the lock outlives a holder that dies without
-     * releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
+     * Takes the lock, waiting up to $waitMs with jittered back-off (10 ms doubling to $retryMs, jittered down to half)
+     * never past the holder's lease (PTTL), then LockBusyException. $ttlMs: how long the lock outlives a holder that
+     * dies without releasing it. $fenceKey: a fencing counter key (in Cluster, with the lock key's {hash tag}).
      * Redis errors are thrown as the client throws them.
      */
     public static function acquire(
@@ -392,7 +393,7 @@ LUA;
         if ($wait !== null) {
             $attempt = fn () => self::acquireAndWait($redis, $wait, $key, $token, $keys, [$token, $ttlMs]);
         }
-        $reply = self::take($key, $ttlMs, $waitMs, $retryMs, $attempt);
+        $reply = self::take($redis, $key, $ttlMs, $waitMs, $retryMs, $attempt);
         return new LocksmithLease($redis, $key, $token, $fenceKey === null ? null : $reply, $ttlMs, $renew);
     }
 
@@ -542,8 +543,11 @@ LUA;
         return $result;
     }
 
-    /** Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException). */
-    private static function take(string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
+    /**
+     * Runs $attempt (an acquire script's call) until it takes the lock (its reply) or $waitMs passes (LockBusyException),
+     * never sleeping past the lock's lease (PTTL after a busy try): a dead holder's lock is taken as it ends.
+     */
+    private static function take(\Predis\ClientInterface $redis, string $key, int $ttlMs, int $waitMs, int $retryMs, callable $attempt, string $holders = 'another owner'): int
     {
         self::checkMs('ttlMs', $ttlMs, true);
         self::checkMs('waitMs', $waitMs, false);
@@ -558,7 +562,9 @@ LUA;
             if ($leftUs <= 0) {
                 throw new LockBusyException($key, $waitMs, $holders);
             }
-            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leftUs)); // in µs
+            $pttl = (int) $redis->pttl($key); // -2: the lock is free, try at once; -1: no lease, the back-off alone
+            $leaseUs = $pttl === -1 ? $leftUs : max(0, ($pttl + 1) * 1000);
+            usleep(min(min(10 * 2 ** min($tries, 20), $retryMs) * random_int(500, 1000), $leaseUs, $leftUs)); // in µs
         }
     }
 

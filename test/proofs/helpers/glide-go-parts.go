@@ -1,12 +1,14 @@
 // GLIDE for Go's own modes of the parts (see go-parts.go): a Client that is neither *glide.Client
 // nor *glide.ClusterClient, whose batches the helper cannot send, is refused; NOSCRIPT in a pair;
-// a holder that stops itself (SIGSTOP) past its lease.
+// a holder that stops itself (SIGSTOP) past its lease. And for the multi modes (go-multi.go): the
+// counters the other Go programs have, and transfers under WithMultiLock.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -23,6 +25,31 @@ func init() {
 	})
 	parts["replica-noscript"] = replicaNoScript
 	parts["fenced-stopped"] = fencedStopped
+	holdMulti = func(ctx context.Context, c client, locks []string, move func() error) error {
+		run := func(*locksmith.Lease) error { return move() }
+		// A *glide.Client's waiters poll: a short retry bound keeps the locks in use.
+		return locksmith.WithMultiLock(ctx, c, locks, 5*time.Second, run, locksmith.WaitFor(time.Minute), locksmith.RetryEvery(20*time.Millisecond))
+	}
+}
+
+// count reads a counter of the proof (0 when unset).
+func count(c client, key string) (int, error) {
+	value, err := c.Get(context.Background(), key)
+	if err != nil || value.IsNil() {
+		return 0, err
+	}
+	return strconv.Atoi(value.Value())
+}
+
+// increment adds delta to a counter of the proof and returns the new value.
+func increment(c client, key string, delta int) int {
+	value, _ := c.IncrBy(context.Background(), key, int64(delta))
+	return int(value)
+}
+
+// set writes a value of the proof.
+func set(c client, key string, value interface{}) {
+	c.Set(context.Background(), key, fmt.Sprint(value))
 }
 
 // fencedStopped writes while it holds a 300 ms lease (fencing token 1), then stops itself

@@ -3,11 +3,16 @@
 #   python proof.py <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, hold,
 #   take, woken, and for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader,
 #   rw-writer, semaphore (hold and take take a kind); for the parts (test/helpers-glide-python-parts.test.ts):
-#   fenced-writes, paused, shortfall, acknowledged <replica url>, bad-replicas, lost, cluster. <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
+#   fenced-writes, paused, shortfall, acknowledged <replica url>, bad-replicas, lost, cluster; multi <n>
+#   (n transfers between 2 or 3 of 4 accounts under multi_lock, waiting), multi-try <n> (never
+#   waiting; prints busy <count>), multi-bad (refusals), multi-lease (its answers), multi-woken (a
+#   waiter with a 30 s retry bound woken by the release). <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
 #   GlideClusterClient given to enable_wakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
 import asyncio
 import os
+import random
 import re
+import socket
 import sys
 import time
 from urllib.parse import urlparse
@@ -356,6 +361,139 @@ async def cluster(client):
         print(f"shortfall {error.shortfall.acknowledged} {error.released} {await client.exists(['proof:{e}'])}")
 
 
+ACCOUNTS = ["proof:acct:a", "proof:acct:b", "proof:acct:c", "proof:acct:d"]
+#: The start of every owner token this process makes.
+MINE = f"{socket.gethostname()}:{os.getpid()}:".encode()
+
+
+def transfer():
+    """2 or 3 of the accounts in random order (money moves from the first to the second), and their locks."""
+    picked = random.sample(ACCOUNTS, random.choice((2, 3)))
+    return picked, [f"lock:{account}" for account in picked]
+
+
+async def move(client, picked, locks):
+    """Moves 1 over several round trips, flagging a second holder of any of the locks."""
+    for key in locks:
+        if await client.incr(f"{key}:holders") != 1:
+            raise RuntimeError(f"two holders of {key}")
+    a, b = int(await client.get(picked[0])), int(await client.get(picked[1]))
+    # Held 10 ms: a GlideClient's waiters poll, leaving the locks free between transfers otherwise.
+    await asyncio.sleep(0.01)
+    await client.set(picked[0], str(a - 1))
+    await client.set(picked[1], str(b + 1))
+    for key in locks:
+        await client.decr(f"{key}:holders")
+
+
+async def all_started(client):
+    """Returns once the test's 4 processes are connected (10 s at most; GLIDE takes a while to
+    connect), so that the tries meet the transfers; the test sets proof:started to 0."""
+    await client.incr("proof:started")
+    for _ in range(1000):
+        if int(await client.get("proof:started")) >= 4:
+            return
+        await asyncio.sleep(0.01)
+
+
+async def multi(client):
+    await all_started(client)
+    for _ in range(rounds):
+        picked, locks = transfer()
+        async with locksmith.multi_lock(client, locks, ttl_ms=5000, wait_ms=60_000):
+            await move(client, picked, locks)
+
+
+async def multi_try(client):
+    """Tries that never wait: a busy one must leave none of its keys held by this process."""
+    busy = 0
+    await all_started(client)
+    for _ in range(rounds):
+        await asyncio.sleep(0.01)  # the tries spread over the transfers
+        picked, locks = transfer()
+        try:
+            lease = await locksmith.acquire_multi(client, locks, ttl_ms=5000, wait_ms=0)
+        except LockBusyError as error:
+            busy += 1
+            if error.key not in locks:
+                raise RuntimeError(f"busy names {error.key}, none of {locks}") from error
+            partial = [key for key in locks if (await client.get(key) or b"").startswith(MINE)]
+            if partial:
+                raise RuntimeError(f"a busy try holds {partial}")
+            continue
+        if sorted(lease.keys) != sorted(locks) or [await client.get(key) for key in locks] != [lease.token.encode()] * len(locks):
+            raise RuntimeError(f"acquire_multi returned without holding every one of {locks}")
+        await move(client, picked, locks)
+        if not await lease.release():
+            raise RuntimeError("the multi-key lease was lost")
+    print(f"busy {busy}")
+
+
+async def multi_bad(client):
+    """Bad input raises before anything is sent: the statistics are reset once connected, and the
+    test reads what reached the server after."""
+    await client.config_resetstat()
+    cases = [([], {}), (["proof:{m}:a", "proof:{m}:b", "proof:{m}:a"], {}), ("proof:{m}:a", {}), (["proof:{m}:a", ""], {}),
+             (["proof:{m}:a", 7], {}), (["proof:{m}:a"], {"ttl_ms": 0}), (["proof:{m}:a"], {"wait_ms": -1}),
+             (["proof:{m}:a"], {"retry_ms": 0})]
+    for keys, options in cases:
+        try:
+            await locksmith.acquire_multi(client, keys, **{"ttl_ms": 5000, **options})
+            raise RuntimeError(f"took {keys!r} {options}")
+        except (TypeError, ValueError) as error:
+            print(f"refused {type(error).__name__} {error}")
+    try:
+        async with locksmith.multi_lock(client, ["proof:{m}:a"], ttl_ms=True):
+            raise RuntimeError("held with ttl_ms=True")
+    except ValueError as error:
+        print(f"refused block {error}")
+
+
+async def multi_lease(client):
+    """What a multi-key lease answers: held all, lost one, busy, waiting, renewed, in a block."""
+    a, b, c = "proof:{m}:a", "proof:{m}:b", "proof:{m}:c"
+    lease = await locksmith.acquire_multi(client, [b, a], ttl_ms=5000)
+    extended = await lease.extend(60_000)
+    print(f"keys {' '.join(lease.keys)} {extended} {await client.pttl(a) > 5000} {await client.pttl(b) > 5000}")
+    await client.set(a, "other")  # a lost: the other owner's now
+    lost = f"{await lease.extend()} {await lease.release()}"
+    print(f"lost {lost} {(await client.get(a)).decode()} {await client.exists([b])}")
+    try:
+        await locksmith.acquire_multi(client, [c, a], ttl_ms=5000, wait_ms=0)
+    except LockBusyError as error:
+        print(f"busy {error.key} {await client.exists([c])}: {error}")
+    started = time.monotonic()
+    try:
+        await locksmith.acquire_multi(client, [a, c], ttl_ms=5000, wait_ms=300)
+    except LockBusyError as error:
+        print(f"waited {int((time.monotonic() - started) * 1000)} {await client.exists([c])}: {error}")
+    await client.delete([a])
+    holder = await locksmith.acquire_multi(client, [a, b], ttl_ms=60_000)
+    asyncio.get_running_loop().call_later(0.2, lambda: asyncio.ensure_future(holder.release()))
+    started = time.monotonic()
+    async with locksmith.multi_lock(client, [c, b], ttl_ms=5000, wait_ms=10_000, retry_ms=300) as held:
+        print(f"taken {int((time.monotonic() - started) * 1000)} {' '.join(held.keys)}")
+    renewed = await locksmith.acquire_multi(client, [a, b, c], ttl_ms=300, renew=True)
+    await asyncio.sleep(1)
+    held_then = await client.exists([a, b, c])
+    print(f"renewed {held_then} {renewed.lost} {await renewed.release()} {await client.exists([a, b, c])}")
+    try:
+        async with locksmith.multi_lock(client, [a, b], ttl_ms=5000):
+            await client.delete([b])
+    except LeaseLostError as error:
+        print(f"block lost {await client.exists([a])}: {error}")
+
+
+async def multi_woken(client):
+    """A waiter whose retry bound is 30 s, on keys of two slots, taken within ms of the holder's release."""
+    keys = ["lock:proof:acct:a", "lock:proof:acct:b"]
+    holder = await locksmith.acquire_multi(client, keys, ttl_ms=60_000)
+    asyncio.get_running_loop().call_later(0.3, lambda: asyncio.ensure_future(holder.release()))
+    started = time.monotonic()
+    lease = await locksmith.acquire_multi(client, keys, ttl_ms=5000, wait_ms=10_000, retry_ms=30_000)
+    print(f"woken {int((time.monotonic() - started) * 1000)} {await lease.release()}")
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -376,6 +514,11 @@ MODES = {
     "bad-replicas": bad_replicas,
     "lost": lost,
     "cluster": cluster,
+    "multi": multi,
+    "multi-try": multi_try,
+    "multi-bad": multi_bad,
+    "multi-lease": multi_lease,
+    "multi-woken": multi_woken,
 }
 
 

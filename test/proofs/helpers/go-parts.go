@@ -187,14 +187,7 @@ func fencedRefused(ctx context.Context, c client, _ string) error {
 		_, err = lease.SetFenced(ctx, "proof:fenced", "value")
 		return err
 	}
-	for _, refused := range append([]func(context.Context, client) error{withoutFence}, writeRefusals...) {
-		err := refused(ctx, c)
-		if err == nil {
-			return errors.New("a bad fenced write was not refused")
-		}
-		fmt.Printf("refused %v\n", err)
-	}
-	return nil
+	return printRefused(ctx, c, "fenced write", append([]func(context.Context, client) error{withoutFence}, writeRefusals...))
 }
 
 // replicaRefused: bad settings, each refused (printed) before anything is sent.
@@ -217,10 +210,16 @@ func replicaRefused(ctx context.Context, c client, _ string) error {
 			return err
 		})
 	}
-	for _, refused := range append(cases, refusals...) {
+	return printRefused(ctx, c, "WaitForReplicas", append(cases, refusals...))
+}
+
+// printRefused runs each bad use of what, printing its error as "refused <error>": one that is
+// not refused fails the mode.
+func printRefused(ctx context.Context, c client, what string, cases []func(context.Context, client) error) error {
+	for _, refused := range cases {
 		err := refused(ctx, c)
 		if err == nil {
-			return errors.New("a bad WaitForReplicas was not refused")
+			return fmt.Errorf("a bad %s was not refused", what)
 		}
 		fmt.Printf("refused %v\n", err)
 	}

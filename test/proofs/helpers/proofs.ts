@@ -170,11 +170,13 @@ const goModule = (
   async prepare(dir, pack, kinds) {
     writeProof(join(dir, 'locksmith'), client, `${client}.go`, pack, {}, kinds);
     renameSync(join(dir, 'locksmith', 'proof.go'), join(dir, 'main.go'));
-    // With every part: the modes of the lock kinds and features, the family's and the client's own.
+    // With every part: the modes of the lock kinds and features, the family's and the client's own,
+    // and the multi-key lock's where the helper has it.
     const modes = {
       'go-parts.go': 'parts.go',
       [`${client}-parts.go`]: 'client-parts.go',
       ...(capabilities.kinds && { 'go-kinds.go': 'kinds.go' }),
+      ...(helperKinds(client).includes('multi') && { 'go-multi.go': 'multi.go' }),
     };
     for (const [file, as] of Object.entries(modes)) {
       if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
@@ -280,7 +282,7 @@ export const HELPER_PROOFS: HelperProof[] = [
   interpreted('redis-py', 'redis-py.py', '/usr/bin/python3', { wakes: true, queues: true, kinds: true }),
   redisPyFromPypi,
   glidePython,
-  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll.
+  // Debian's phpredis 5.3.7, Predis 1.1.10 and redis-rb 4.8.0 have no SSUBSCRIBE: their helpers poll, lease-aware.
   interpreted('phpredis', 'phpredis.php', '/usr/bin/php', { wakes: false, queues: false, kinds: true }, [
     'php-parts.php',
   ]),

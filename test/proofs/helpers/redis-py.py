@@ -4,12 +4,17 @@
 #   rw-reader, rw-writer, semaphore, hold, take; for the parts (test/helpers-redis-py-parts.test.ts):
 #   shortfall, acknowledged <replica-url>, bad-replicas, fenced-writes, paused <sync|async>,
 #   cluster (the URL of one node of a Cluster with a replica per master), lost (through a proxy the
-#   test cuts during the wait).
+#   test cuts during the wait); multi <n>, multi-async <n> (n transfers between 2 or 3 of 4
+#   accounts under multi_lock, waiting), multi-try <n> (never waiting; prints busy <count>), each
+#   given `cluster` after n to run on a RedisCluster; multi-bad (refusals), multi-lease (its answers).
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
 import asyncio
 import os
+import random
+import socket
 import sys
+import threading
 import time
 
 import redis
@@ -421,6 +426,172 @@ def lost():
     raise RuntimeError("held after the connection was lost")
 
 
+ACCOUNTS = ["proof:acct:a", "proof:acct:b", "proof:acct:c", "proof:acct:d"]
+#: The start of every owner token this process makes.
+MINE = f"{socket.gethostname()}:{os.getpid()}:".encode()
+on_cluster = sys.argv[-1] == "cluster"
+
+
+def transfer():
+    """2 or 3 of the accounts in random order (money moves from the first to the second), and their locks."""
+    picked = random.sample(ACCOUNTS, random.choice((2, 3)))
+    return picked, [f"lock:{account}" for account in picked]
+
+
+def move(client, picked, locks):
+    """Moves 1 over several round trips, flagging a second holder of any of the locks."""
+    for key in locks:
+        if client.incr(f"{key}:holders") != 1:
+            raise RuntimeError(f"two holders of {key}")
+    a, b = int(client.get(picked[0])), int(client.get(picked[1]))
+    time.sleep(0.001)
+    client.set(picked[0], a - 1)
+    client.set(picked[1], b + 1)
+    for key in locks:
+        client.decr(f"{key}:holders")
+
+
+async def move_async(client, picked, locks):
+    for key in locks:
+        if await client.incr(f"{key}:holders") != 1:
+            raise RuntimeError(f"two holders of {key}")
+    a, b = int(await client.get(picked[0])), int(await client.get(picked[1]))
+    await asyncio.sleep(0.001)
+    await client.set(picked[0], a - 1)
+    await client.set(picked[1], b + 1)
+    for key in locks:
+        await client.decr(f"{key}:holders")
+
+
+def all_started(client):
+    """Returns once the test's 4 processes are connected (10 s at most), so that the tries meet the
+    transfers; the test sets proof:started to 0."""
+    client.incr("proof:started")
+    for _ in range(1000):
+        if int(client.get("proof:started")) >= 4:
+            return
+        time.sleep(0.01)
+
+
+def multi():
+    client = redis.RedisCluster.from_url(url) if on_cluster else r
+    all_started(client)
+    for _ in range(rounds):
+        picked, locks = transfer()
+        with locksmith.multi_lock(client, locks, ttl_ms=5000, wait_ms=60_000):
+            move(client, picked, locks)
+
+
+async def multi_async():
+    client = redis.asyncio.RedisCluster.from_url(url) if on_cluster else redis.asyncio.Redis.from_url(url)
+    all_started(redis.RedisCluster.from_url(url) if on_cluster else r)
+    for _ in range(rounds):
+        picked, locks = transfer()
+        async with locksmith.multi_lock(client, locks, ttl_ms=5000, wait_ms=60_000):
+            await move_async(client, picked, locks)
+    await client.close()
+
+
+def multi_try():
+    """Tries that never wait: a busy one must leave none of its keys held by this process."""
+    client = redis.RedisCluster.from_url(url) if on_cluster else r
+    busy = 0
+    all_started(client)
+    for _ in range(rounds):
+        picked, locks = transfer()
+        try:
+            lease = locksmith.acquire_multi(client, locks, ttl_ms=5000, wait_ms=0)
+        except LockBusyError as error:
+            busy += 1
+            if error.key not in locks:
+                raise RuntimeError(f"busy names {error.key}, none of {locks}") from error
+            partial = [key for key in locks if (client.get(key) or b"").startswith(MINE)]
+            if partial:
+                raise RuntimeError(f"a busy try holds {partial}")
+            continue
+        if sorted(lease.keys) != sorted(locks) or any(client.get(key) != lease.token.encode() for key in locks):
+            raise RuntimeError(f"acquire_multi returned without holding every one of {locks}")
+        move(client, picked, locks)
+        if not lease.release():
+            raise RuntimeError("the multi-key lease was lost")
+        time.sleep(0.005)  # the tries spread over the transfers
+    print(f"busy {busy}")
+
+
+def multi_bad():
+    """Bad input raises before anything is sent (the test reads INFO commandstats after)."""
+    ar = redis.asyncio.Redis.from_url(url)
+    cases = [([], {}), (["proof:{m}:a", "proof:{m}:b", "proof:{m}:a"], {}), ("proof:{m}:a", {}), (["proof:{m}:a", ""], {}),
+             (["proof:{m}:a", 7], {}), (["proof:{m}:a"], {"ttl_ms": 0}), (["proof:{m}:a"], {"wait_ms": -1}),
+             (["proof:{m}:a"], {"retry_ms": 0})]
+    for keys, options in cases:
+        try:
+            locksmith.acquire_multi(r, keys, **{"ttl_ms": 5000, **options})
+            raise RuntimeError(f"took {keys!r} {options}")
+        except (TypeError, ValueError) as error:
+            print(f"refused {type(error).__name__} {error}")
+    for take in (lambda: asyncio.run(locksmith.acquire_multi_async(ar, [], ttl_ms=5000)),
+                 lambda: asyncio.run(locksmith.multi_lock(ar, ["proof:{m}:a"] * 2, ttl_ms=5000).__aenter__())):
+        try:
+            take()
+        except ValueError as error:
+            print(f"refused async {error}")
+    try:
+        with locksmith.multi_lock(r, ["proof:{m}:a"], ttl_ms=True):
+            raise RuntimeError("held with ttl_ms=True")
+    except ValueError as error:
+        print(f"refused block {error}")
+
+
+def multi_lease():
+    """What a multi-key lease answers: held all, lost one, busy, waiting woken, renewed, in a block (sync and asyncio)."""
+    a, b, c = "proof:{m}:a", "proof:{m}:b", "proof:{m}:c"
+    lease = locksmith.acquire_multi(r, [b, a], ttl_ms=5000)
+    print(f"keys {' '.join(lease.keys)} {lease.extend(60_000)} {r.pttl(a) > 5000} {r.pttl(b) > 5000}")
+    r.set(a, "other")  # a lost: the other owner's now
+    print(f"lost {lease.extend()} {lease.release()} {r.get(a).decode()} {r.exists(b)}")
+    try:
+        locksmith.acquire_multi(r, [c, a], ttl_ms=5000, wait_ms=0)
+    except LockBusyError as error:
+        print(f"busy {error.key} {r.exists(c)}: {error}")
+    started = time.monotonic()
+    try:
+        locksmith.acquire_multi(r, [a, c], ttl_ms=5000, wait_ms=300)
+    except LockBusyError as error:
+        print(f"waited {int((time.monotonic() - started) * 1000)} {r.exists(c)}: {error}")
+    r.delete(a)
+    holder = locksmith.acquire_multi(r, [a, b], ttl_ms=60_000)
+    timer = threading.Timer(0.2, holder.release)
+    timer.start()
+    started = time.monotonic()
+    with locksmith.multi_lock(r, [c, b], ttl_ms=5000, wait_ms=10_000, retry_ms=30_000) as held:
+        print(f"woken {int((time.monotonic() - started) * 1000)} {' '.join(held.keys)}")
+    timer.join()
+    renewed = locksmith.acquire_multi(r, [a, b, c], ttl_ms=300, renew=True)
+    time.sleep(1)
+    print(f"renewed {r.exists(a, b, c)} {renewed.lost} {renewed.release()} {r.exists(a, b, c)}")
+    try:
+        with locksmith.multi_lock(r, [a, b], ttl_ms=5000):
+            r.delete(b)
+    except LeaseLostError as error:
+        print(f"block lost {r.exists(a)}: {error}")
+    asyncio.run(multi_lease_async(a, b, c))
+
+
+async def multi_lease_async(a, b, c):
+    client = redis.asyncio.Redis.from_url(url)
+    lease = await locksmith.acquire_multi_async(client, [a, b], ttl_ms=5000)
+    r.set(a, "other")
+    print(f"async lost {await lease.extend()} {await lease.release()} {r.exists(b)}")
+    async with locksmith.multi_lock(client, [b, c], ttl_ms=5000) as held:
+        print(f"async held {await held.extend()} {r.get(b) == held.token.encode()}")
+    try:
+        await locksmith.acquire_multi_async(client, [c, a], ttl_ms=5000, wait_ms=0)
+    except LockBusyError as error:
+        print(f"async busy {error.key} {r.exists(b, c)}")
+    await client.close()
+
+
 MODES = {
     "counter": counter,
     "renew": renew,
@@ -441,5 +612,10 @@ MODES = {
     "paused": paused,
     "cluster": cluster,
     "lost": lost,
+    "multi": multi,
+    "multi-async": lambda: asyncio.run(multi_async()),
+    "multi-try": multi_try,
+    "multi-bad": multi_bad,
+    "multi-lease": multi_lease,
 }
 MODES[mode]()
