@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type Redis from 'ioredis';
+import type { Cluster, default as Redis } from 'ioredis';
+import { keySlot } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts } from '../pack/runtime';
 import { startProxy, type TcpProxy } from '../harness/proxy';
@@ -72,6 +73,51 @@ function usePair(server: ServerKind): Pair {
   return pair;
 }
 
+/** The accounts the multi proofs move money between, 100 each; their locks (lock:<account>) hash to 4 slots. */
+const ACCOUNTS = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+
+/** After the transfers: the balances add up to 400 and every account's lock is released. */
+async function assertTransfersSettled(redis: Redis | Cluster): Promise<void> {
+  const balances = await Promise.all(ACCOUNTS.map(async (account) => Number(await redis.get(account))));
+  assert.equal(
+    balances.reduce((sum, balance) => sum + balance, 0),
+    400,
+    `balances ${balances.join(', ')}`,
+  );
+  for (const account of ACCOUNTS) assert.equal(await redis.exists(`lock:${account}`), 0, `lock:${account} released`);
+}
+
+/** The lock the multi-woken mode finds held (one of its two), and the longest a woken wait may take. */
+const WOKEN_LOCK = 'lock:proof:acct:b';
+const WOKEN_WITHIN_MS = 5000;
+
+/**
+ * A multi-key waiter with a 30 s retry bound on a lock another owner holds is woken by the lock's
+ * release: holds WOKEN_LOCK, starts the multi-woken mode, waits for its subscription on one of
+ * `nodes`, releases, and returns how long after the release the waiter held both keys.
+ */
+async function wokenAfterMs(run: () => Promise<string>, redis: Redis | Cluster, nodes: Redis[]): Promise<number> {
+  const control = new LockScripts(redis, pack);
+  try {
+    assert.equal(await control.acquire(WOKEN_LOCK, 'other', 60_000), 1);
+    const waiting = run();
+    await waitFor(
+      `the waiter's subscription to ${WOKEN_LOCK}`,
+      async () => {
+        const counts = await Promise.all(nodes.map((node) => node.call('PUBSUB', 'SHARDNUMSUB', WOKEN_LOCK)));
+        return counts.some((reply) => Array.isArray(reply) && Number(reply[1]) > 0);
+      },
+      30_000,
+    );
+    const released = Date.now();
+    assert.equal(await control.release(WOKEN_LOCK, 'other'), true);
+    const held = Number(/^held (\d+)$/m.exec(await waiting)?.[1]);
+    return held - released;
+  } finally {
+    control.close();
+  }
+}
+
 /** Calls of the commands an acquire with waitForReplicas sends, from INFO commandstats. */
 async function sentCalls(redis: Redis): Promise<number> {
   const stats = await redis.info('commandstats');
@@ -87,6 +133,7 @@ function proofs(server: ServerKind): void {
   const alone = useRedis({ server });
   const pair = usePair(server);
   glideJavaInCluster(server);
+  multiInCluster(server);
 
   for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client))) {
     describe(`${proofName(proof)} helper: fenced writes against a real ${server}`, () => {
@@ -102,6 +149,66 @@ function proofs(server: ServerKind): void {
         assert.equal(await alone.redis.get('proof:data'), 'b1');
         assert.deepEqual(await alone.redis.hgetall('proof:fenced'), { value: 'b', fence: newer });
         assert.match(output, /^no fence setFenced needs a fencing token: acquire proof:lock with fenceKey$/m);
+      });
+    });
+
+    describe(`${proofName(proof)} helper: multi-key locks against a real ${server}`, () => {
+      let command: string[];
+      const run = (mode: string, ...args: string[]) =>
+        start(command, alone.server.url, { ...proof.env, PROOF_MULTI_PROCESSES: '4' }, [mode, ...args]).done;
+      before(async () => {
+        command = await prepareOnce(proof, work, pack, 'all');
+      });
+
+      test('overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
+        await alone.redis.flushall();
+        for (const account of ACCOUNTS) await alone.redis.set(account, '100');
+        const [, , , trying] = await Promise.all([
+          run('multi', '30'),
+          run('multi', '30'),
+          run('multi', '30'),
+          run('multi-try', '30'),
+        ]);
+        const [, busy, tries] = /^busy (\d+) of (\d+)$/m.exec(trying) ?? [];
+        t.diagnostic(`${busy} of ${tries} tries found a key busy`);
+        assert.ok(Number(busy) > 0, 'the tries met contention');
+        await assertTransfersSettled(alone.redis);
+      });
+
+      test('a waiter on a busy key is woken by its release, long before its 30 s retry bound', async (t) => {
+        if (!proof.wakes) return t.skip(`${proofName(proof)}'s helper polls on one server`);
+        await alone.redis.flushall();
+        const afterMs = await wokenAfterMs(() => run('multi-woken'), alone.redis, [alone.redis]);
+        t.diagnostic(`held both keys ${afterMs} ms after the release`);
+        assert.ok(afterMs < WOKEN_WITHIN_MS, `held ${afterMs} ms after the release`);
+      });
+
+      test('extend and release answer true only while the token held every key; renewal keeps them all', async () => {
+        await alone.redis.flushall();
+        const output = await run('multi-lease');
+        assert.match(output, /^renewed true$/m, 'three keys renewed past 3x their 500 ms lease');
+        assert.match(output, /^extend true false$/m, 'all held, then one taken by another owner');
+        assert.match(output, /^release false$/m);
+        assert.match(
+          output,
+          /^close lease on proof:multi:d, proof:multi:e lost: a key expired or was taken before release$/m,
+        );
+        assert.match(output, /^keys \[null, other, null\]$/m, 'the keys it still held released, the taken one left');
+      });
+
+      test('bad input: refused before anything is sent, with what is wrong', async () => {
+        await alone.redis.flushall();
+        const calls = await sentCalls(alone.redis);
+        const output = await run('multi-bad');
+        assert.deepEqual(output.match(/^refused .*$/gm), [
+          'refused a multi-key lock needs one or more keys, got none',
+          'refused a multi-key lock takes each key once, got proof:k twice',
+          "refused a multi-key lock's keys must be non-empty, got [proof:k, ]",
+          'refused ttlMs must be a positive integer of milliseconds, got 0',
+          'refused fenceKey works with the plain lock, not with a multi-key lock',
+        ]);
+        assert.equal(await sentCalls(alone.redis), calls, 'no script sent');
+        assert.equal(await alone.redis.dbsize(), 0, 'nothing written');
       });
     });
 
@@ -286,5 +393,73 @@ function glideJavaInCluster(server: ServerKind): void {
       }
       assert.equal(owners.size, 3, 'the locks span the three masters');
     });
+  });
+}
+
+/**
+ * The multi-key lock across a real 3-master Cluster's slots, through each JVM library's cluster
+ * client (GLIDE for Java's with a subscriber client per wait): the 4 accounts' locks hash to 4 slots,
+ * taken slot by slot and given back on a busy one.
+ */
+function multiInCluster(server: ServerKind): void {
+  describe(`multi-key locks across the slots of a real ${server} Cluster`, () => {
+    let cluster: RedisCluster;
+    let redis: Cluster;
+    let url: string;
+    before(async () => {
+      cluster = await startCluster({ server });
+      redis = await cluster.client();
+      url = `cluster://${cluster.masters.map((node) => `127.0.0.1:${node.port}`).join(',')}`;
+    });
+    after(async () => {
+      redis?.disconnect();
+      await cluster?.stop();
+    });
+
+    for (const proof of HELPER_PROOFS.filter((candidate) => JVM.includes(candidate.client) && candidate.cluster)) {
+      test(`${proofName(proof)}: no deadlock, no partial hold, never two holders, the money adds up`, async (t) => {
+        const command = await prepareOnce(proof, work, pack, 'all');
+        assert.equal(
+          new Set(ACCOUNTS.map((account) => keySlot(`lock:${account}`))).size,
+          4,
+          'the locks hash to 4 slots',
+        );
+        await Promise.all(
+          cluster.masters.map(async (node) => {
+            const client = node.client();
+            await client.flushall().finally(() => client.disconnect());
+          }),
+        );
+        for (const account of ACCOUNTS) await redis.set(account, '100');
+        const env = { ...proof.env, PROOF_MULTI_PROCESSES: '4' };
+        const run = (...args: string[]) => start(command, url, env, args).done;
+        const [, , , trying] = await Promise.all([
+          run('multi', '20'),
+          run('multi', '20'),
+          run('multi', '20'),
+          run('multi-try', '20'),
+        ]);
+        t.diagnostic(`${/^busy (\d+ of \d+)$/m.exec(trying)?.[1]} tries found a key busy`);
+        await assertTransfersSettled(redis);
+      });
+
+      test(`${proofName(proof)}: a waiter on a busy key is woken by its release`, async (t) => {
+        if (!proof.wakes && !proof.wakesInCluster) return t.skip(`${proofName(proof)}'s helper polls`);
+        const command = await prepareOnce(proof, work, pack, 'all');
+        const masters = cluster.masters.map((node) => node.client());
+        try {
+          await redis.del(WOKEN_LOCK);
+          const afterMs = await wokenAfterMs(
+            () => start(command, url, proof.env ?? {}, ['multi-woken']).done,
+            redis,
+            masters,
+          );
+          t.diagnostic(`held both keys ${afterMs} ms after the release`);
+          assert.ok(afterMs < WOKEN_WITHIN_MS, `held ${afterMs} ms after the release`);
+        } finally {
+          for (const client of masters) client.disconnect();
+        }
+      });
+    }
   });
 }

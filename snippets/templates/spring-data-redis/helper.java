@@ -30,6 +30,7 @@ import java.util.function.Consumer;
  * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
  * a token.
  */
+«set:error»DataAccessException
 public final class Locksmith {
     static final RedisScript<Long> ACQUIRE = RedisScript.of("""
 «lua:acquire»""", Long.class);

@@ -8,12 +8,15 @@ import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
 import glide.api.models.configuration.AdvancedGlideClientConfiguration;
 import glide.api.models.configuration.AdvancedGlideClusterClientConfiguration;
+import glide.api.models.configuration.ClusterSubscriptionConfiguration;
 import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.GlideClusterClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
 import java.net.URI;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 public final class Proof {
     static final String LOCK = System.getenv().getOrDefault("PROOF_LOCK", "proof:lock");
@@ -65,6 +68,51 @@ public final class Proof {
 
     static Locksmith.Lease tryAcquire(Locksmith.Options options) {
         return standalone != null ? Locksmith.tryAcquire(standalone, LOCK, options) : Locksmith.tryAcquire(cluster, LOCK, options);
+    }
+
+    /** A waiter's subscriber client on the Cluster: the proof's seeds and timeouts, with the subscriptions given. */
+    static GlideClusterClientConfiguration subscriber(ClusterSubscriptionConfiguration subscriptions) {
+        return GlideClusterClientConfiguration.builder()
+                .addresses(seeds)
+                .requestTimeout(TIMEOUT_MS)
+                .advancedConfiguration(AdvancedGlideClusterClientConfiguration.builder().connectionTimeout(TIMEOUT_MS).build())
+                .subscriptionConfiguration(subscriptions)
+                .build();
+    }
+
+    /** The client the multi part's modes (jvm-multi.java) call the helper's acquireMulti with. */
+    static Object multiClient() {
+        return client;
+    }
+
+    /** The multi part's modes' options: the lease, and on a Cluster the waiters' wake-ups. */
+    static Locksmith.Options multiOptions(long ttlMs) {
+        return cluster != null ? Locksmith.ttlMs(ttlMs).wakeups(Proof::subscriber) : Locksmith.ttlMs(ttlMs);
+    }
+
+    // The multi part's modes count and move money through these.
+    static long incr(String key) {
+        return await(client.incr(key));
+    }
+
+    static long decr(String key) {
+        return await(client.decr(key));
+    }
+
+    static String get(String key) {
+        return await(client.get(key));
+    }
+
+    static void set(String key, String value) {
+        await(client.set(key, value));
+    }
+
+    static <T> T await(CompletableFuture<T> reply) {
+        try {
+            return reply.get();
+        } catch (InterruptedException | ExecutionException failed) {
+            throw new IllegalStateException(failed);
+        }
     }
 
     /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
@@ -146,15 +194,7 @@ public final class Proof {
 
     /** A Cluster waiter with a 30 s retry bound, woken by the release through its own subscriber client. */
     static void woken() throws InterruptedException {
-        Locksmith.Options options = Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000).wakeups(subscriptions ->
-                GlideClusterClientConfiguration.builder()
-                        .addresses(seeds)
-                        .requestTimeout(TIMEOUT_MS)
-                        .advancedConfiguration(AdvancedGlideClusterClientConfiguration.builder()
-                                .connectionTimeout(TIMEOUT_MS)
-                                .build())
-                        .subscriptionConfiguration(subscriptions)
-                        .build());
+        Locksmith.Options options = Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000).wakeups(Proof::subscriber);
         try (Locksmith.Lease lease = acquire(options)) {
             System.out.println("held " + System.currentTimeMillis());
         }

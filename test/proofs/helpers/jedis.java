@@ -121,6 +121,16 @@ public final class Proof {
         return Locksmith.tryAcquire(client, LOCK, options);
     }
 
+    /** The multi part's modes' options: the lease. */
+    static Locksmith.Options multiOptions(long ttlMs) {
+        return Locksmith.ttlMs(ttlMs);
+    }
+
+    /** The client the multi part's modes (jvm-multi.java) call the helper's acquireMulti with. */
+    static Object multiClient() {
+        return client;
+    }
+
     // The lock kinds' modes (jvm-kinds.java) take their keys and count through these.
     static Locksmith.Lease acquire(String key, Locksmith.Options options) throws InterruptedException {
         return Locksmith.acquire(client, key, options);

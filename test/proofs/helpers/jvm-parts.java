@@ -11,7 +11,8 @@
 //   "shortfall <reason> <acknowledged> <released>" or "held <token>";
 //   fenced-writes: A takes the lock (200 ms), writes, lets it expire; B takes it; each writes guarded
 //   (proof:data) and fenced (proof:fenced); prints "guarded a <held> <expired> <taken>", "guarded b <ok>",
-//   "fenced b <ok> a <older>", "fences <A's> <B's>", and "no fence <message>" for a lease without one.
+//   "fenced b <ok> a <older>", "fences <A's> <B's>", and "no fence <message>" for a lease without one;
+//   multi, multi-try, multi-lease, multi-bad: the multi part's (jvm-multi.java, with a helper that carries it).
 final class Parts {
     static Locksmith.Options options() {
         return Locksmith.ttlMs(60_000).waitMs(0).fenceKey(Proof.FENCE);
@@ -83,7 +84,18 @@ final class Parts {
                     System.out.println("no fence " + refused.getMessage());
                 }
             }
-            default -> throw new IllegalArgumentException("unknown mode " + mode);
+            default -> multi(mode, arg);
+        }
+    }
+
+    /** The multi part's modes (jvm-multi.java as Multi.java), compiled only with a helper that carries multi. */
+    static void multi(String mode, String arg) {
+        try {
+            Class.forName("Multi").getDeclaredMethod("run", String.class, String.class).invoke(null, mode, arg);
+        } catch (ClassNotFoundException noMulti) {
+            throw new IllegalArgumentException("unknown mode " + mode);
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed.getCause() != null ? failed.getCause() : failed);
         }
     }
 }

@@ -135,6 +135,16 @@ public final class Proof {
         return Locksmith.tryAcquire(redis, LOCK, options);
     }
 
+    /** The multi part's modes' options: the lease and the pub/sub connection waiters are woken on. */
+    static Locksmith.Options multiOptions(long ttlMs) {
+        return options(ttlMs);
+    }
+
+    /** The client the multi part's modes (jvm-multi.java) call the helper's acquireMulti with. */
+    static Object multiClient() {
+        return redis;
+    }
+
     // The lock kinds' modes (jvm-kinds.java) take their keys and count through these.
     static Locksmith.Lease acquire(String key, Locksmith.Options options) throws InterruptedException {
         return Locksmith.acquire(redis, key, options.wakeups(pubsub));

@@ -113,9 +113,11 @@ const glideJava: HelperProof = {
     );
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
-    // With every part, the JVM family's parts' modes (jvm-parts.java) as Parts.java, as the jvm proofs.
-    const parts = kinds === 'all' ? ['Parts.java'] : [];
-    if (kinds === 'all') copyFileSync(join(__dirname, 'jvm-parts.java'), join(dir, 'Parts.java'));
+    // With every part, the JVM family's parts' modes (jvm-parts.java, and multi's jvm-multi.java) as the jvm proofs.
+    const modes = { 'Parts.java': 'jvm-parts.java', 'Multi.java': 'jvm-multi.java' };
+    const parts = kinds === 'all' ? Object.keys(modes) : [];
+    for (const [as, file] of Object.entries(modes))
+      if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts], [], await glideJavaClasspath());
     return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
   },
@@ -188,7 +190,7 @@ const goModule = (
 /**
  * A Java client's helper proof: Locksmith.java and Proof.java compiled against the pinned jars
  * (test/proofs/java/pom.xml); with every part, Parts.java (the parts' modes) and, for a helper with
- * the lock kinds, Kinds.java (theirs) beside them.
+ * the lock kinds, Kinds.java (theirs), and with multi, Multi.java (its modes) beside them.
  */
 const jvm = (
   client: string,
@@ -201,7 +203,11 @@ const jvm = (
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
     // With every part: the parts' modes, and the lock kinds' where the helper has them.
-    const modes = { 'Parts.java': 'jvm-parts.java', ...(capabilities.kinds && { 'Kinds.java': 'jvm-kinds.java' }) };
+    const modes = {
+      'Parts.java': 'jvm-parts.java',
+      ...(capabilities.kinds && { 'Kinds.java': 'jvm-kinds.java' }),
+      ...(helperKinds(client).includes('multi') && { 'Multi.java': 'jvm-multi.java' }),
+    };
     const parts = kinds === 'all' ? Object.keys(modes) : [];
     for (const [as, file] of Object.entries(modes))
       if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));

@@ -165,6 +165,33 @@ public final class Proof {
         return locksmith.tryAcquire(LOCK, options);
     }
 
+    /** The Locksmith the multi part's modes (jvm-multi.java) call acquireMulti on. */
+    static Object multiClient() {
+        return locksmith;
+    }
+
+    /** The multi part's modes' options: the lease. */
+    static Locksmith.Options multiOptions(long ttlMs) {
+        return Locksmith.ttlMs(ttlMs);
+    }
+
+    // The multi part's modes count and move money through these.
+    static long incr(String key) {
+        return redis.opsForValue().increment(key);
+    }
+
+    static long decr(String key) {
+        return redis.opsForValue().decrement(key);
+    }
+
+    static String get(String key) {
+        return redis.opsForValue().get(key);
+    }
+
+    static void set(String key, String value) {
+        redis.opsForValue().set(key, value);
+    }
+
     /** The parts' modes (jvm-parts.java), compiled only with a helper that carries the parts. */
     static void parts(String mode, String arg) {
         try {
