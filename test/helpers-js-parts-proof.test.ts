@@ -1,6 +1,6 @@
 // The JavaScript helpers' parts (snippets/templates/{ioredis,node-redis,glide-node}/kind-*.ts) run
-// as real programs on the real ioredis, node-redis and @valkey/valkey-glide 2.5.2 (GLIDE's helper
-// has no multi part), against a throwaway Redis 7.0 and Valkey 9 (the modes: test/proofs/helpers/parts.js):
+// as real programs on the real ioredis, node-redis and @valkey/valkey-glide 2.5.2, against a
+// throwaway Redis 7.0 and Valkey 9 (the modes: test/proofs/helpers/parts.js):
 // - replica-wait (docs/dev/wait-for-replicas.md): on a master with no replica, a shortfall that
 //   gives the lock back (the one-shot and the waiting acquire), or keeps it for a callback; fsync
 //   where the server cannot honour it is released whatever the callback; with a real replica behind
@@ -49,7 +49,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const JS_PROOFS = HELPER_PROOFS.filter((proof) => ['ioredis', 'node-redis', 'glide-node'].includes(proof.client));
 /** Whether the proof's helper has the part. */
 const has = (proof: HelperProof, part: Kind) => helperKinds(proof.client).includes(part);
-/** A test of a part: skipped, saying why, for a helper that has no such part (GLIDE's has no multi). */
+/** A test of a part: skipped, saying why, for a helper that has no such part. */
 const ofPart = (proof: HelperProof, part: Kind) => ({
   skip: !has(proof, part) && `${proof.client}'s helper has no ${part} part`,
 });
@@ -139,7 +139,7 @@ export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<v
       'locksmith.ts': renderHelper('glide-node', pack, { flavor: 'ts', kinds: helperKinds('glide-node').join(',') })
         .text,
       'use.ts': `import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
-import { acquire, ReplicaShortfallError, setFenced, setIfHeld, type ReplicaShortfall } from './locksmith.js';
+import { acquire, acquireMulti, ReplicaShortfallError, setFenced, setIfHeld, withMultiLock, type ReplicaShortfall } from './locksmith.js';
 
 export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<boolean[]> {
   const client = await GlideClient.createClient({ addresses: [{ host: 'localhost' }] });
@@ -152,6 +152,9 @@ export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<b
     if (error instanceof ReplicaShortfallError) log(error.shortfall);
   });
   written.push(await lease.release());
+  const both = await acquireMulti(cluster, ['lock:{a}', 'lock:{b}'], { ttlMs: 1000, renew: true });
+  written.push(await both.extend(), await both.release());
+  await withMultiLock(client, both.keys, { ttlMs: 1000, waitMs: 0 }, async (held) => held.keys.length);
   return written;
 }
 `,
