@@ -9,7 +9,8 @@
 //   helper without the part refuses the option rather than take a lock no replica has;
 // - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under withMultiLock and one
 //   trying without waiting, all on overlapping key sets: every waiting acquire succeeds (no
-//   deadlock), a busy try holds none of its keys, no lock ever has two holders, the sum holds;
+//   deadlock), a busy try holds none of its keys, no lock ever has two holders, the sum holds; bad
+//   keys and ttlMs refused before anything is sent;
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
@@ -177,6 +178,39 @@ export async function use(log: (shortfall: ReplicaShortfall) => void): Promise<b
       acquire(undefined, 'lock:a', { ttlMs: 1000, waitForReplicas: { replicas: 1 } }),
       new TypeError('this helper has no waitForReplicas: add the replica-wait part to it'),
     );
+  });
+
+  test('multi: an empty key list, a key given twice, an empty key or a bad ttlMs refused before anything is sent', async () => {
+    for (const client of ['ioredis', 'node-redis', 'glide-node']) {
+      const dir = join(work, 'multi-refusals', client);
+      mkdirSync(dir, { recursive: true });
+      if (client === 'glide-node') symlinkSync(await npmPackages('glide'), join(dir, 'node_modules'));
+      writeFileSync(join(dir, 'locksmith.cjs'), renderHelper(client, pack, { flavor: 'cjs', kinds: 'multi' }).text);
+      const helper = (await import(pathToFileURL(join(dir, 'locksmith.cjs')).href)) as {
+        default: { acquireMulti: (redis: unknown, keys: unknown, options: object) => Promise<unknown> };
+      };
+      const refusal = (keys: unknown, options: object = { ttlMs: 1000 }) =>
+        helper.default.acquireMulti(undefined, keys, options).then(
+          () => 'taken',
+          (error: Error) => `${error.name}: ${error.message}`,
+        );
+      // No client is given: a refusal is the check's own message, not a failed command's.
+      assert.deepEqual(
+        [
+          await refusal([]),
+          await refusal(['lock:{a}', 'lock:{b}', 'lock:{a}']),
+          await refusal(['lock:{a}', '']),
+          await refusal(['lock:{a}'], { ttlMs: 0 }),
+        ],
+        [
+          'TypeError: a multi-key lock needs an array of one or more non-empty keys',
+          "TypeError: keys names 'lock:{a}' more than once: give each lock key once",
+          'TypeError: a multi-key lock needs an array of one or more non-empty keys',
+          'RangeError: ttlMs must be a positive integer of milliseconds, got 0',
+        ],
+        client,
+      );
+    }
   });
 });
 

@@ -58,7 +58,9 @@ function slotGroups(redis«ts:: LockClient», keys«ts:: string[]»)«ts:: strin
   if (!Array.isArray(keys) || keys.length === 0 || keys.some((key) => typeof key !== 'string' || key === '')) {
     throw new TypeError('a multi-key lock needs an array of one or more non-empty keys');
   }
-  const ordered = [...new Set(keys)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const twice = keys.find((key, at) => keys.indexOf(key) !== at);
+  if (twice !== undefined) throw new TypeError(`keys names '${twice}' more than once: give each lock key once`);
+  const ordered = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   if (!isCluster(redis)) return [ordered];
   const bySlot = new Map«ts:<number, string[]>»();
   for (const key of ordered) bySlot.set(slotOf(key), [...(bySlot.get(slotOf(key)) ?? []), key]);
