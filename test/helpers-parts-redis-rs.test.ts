@@ -12,7 +12,9 @@
 //   it wrote; a lease that ran out writes nothing.
 // - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under acquire_multi (waiting,
 //   woken) and one trying 30 times without waiting, the key sets overlapping: no deadlock, no
-//   partial hold after a busy try, never two holders, the balances add up; extend and release
+//   partial hold after a busy try, never two holders, the balances add up; a lease renewed past its
+//   TTL keeps every key; a waiter with wake_with and a 30 s retry bound takes its keys soon after the
+//   holder's release; extend and release
 //   answer true only while the token holds every key; bad keys and settings are refused before
 //   anything is sent. On a real 3-master Cluster through redis-rs's ClusterConnection: keys of one
 //   {hash tag} are taken in one call; keys across slots are refused with a message saying so, nothing
@@ -200,6 +202,20 @@ function parts(server: ServerKind): void {
       ]);
       assert.equal(await fx.redis.exists('proof:a'), 0, 'the key it still held is released');
       assert.equal(await fx.redis.get('proof:b'), 'another owner', "the other owner's key is untouched");
+    });
+
+    test("woken: a waiter with a 30 s retry bound takes its keys soon after the holder's release", async (t) => {
+      const out = await run(fx.server.url, 'multi-woken').done;
+      const woken = /^woken (\d+) ms$/m.exec(out);
+      assert.ok(woken, out);
+      t.diagnostic(`took the keys ${woken[1]} ms after the release`);
+      // Without the wake-up it sleeps until the holder's 5 s lease ends (its retry bound is 30 s).
+      assert.ok(Number(woken[1]) < 2000, `took the keys ${woken[1]} ms after the release`);
+    });
+
+    test('renewal: 3 keys on a 300 ms lease are still held after 1 s, then released', async () => {
+      assert.match(await run(fx.server.url, 'multi-renew').done, /^renewed$/m);
+      assert.equal(await fx.redis.exists('proof:a', 'proof:b', 'proof:c'), 0, 'released');
     });
 
     test('bad keys and settings are refused, each named, before anything is sent', async () => {

@@ -21,6 +21,9 @@
 //   multi <n>       n transfers between 2 or 3 of 4 accounts under acquire_multi (waiting, woken);
 //   multi-try <n>   n such transfers that never wait; prints busy <count>; a busy try holds none of its keys;
 //   multi-lost      extend and release answer for every key: false / LeaseLost once one was taken;
+//   multi-renew     3 keys on a 300 ms lease renewed through 1 s: still held, not lost, released;
+//   multi-woken     a waiter on keys overlapping a holder's (30 s retry bound, 5 s lease) with
+//                   wake_with: prints how long after the holder's release it took them;
 //   multi-bad       bad keys and settings, each refused before anything is sent;
 //   multi-cluster   through redis-rs's ClusterConnection: keys of one {hash tag} taken and released
 //                   in one call; keys across slots refused, nothing taken.
@@ -381,6 +384,42 @@ fn multi_lost(con: &mut redis::Connection) -> Result<(), Failure> {
     Ok(())
 }
 
+fn multi_renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_millis(300)).renew(client);
+    let lease = Lease::acquire_multi(con, &["proof:a", "proof:b", "proof:c"], &options)?;
+    std::thread::sleep(Duration::from_secs(1));
+    for key in lease.keys() {
+        check(get(con, key)?.as_deref() == Some(lease.token()), &format!("{key} not held after 1 s"))?;
+    }
+    check(!lease.lost(), "the renewal reported the lease lost")?;
+    lease.release(con)?;
+    println!("renewed");
+    Ok(())
+}
+
+fn multi_woken(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+    let holder = Lease::acquire_multi(con, &["proof:a", "proof:b"], &LockOptions::new(Duration::from_secs(5)))?;
+    let released_at = Arc::new(Mutex::new(None::<Instant>));
+    let (waiter_client, released) = (client.clone(), Arc::clone(&released_at));
+    let waiter = std::thread::spawn(move || -> Result<Duration, String> {
+        let mut con = waiter_client.get_connection().map_err(|error| error.to_string())?;
+        let options = LockOptions::new(Duration::from_secs(5))
+            .wait(Duration::from_secs(20))
+            .retry(Duration::from_secs(30))
+            .wake_with(&waiter_client);
+        let lease = Lease::acquire_multi(&mut con, &["proof:b", "proof:c"], &options).map_err(|error| error.to_string())?;
+        let after = released.lock().map_err(|error| error.to_string())?.ok_or("took the keys before the release")?.elapsed();
+        lease.release(&mut con).map_err(|error| error.to_string())?;
+        Ok(after)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    *released_at.lock().map_err(|error| error.to_string())? = Some(Instant::now());
+    holder.release(con)?;
+    let after = waiter.join().map_err(|_| "the waiter panicked")??;
+    println!("woken {} ms", after.as_millis());
+    Ok(())
+}
+
 fn multi_bad(con: &mut redis::Connection) -> Result<(), Failure> {
     let ttl = LockOptions::new(Duration::from_secs(5));
     let cases: [(&[&str], LockOptions); 6] = [
@@ -445,6 +484,8 @@ fn main() -> Result<(), Failure> {
         "multi" => multi(&client, &mut con, arg.parse()?),
         "multi-try" => multi_try(&mut con, arg.parse()?),
         "multi-lost" => multi_lost(&mut con),
+        "multi-renew" => multi_renew(&client, &mut con),
+        "multi-woken" => multi_woken(&client, &mut con),
         "multi-bad" => multi_bad(&mut con),
         _ => Err(format!("unknown mode {mode}").into()),
     }
