@@ -14,8 +14,9 @@
 //   lock given back; fsync where the server cannot (Redis 7.0 has no WAITAOF; Valkey with
 //   appendonly no) is released whatever the callback says; bad values are refused
 //   before any command reaches the server;
-// - multi (phpredis, Predis): 3 processes x 30 transfers between 2 or 3 of 4 accounts under
-//   withMultiLock and one trying without waiting, on overlapping key sets: every waiting acquire
+// - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under
+//   withMultiLock (with_multi_lock) and one trying without waiting (at least 30 times, 2 ms apart, from
+//   their start until they are done), on overlapping key sets: every waiting acquire
 //   succeeds (no deadlock), a busy try holds none of its keys, no lock ever has two holders, the
 //   sum holds; bad keys and ttl (and Predis's cluster client) are refused before anything is sent.
 import assert from 'node:assert/strict';
@@ -225,8 +226,8 @@ function proofs(server: ServerKind): void {
             run(fx.server.url, 'multi', '30'),
             run(fx.server.url, 'multi-try', '30'),
           ]);
-          const { busy } = JSON.parse(trying.trim()) as { busy: number };
-          t.diagnostic(`${busy} of 30 tries found a key busy`);
+          const { busy, tries } = JSON.parse(trying.trim()) as { busy: number; tries: number };
+          t.diagnostic(`${busy} of ${tries} tries found a key busy`);
           assert.ok(busy > 0, 'the tries met contention');
           const balances = await Promise.all(accounts.map(async (account) => Number(await fx.redis.get(account))));
           assert.equal(
@@ -244,13 +245,23 @@ function proofs(server: ServerKind): void {
         test('multi: bad keys and ttl are refused, naming the cause, before anything is sent', async () => {
           await fx.redis.config('RESETSTAT');
           const refused = (await run(fx.server.url, 'multi-bad')).trim().split('\n');
-          const expected = [
-            'refused keys must be a non-empty list of lock keys',
-            'refused keys names lock:a more than once: give each lock key once',
-            "refused keys must be non-empty strings, got ''",
-            'refused keys must be a non-empty list of lock keys',
-            'refused ttlMs must be a positive integer of milliseconds, got 0',
-          ];
+          const notKeys = 'refused keys must be a non-empty array of non-empty lock key strings, got';
+          const expected =
+            proof.client === 'redis-rb'
+              ? [
+                  `${notKeys} []`,
+                  'refused keys names lock:a more than once: give each lock key once',
+                  `${notKeys} ["lock:a", ""]`,
+                  `${notKeys} "lock:a"`,
+                  'refused ttl_ms must be a positive integer of milliseconds, got 0',
+                ]
+              : [
+                  'refused keys must be a non-empty list of lock keys',
+                  'refused keys names lock:a more than once: give each lock key once',
+                  "refused keys must be non-empty strings, got ''",
+                  'refused keys must be a non-empty list of lock keys',
+                  'refused ttlMs must be a positive integer of milliseconds, got 0',
+                ];
           if (proof.client === 'predis')
             expected.push(
               'refused acquireMulti takes every key in one call on one server: a cluster client is not supported, connect to one server',

@@ -128,17 +128,25 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
             }
             return true;
         case 'multi':
-            // $arg transfers between 2 or 3 of 4 accounts, each waiting for its locks under withMultiLock.
+            // $arg transfers between 2 or 3 of 4 accounts, each waiting for its locks under withMultiLock;
+            // counted in proof:multi:started and proof:multi:done for the tryer.
+            $redis->incr('proof:multi:started');
             for ($round = 0; $round < (int) $arg; $round++) {
                 [$locks, $move] = multiTransfer($redis);
                 Locksmith::withMultiLock($redis, $locks, 5000, $move, waitMs: 60_000);
             }
+            $redis->incr('proof:multi:done');
             return true;
         case 'multi-try':
-            // $arg such transfers that never wait; a busy one must leave none of its keys held by this process.
+            // Such transfers that never wait, 2 ms apart, from when the 3 'multi' processes have started, at
+            // least $arg of them and until those are done; a busy one must leave none of its keys held by this process.
             $busy = 0;
             $mine = gethostname() . ':' . getmypid() . ':';
-            for ($round = 0; $round < (int) $arg; $round++) {
+            for ($waited = 0; (int) $redis->get('proof:multi:started') < 3 && $waited < 30_000; $waited++) {
+                usleep(1000);
+            }
+            for ($round = 0; $round < (int) $arg || (int) $redis->get('proof:multi:done') < 3; $round++) {
+                usleep(2000);
                 [$locks, $move] = multiTransfer($redis);
                 try {
                     $lease = Locksmith::acquireMulti($redis, $locks, 5000, waitMs: 0);
@@ -156,7 +164,7 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
                     throw new RuntimeException('the multi-key lease was lost');
                 }
             }
-            echo json_encode(['busy' => $busy]) . "\n";
+            echo json_encode(['busy' => $busy, 'tries' => $round]) . "\n";
             return true;
         case 'multi-bad':
             // Each refused before anything is sent (the test counts the server's commands).
