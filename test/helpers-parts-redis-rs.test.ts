@@ -10,6 +10,15 @@
 //   has its guarded write refused (the lock holds another token) and its fenced write refused
 //   (an older fencing token); the next holder's newer token commits, and the data keys hold what
 //   it wrote; a lease that ran out writes nothing.
+// - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under acquire_multi (waiting,
+//   woken) and one trying 30 times without waiting, the key sets overlapping: no deadlock, no
+//   partial hold after a busy try, never two holders, the balances add up; a lease renewed past its
+//   TTL keeps every key; a waiter with wake_with and a 30 s retry bound takes its keys soon after the
+//   holder's release; extend and release
+//   answer true only while the token holds every key; bad keys and settings are refused before
+//   anything is sent. On a real 3-master Cluster through redis-rs's ClusterConnection: keys of one
+//   {hash tag} are taken in one call; keys across slots are refused with a message saying so, nothing
+//   taken (the helper takes a Cluster's keys in one slot only).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +27,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { startProxy, type TcpProxy } from '../harness/proxy';
-import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import { SERVER_KINDS, startCluster, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 import { commandCalls, digest, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -155,6 +164,94 @@ function parts(server: ServerKind): void {
       );
       assert.equal(await fx.redis.exists('proof:guarded', 'proof:fenced'), 0);
     });
+  });
+
+  describe('multi', () => {
+    const fx = useRedis({ server });
+    beforeEach(async () => {
+      await fx.redis.flushall();
+    });
+
+    test('overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
+      const accounts = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+      for (const account of accounts) await fx.redis.set(account, '100');
+      const [, , , trying] = await Promise.all([
+        run(fx.server.url, 'multi', '30').done,
+        run(fx.server.url, 'multi', '30').done,
+        run(fx.server.url, 'multi', '30').done,
+        run(fx.server.url, 'multi-try', '30').done,
+      ]);
+      const busy = Number(/^busy (\d+)$/m.exec(trying)?.[1]);
+      t.diagnostic(`${busy} of 30 tries found a key busy`);
+      assert.ok(busy > 0, 'the tries met contention');
+      const balances = await Promise.all(accounts.map(async (account) => Number(await fx.redis.get(account))));
+      assert.equal(
+        balances.reduce((sum, balance) => sum + balance, 0),
+        400,
+        `balances ${balances.join(', ')}`,
+      );
+      assert.equal(await fx.redis.exists(...accounts.map((account) => `lock:${account}`)), 0, 'every lock released');
+    });
+
+    test('extend and release answer for every key: false and LeaseLost once one was taken, the other released', async () => {
+      assert.deepEqual((await run(fx.server.url, 'multi-lost').done).trim().split('\n'), [
+        'keys proof:a proof:b',
+        'extended true',
+        'extended false',
+        'released: lease on proof:a, proof:b lost: it expired or was taken',
+      ]);
+      assert.equal(await fx.redis.exists('proof:a'), 0, 'the key it still held is released');
+      assert.equal(await fx.redis.get('proof:b'), 'another owner', "the other owner's key is untouched");
+    });
+
+    test("woken: a waiter with a 30 s retry bound takes its keys soon after the holder's release", async (t) => {
+      const out = await run(fx.server.url, 'multi-woken').done;
+      const woken = /^woken (\d+) ms$/m.exec(out);
+      assert.ok(woken, out);
+      t.diagnostic(`took the keys ${woken[1]} ms after the release`);
+      // Without the wake-up it sleeps until the holder's 5 s lease ends (its retry bound is 30 s).
+      assert.ok(Number(woken[1]) < 2000, `took the keys ${woken[1]} ms after the release`);
+    });
+
+    test('renewal: 3 keys on a 300 ms lease are still held after 1 s, then released', async () => {
+      assert.match(await run(fx.server.url, 'multi-renew').done, /^renewed$/m);
+      assert.equal(await fx.redis.exists('proof:a', 'proof:b', 'proof:c'), 0, 'released');
+    });
+
+    test('bad keys and settings are refused, each named, before anything is sent', async () => {
+      const [before, callsBefore] = [await digest(fx.redis), await commandCalls(fx.redis, 'evalsha')];
+      assert.deepEqual((await run(fx.server.url, 'multi-bad').done).trim().split('\n'), [
+        'refused: acquire_multi needs one or more lock keys, got none',
+        'refused: acquire_multi got an empty lock key',
+        'refused: acquire_multi got the lock key "proof:a" twice: give each key once',
+        'refused: ttl must be a whole number of milliseconds, at least 1, got 0ns',
+        'refused: ttl must be a whole number of milliseconds, at least 1, got 1.5ms',
+        'refused: fence_key works with a plain lock, not a multi-key lock',
+      ]);
+      assert.equal(await digest(fx.redis), before);
+      assert.equal(await commandCalls(fx.redis, 'evalsha'), callsBefore, 'no script reached the server');
+    });
+  });
+
+  test('multi on a real Cluster: keys of one {hash tag} in one call; keys across slots refused, nothing taken', async () => {
+    const cluster = await startCluster({ server });
+    try {
+      assert.deepEqual((await run(cluster.masters[0].url, 'multi-cluster').done).trim().split('\n'), [
+        'held lock:{acct}:a lock:{acct}:b',
+        'refused: acquire_multi takes keys of one hash slot on a Cluster (give them one {hash tag}), ' +
+          'got lock:{a}, lock:{b}: nothing taken',
+      ]);
+      for (const master of cluster.masters) {
+        const client = master.client();
+        try {
+          assert.equal(await client.dbsize(), 0, `nothing left on ${master.url}`);
+        } finally {
+          client.disconnect();
+        }
+      }
+    } finally {
+      await cluster.stop();
+    }
   });
 
   describe('replica-wait, with a real replica behind a slow link', () => {

@@ -17,10 +17,20 @@
 //                   proof:fenced, is paused (SIGSTOP by its pid in proof:pid) past its lease until
 //                   the next holder wrote both, and writes again: both refused;
 //   fenced-taker    the next holder: takes the lock once the lease ended and writes both;
-//   fenced-expired  a lease that ran out writes nothing; set_fenced without a fencing token fails.
+//   fenced-expired  a lease that ran out writes nothing; set_fenced without a fencing token fails;
+//   multi <n>       n transfers between 2 or 3 of 4 accounts under acquire_multi (waiting, woken);
+//   multi-try <n>   n such transfers that never wait; prints busy <count>; a busy try holds none of its keys;
+//   multi-lost      extend and release answer for every key: false / LeaseLost once one was taken;
+//   multi-renew     3 keys on a 300 ms lease renewed through 1 s: still held, not lost, released;
+//   multi-woken     a waiter on keys overlapping a holder's (30 s retry bound, 5 s lease) with
+//                   wake_with: prints how long after the holder's release it took them;
+//   multi-bad       bad keys and settings, each refused before anything is sent;
+//   multi-cluster   through redis-rs's ClusterConnection: keys of one {hash tag} taken and released
+//                   in one call; keys across slots refused, nothing taken.
 #![deny(warnings)]
 
-use locksmith_proof::locksmith::{Lease, LockError, LockOptions, OnShortfall, ShortfallReason, WaitForReplicas};
+use locksmith_proof::locksmith::{Lease, LockError, LockOptions, MultiLease, OnShortfall, ShortfallReason, WaitForReplicas};
+use rand::seq::SliceRandom;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -302,10 +312,155 @@ fn fenced_expired(con: &mut redis::Connection) -> Result<(), Failure> {
     Ok(())
 }
 
+const ACCOUNTS: [&str; 4] = ["proof:acct:a", "proof:acct:b", "proof:acct:c", "proof:acct:d"];
+
+/// 2 or 3 of the 4 accounts in a random order, and their lock keys.
+fn pick_accounts() -> (Vec<&'static str>, Vec<String>) {
+    let mut picked = ACCOUNTS.to_vec();
+    picked.shuffle(&mut rand::rng());
+    picked.truncate(if rand::random::<bool>() { 2 } else { 3 });
+    let locks = picked.iter().map(|account| format!("lock:{account}")).collect();
+    (picked, locks)
+}
+
+/// Moves 1 from the first picked account to the second, failing on a second holder of any of their locks.
+fn transfer(con: &mut redis::Connection, picked: &[&str], locks: &[String]) -> Result<(), Failure> {
+    for lock in locks {
+        check(incr(con, &format!("{lock}:holders"), 1)? == 1, &format!("two holders of {lock}"))?;
+    }
+    let balance = |con: &mut redis::Connection, account| -> Result<i64, Failure> { Ok(get(con, account)?.unwrap_or_default().parse()?) };
+    let (from, to) = (balance(con, picked[0])?, balance(con, picked[1])?);
+    std::thread::sleep(Duration::from_millis(1));
+    redis::cmd("SET").arg(picked[0]).arg(from - 1).query::<()>(con)?;
+    redis::cmd("SET").arg(picked[1]).arg(to + 1).query::<()>(con)?;
+    for lock in locks {
+        incr(con, &format!("{lock}:holders"), -1)?;
+    }
+    Ok(())
+}
+
+fn multi(client: &redis::Client, con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60)).wake_with(client);
+    for _ in 0..rounds {
+        let (picked, locks) = pick_accounts();
+        let keys: Vec<&str> = locks.iter().map(String::as_str).collect();
+        let lease = Lease::acquire_multi(con, &keys, &options)?;
+        transfer(con, &picked, &locks)?;
+        lease.release(con)?;
+    }
+    Ok(())
+}
+
+fn multi_try(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let mine = format!("{}:{}:", std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into()), std::process::id());
+    let mut busy = 0;
+    for _ in 0..rounds {
+        let (picked, locks) = pick_accounts();
+        let keys: Vec<&str> = locks.iter().map(String::as_str).collect();
+        let Some(lease) = Lease::try_acquire_multi(con, &keys, &LockOptions::new(Duration::from_secs(5)))? else {
+            busy += 1;
+            for lock in &locks {
+                check(!get(con, lock)?.unwrap_or_default().starts_with(&mine), &format!("partial hold of {lock}"))?;
+            }
+            continue;
+        };
+        transfer(con, &picked, &locks)?;
+        lease.release(con)?;
+    }
+    println!("busy {busy}");
+    Ok(())
+}
+
+fn multi_lost(con: &mut redis::Connection) -> Result<(), Failure> {
+    let lease: MultiLease = Lease::acquire_multi(con, &["proof:b", "proof:a"], &LockOptions::new(Duration::from_secs(5)))?;
+    println!("keys {}", lease.keys().join(" "));
+    println!("extended {}", lease.extend(con, Duration::from_secs(10))?);
+    redis::cmd("SET").arg("proof:b").arg("another owner").query::<()>(con)?;
+    println!("extended {}", lease.extend(con, Duration::from_secs(10))?);
+    match lease.release(con) {
+        Err(error @ LockError::LeaseLost { .. }) => println!("released: {error}"),
+        other => return Err(format!("a release with a key taken: {other:?}").into()),
+    }
+    Ok(())
+}
+
+fn multi_renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_millis(300)).renew(client);
+    let lease = Lease::acquire_multi(con, &["proof:a", "proof:b", "proof:c"], &options)?;
+    std::thread::sleep(Duration::from_secs(1));
+    for key in lease.keys() {
+        check(get(con, key)?.as_deref() == Some(lease.token()), &format!("{key} not held after 1 s"))?;
+    }
+    check(!lease.lost(), "the renewal reported the lease lost")?;
+    lease.release(con)?;
+    println!("renewed");
+    Ok(())
+}
+
+fn multi_woken(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+    let holder = Lease::acquire_multi(con, &["proof:a", "proof:b"], &LockOptions::new(Duration::from_secs(5)))?;
+    let released_at = Arc::new(Mutex::new(None::<Instant>));
+    let (waiter_client, released) = (client.clone(), Arc::clone(&released_at));
+    let waiter = std::thread::spawn(move || -> Result<Duration, String> {
+        let mut con = waiter_client.get_connection().map_err(|error| error.to_string())?;
+        let options = LockOptions::new(Duration::from_secs(5))
+            .wait(Duration::from_secs(20))
+            .retry(Duration::from_secs(30))
+            .wake_with(&waiter_client);
+        let lease = Lease::acquire_multi(&mut con, &["proof:b", "proof:c"], &options).map_err(|error| error.to_string())?;
+        let after = released.lock().map_err(|error| error.to_string())?.ok_or("took the keys before the release")?.elapsed();
+        lease.release(&mut con).map_err(|error| error.to_string())?;
+        Ok(after)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    *released_at.lock().map_err(|error| error.to_string())? = Some(Instant::now());
+    holder.release(con)?;
+    let after = waiter.join().map_err(|_| "the waiter panicked")??;
+    println!("woken {} ms", after.as_millis());
+    Ok(())
+}
+
+fn multi_bad(con: &mut redis::Connection) -> Result<(), Failure> {
+    let ttl = LockOptions::new(Duration::from_secs(5));
+    let cases: [(&[&str], LockOptions); 6] = [
+        (&[], ttl.clone()),
+        (&["proof:a", ""], ttl.clone()),
+        (&["proof:a", "proof:b", "proof:a"], ttl.clone()),
+        (&["proof:a"], LockOptions::new(Duration::ZERO)),
+        (&["proof:a"], LockOptions::new(Duration::from_micros(1500))),
+        (&["proof:a"], ttl.clone().fence_key("proof:fence")),
+    ];
+    for (keys, options) in cases {
+        match Lease::acquire_multi(con, keys, &options) {
+            Err(error @ LockError::InvalidArgument(_)) => println!("refused: {error}"),
+            Err(other) => return Err(other.into()),
+            Ok(_) => return Err(format!("acquired {keys:?} with a bad setting").into()),
+        }
+    }
+    Ok(())
+}
+
+fn multi_cluster(url: &str) -> Result<(), Failure> {
+    let mut con = redis::cluster::ClusterClient::new(vec![url])?.get_connection()?;
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::ZERO);
+    let lease = Lease::acquire_multi(&mut con, &["lock:{acct}:a", "lock:{acct}:b"], &options)?;
+    println!("held {}", lease.keys().join(" "));
+    lease.release(&mut con)?;
+    match Lease::acquire_multi(&mut con, &["lock:{a}", "lock:{b}"], &options) {
+        Err(error @ LockError::InvalidArgument(_)) => println!("refused: {error}"),
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("took keys across a Cluster's slots".into()),
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Failure> {
     let args: Vec<String> = std::env::args().collect();
     let (url, mode) = (&args[1], args[2].as_str());
     let arg = args.get(3).map(String::as_str).unwrap_or("1");
+    if mode == "multi-cluster" {
+        return multi_cluster(url);
+    }
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     match mode {
@@ -326,6 +481,12 @@ fn main() -> Result<(), Failure> {
         "fenced-holder" => fenced_holder(&mut con),
         "fenced-taker" => fenced_taker(&mut con),
         "fenced-expired" => fenced_expired(&mut con),
+        "multi" => multi(&client, &mut con, arg.parse()?),
+        "multi-try" => multi_try(&mut con, arg.parse()?),
+        "multi-lost" => multi_lost(&mut con),
+        "multi-renew" => multi_renew(&client, &mut con),
+        "multi-woken" => multi_woken(&client, &mut con),
+        "multi-bad" => multi_bad(&mut con),
         _ => Err(format!("unknown mode {mode}").into()),
     }
 }
