@@ -1,4 +1,4 @@
-// The parts of the phpredis, Predis and redis-rb helpers (fenced-writes, replica-wait), run as real
+// The parts of the phpredis, Predis and redis-rb helpers (fenced-writes, replica-wait, multi), run as real
 // programs on Debian's client libraries against a throwaway Redis 7.0 and Valkey 9 (the programs'
 // modes: test/proofs/helpers/phpredis.php, predis.php, redis-rb.rb):
 // - fenced-writes: a holder whose lease expired, and one whose lock another owner took, has its
@@ -13,7 +13,12 @@
 //   pair sent again with EVAL on NOSCRIPT); a connection killed during WAIT is a shortfall with the
 //   lock given back; fsync where the server cannot (Redis 7.0 has no WAITAOF; Valkey with
 //   appendonly no) is released whatever the callback says; bad values are refused
-//   before any command reaches the server.
+//   before any command reaches the server;
+// - multi: 3 processes x 30 transfers between 2 or 3 of 4 accounts under
+//   withMultiLock (with_multi_lock) and one trying without waiting (at least 30 times, 2 ms apart, from
+//   their start until they are done), on overlapping key sets: every waiting acquire
+//   succeeds (no deadlock), a busy try holds none of its keys, no lock ever has two holders, the
+//   sum holds; bad keys and ttl (and Predis's cluster client) are refused before anything is sent.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +27,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
+import { helperKinds } from '../snippets/helper';
 import { startProxy, type TcpProxy } from '../harness/proxy';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
 import { commandCalls, sleep, useRedis, waitFor } from './helpers';
@@ -209,6 +215,61 @@ function proofs(server: ServerKind): void {
         assert.match(output, new RegExp(`^message proof:lock: wait.?for.?replicas.fsync needs ${needs}`, 'im'));
         assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
       });
+
+      if (helperKinds(proof.client).includes('multi')) {
+        test('multi: overlapping key sets under contention: no deadlock, no partial hold, never two holders, the money adds up', async (t) => {
+          const accounts = ['a', 'b', 'c', 'd'].map((account) => `proof:acct:${account}`);
+          for (const account of accounts) await fx.redis.set(account, '100');
+          const [, , , trying] = await Promise.all([
+            run(fx.server.url, 'multi', '30'),
+            run(fx.server.url, 'multi', '30'),
+            run(fx.server.url, 'multi', '30'),
+            run(fx.server.url, 'multi-try', '30'),
+          ]);
+          const { busy, tries } = JSON.parse(trying.trim()) as { busy: number; tries: number };
+          t.diagnostic(`${busy} of ${tries} tries found a key busy`);
+          assert.ok(busy > 0, 'the tries met contention');
+          const balances = await Promise.all(accounts.map(async (account) => Number(await fx.redis.get(account))));
+          assert.equal(
+            balances.reduce((sum, balance) => sum + balance, 0),
+            400,
+            `balances ${balances.join(', ')}`,
+          );
+          assert.equal(
+            await fx.redis.exists(...accounts.map((account) => `lock:${account}`)),
+            0,
+            'every lock released',
+          );
+        });
+
+        test('multi: bad keys and ttl are refused, naming the cause, before anything is sent', async () => {
+          await fx.redis.config('RESETSTAT');
+          const refused = (await run(fx.server.url, 'multi-bad')).trim().split('\n');
+          const notKeys = 'refused keys must be a non-empty array of non-empty lock key strings, got';
+          const expected =
+            proof.client === 'redis-rb'
+              ? [
+                  `${notKeys} []`,
+                  'refused keys names lock:a more than once: give each lock key once',
+                  `${notKeys} ["lock:a", ""]`,
+                  `${notKeys} "lock:a"`,
+                  'refused ttl_ms must be a positive integer of milliseconds, got 0',
+                ]
+              : [
+                  'refused keys must be a non-empty list of lock keys',
+                  'refused keys names lock:a more than once: give each lock key once',
+                  "refused keys must be non-empty strings, got ''",
+                  'refused keys must be a non-empty list of lock keys',
+                  'refused ttlMs must be a positive integer of milliseconds, got 0',
+                ];
+          if (proof.client === 'predis')
+            expected.push(
+              'refused acquireMulti takes every key in one call on one server: a cluster client is not supported, connect to one server',
+            );
+          assert.deepEqual(refused, expected);
+          assert.doesNotMatch(await fx.redis.info('commandstats'), /cmdstat_(evalsha|eval):/, 'nothing sent');
+        });
+      }
 
       test('replica-wait: bad values are refused, naming the value, before anything is sent', async () => {
         await fx.redis.config('RESETSTAT');

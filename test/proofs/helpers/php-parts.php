@@ -1,7 +1,8 @@
 <?php
 // The parts' modes of the PHP helper proofs (phpredis.php and predis.php require it from next to
 // them; test/helpers-parts-php-rb-proof.test.ts runs them): fenced-writes, fenced-paused,
-// replica-shortfall, replica-acked <replica-url>, replica-lost, replica-fsync, replica-bad.
+// replica-shortfall, replica-acked <replica-url>, replica-lost, replica-fsync, replica-bad, multi <n>,
+// multi-try <n>, multi-bad.
 declare(strict_types=1);
 
 /**
@@ -126,6 +127,89 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
                 }
             }
             return true;
+        case 'multi':
+            // $arg transfers between 2 or 3 of 4 accounts, each waiting for its locks under withMultiLock;
+            // counted in proof:multi:started and proof:multi:done for the tryer.
+            $redis->incr('proof:multi:started');
+            for ($round = 0; $round < (int) $arg; $round++) {
+                [$locks, $move] = multiTransfer($redis);
+                Locksmith::withMultiLock($redis, $locks, 5000, $move, waitMs: 60_000);
+            }
+            $redis->incr('proof:multi:done');
+            return true;
+        case 'multi-try':
+            // Such transfers that never wait, 2 ms apart, from when the 3 'multi' processes have started, at
+            // least $arg of them and until those are done; a busy one must leave none of its keys held by this process.
+            $busy = 0;
+            $mine = gethostname() . ':' . getmypid() . ':';
+            for ($waited = 0; (int) $redis->get('proof:multi:started') < 3 && $waited < 30_000; $waited++) {
+                usleep(1000);
+            }
+            for ($round = 0; $round < (int) $arg || (int) $redis->get('proof:multi:done') < 3; $round++) {
+                usleep(2000);
+                [$locks, $move] = multiTransfer($redis);
+                try {
+                    $lease = Locksmith::acquireMulti($redis, $locks, 5000, waitMs: 0);
+                } catch (LockBusyException) {
+                    $busy++;
+                    foreach ($locks as $lock) {
+                        if (str_starts_with((string) $redis->get($lock), $mine)) {
+                            throw new RuntimeException("partial hold of $lock");
+                        }
+                    }
+                    continue;
+                }
+                $move();
+                if (!$lease->release()) {
+                    throw new RuntimeException('the multi-key lease was lost');
+                }
+            }
+            echo json_encode(['busy' => $busy, 'tries' => $round]) . "\n";
+            return true;
+        case 'multi-bad':
+            // Each refused before anything is sent (the test counts the server's commands).
+            $bad = [[[], 5000], [['lock:a', 'lock:b', 'lock:a'], 5000], [['lock:a', ''], 5000], [['x' => 'lock:a'], 5000], [['lock:a'], 0]];
+            foreach ($bad as [$keys, $ttlMs]) {
+                try {
+                    Locksmith::acquireMulti($redis, $keys, $ttlMs);
+                    throw new RuntimeException('accepted ' . json_encode($keys));
+                } catch (InvalidArgumentException $error) {
+                    echo 'refused ' . $error->getMessage() . "\n";
+                }
+            }
+            if ($redis instanceof Predis\Client) { // a cluster client that never connects: refused before it would
+                try {
+                    Locksmith::acquireMulti(new Predis\Client(['tcp://127.0.0.1:1'], ['cluster' => 'redis']), ['lock:a', 'lock:b'], 5000);
+                } catch (InvalidArgumentException $error) {
+                    echo 'refused ' . $error->getMessage() . "\n";
+                }
+            }
+            return true;
     }
     return false;
+}
+
+/** The locks of 2 or 3 random accounts of 4, and a move of 1 from the first to the second that flags a second holder. */
+function multiTransfer(object $redis): array
+{
+    $picked = ['proof:acct:a', 'proof:acct:b', 'proof:acct:c', 'proof:acct:d'];
+    shuffle($picked);
+    $picked = array_slice($picked, 0, random_int(2, 3));
+    $locks = array_map(fn (string $account) => "lock:$account", $picked);
+    $move = function () use ($redis, $picked, $locks): void {
+        foreach ($locks as $lock) {
+            if ((int) $redis->incr("$lock:holders") !== 1) {
+                throw new RuntimeException("two holders of $lock");
+            }
+        }
+        [$from, $to] = $picked;
+        [$a, $b] = [(int) $redis->get($from), (int) $redis->get($to)];
+        usleep(1000);
+        $redis->set($from, (string) ($a - 1));
+        $redis->set($to, (string) ($b + 1));
+        foreach ($locks as $lock) {
+            $redis->decr("$lock:holders");
+        }
+    };
+    return [$locks, $move];
 }

@@ -2,7 +2,8 @@
 #   ruby proof.rb <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 #   for the lock kinds (as test/proofs/helpers/kinds.js): reentrant, rw-reader, rw-writer, semaphore,
 #   hold, take; for the parts (test/helpers-parts-php-rb-proof.test.ts): fenced-writes, replica-shortfall,
-#   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused.
+#   replica-acked <replica-url>, replica-bad, replica-lost, replica-fsync, fenced-paused, multi <n>, multi-try <n>,
+#   multi-bad.
 require 'json'
 require 'redis'
 require_relative 'locksmith'
@@ -11,6 +12,22 @@ url, mode, arg = ARGV[0], ARGV[1], ARGV[2] || '1'
 rounds = arg.to_i
 redis = Redis.new(url: url)
 now_ms = -> { (Time.now.to_f * 1000).floor }
+# The locks of 2 or 3 random accounts of 4, and a move of 1 from the first to the second that flags a second holder.
+def multi_transfer(redis)
+  picked = %w[proof:acct:a proof:acct:b proof:acct:c proof:acct:d].shuffle.take(2 + rand(2))
+  locks = picked.map { |account| "lock:#{account}" }
+  move = lambda do
+    locks.each { |lock| raise "two holders of #{lock}" unless redis.incr("#{lock}:holders") == 1 }
+    from, to = picked
+    a, b = redis.get(from).to_i, redis.get(to).to_i
+    sleep 0.001
+    redis.set(from, (a - 1).to_s)
+    redis.set(to, (b + 1).to_s)
+    locks.each { |lock| redis.decr("#{lock}:holders") }
+  end
+  [locks, move]
+end
+
 # Takes a kind on proof:lock.
 acquire_kind = lambda do |kind, ttl_ms, wait_ms|
   case kind
@@ -213,6 +230,45 @@ when 'replica-bad'
   ].each do |ttl_ms, wait|
     Locksmith.acquire(redis, 'proof:lock', ttl_ms: ttl_ms, wait_for_replicas: wait)
     raise "accepted #{wait.inspect}"
+  rescue ArgumentError => e
+    puts "refused #{e.message}"
+  end
+when 'multi'
+  # n transfers between 2 or 3 of 4 accounts, each waiting for its locks under with_multi_lock;
+  # counted in proof:multi:started and proof:multi:done for the tryer.
+  redis.incr('proof:multi:started')
+  rounds.times do
+    locks, move = multi_transfer(redis)
+    Locksmith.with_multi_lock(redis, locks, ttl_ms: 5000, wait_ms: 60_000) { move.call }
+  end
+  redis.incr('proof:multi:done')
+when 'multi-try'
+  # Such transfers that never wait, 2 ms apart, from when the 3 'multi' processes have started, at least
+  # n of them and until those are done; a busy one must leave none of its keys held by this process.
+  busy = 0
+  mine = "#{Socket.gethostname}:#{Process.pid}:"
+  30_000.times { redis.get('proof:multi:started').to_i < 3 ? sleep(0.001) : break }
+  round = 0
+  while round < rounds || redis.get('proof:multi:done').to_i < 3
+    round += 1
+    sleep 0.002
+    locks, move = multi_transfer(redis)
+    begin
+      lease = Locksmith.acquire_multi(redis, locks, ttl_ms: 5000, wait_ms: 0)
+    rescue Locksmith::BusyError
+      busy += 1
+      locks.each { |lock| raise "partial hold of #{lock}" if redis.get(lock).to_s.start_with?(mine) }
+      next
+    end
+    move.call
+    raise 'the multi-key lease was lost' unless lease.release
+  end
+  puts JSON.generate(busy: busy, tries: round)
+when 'multi-bad'
+  # Each refused before anything is sent (the test counts the server's commands).
+  [[[], 5000], [%w[lock:a lock:b lock:a], 5000], [['lock:a', ''], 5000], ['lock:a', 5000], [['lock:a'], 0]].each do |keys, ttl_ms|
+    Locksmith.acquire_multi(redis, keys, ttl_ms: ttl_ms)
+    raise "accepted #{keys.inspect}"
   rescue ArgumentError => e
     puts "refused #{e.message}"
   end
