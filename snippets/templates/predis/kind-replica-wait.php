@@ -8,7 +8,9 @@
     {
         $connection = $redis->getConnection();
         if ($connection instanceof \Predis\Connection\AggregateConnectionInterface
-            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface) {
+            // A replication sends both to its master: Predis 2 names it Replication\, 1.x Aggregate\.
+            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface
+            && !$connection instanceof \Predis\Connection\Aggregate\ReplicationInterface) {
             throw new \InvalidArgumentException('waitForReplicas needs a Predis client of one server or a replication: a cluster pipeline cannot route WAIT to the lock\'s node');
         }
         $send = fn (string ...$script): array => $redis->pipeline(function ($pipe) use ($script, $keys, $args, $wait) {

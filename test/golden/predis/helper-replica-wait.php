@@ -6,7 +6,7 @@
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest a6354ded2e5a72f47672a3e21a8bfc6fb8cee170
+// @locksmith-digest 508920d5ef9d7e9ba82ef0e545022248fc1020e3
 
 declare(strict_types=1);
 
@@ -500,7 +500,9 @@ LUA;
     {
         $connection = $redis->getConnection();
         if ($connection instanceof \Predis\Connection\AggregateConnectionInterface
-            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface) {
+            // A replication sends both to its master: Predis 2 names it Replication\, 1.x Aggregate\.
+            && !$connection instanceof \Predis\Connection\Replication\ReplicationInterface
+            && !$connection instanceof \Predis\Connection\Aggregate\ReplicationInterface) {
             throw new \InvalidArgumentException('waitForReplicas needs a Predis client of one server or a replication: a cluster pipeline cannot route WAIT to the lock\'s node');
         }
         $send = fn (string ...$script): array => $redis->pipeline(function ($pipe) use ($script, $keys, $args, $wait) {
