@@ -190,6 +190,22 @@ function proofs(server: ServerKind): void {
         assert.equal(await pair.redis.exists('proof:with'), 0, 'withLock released it');
       });
 
+      if (proof.client === 'predis')
+        test(`replica-wait through a Predis replication client (master and replica), a ${SLOW_LINK_MS} ms link: acknowledged as on one server`, async () => {
+          await resetPair();
+          pair.link.setLatency(SLOW_LINK_MS);
+          const env = { ...proof.env, PROOF_PREDIS_REPLICA: pair.replica.url };
+          const output = await start(command, pair.master.url, env, ['replica-acked', pair.replica.url]).done;
+          const acked = JSON.parse(/^acked (.*)$/m.exec(output)?.[1] ?? '[]') as unknown[];
+          assert.equal(acked[1], 1, 'the fencing token');
+          assert.deepEqual(
+            acked.slice(2),
+            [acked[0], '1'],
+            'the replica had the lock and the fence when the acquire returned',
+          );
+          assert.match(output, /^with-lock \S+$/m);
+        });
+
       test('replica-wait: the connection killed during WAIT is a shortfall, the lock given back', async () => {
         await resetPair();
         pair.link.cut('refuse'); // no replica acknowledges: WAIT waits its 5 s

@@ -12,7 +12,9 @@ require_once __DIR__ . '/php-parts.php';
 
 [, $url, $mode] = $argv;
 $rounds = (int) ($argv[3] ?? 1);
-$redis = new Predis\Client($url);
+// PROOF_PREDIS_REPLICA: a replication client (this URL the master, that one its replica), as Predis 1.x spells it.
+$replica = getenv('PROOF_PREDIS_REPLICA');
+$redis = $replica ? new Predis\Client(["$url?alias=master", $replica], ['replication' => true]) : new Predis\Client($url);
 $nowMs = static fn (): int => (int) floor(microtime(true) * 1000);
 
 switch ($mode) {
