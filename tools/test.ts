@@ -35,6 +35,8 @@ const TIMED: Record<string, string> = {
   'cluster-view.test.ts': "each master's scan schedule follows its measured scan time",
   'locks-polling.test.ts': 'the scan schedule follows the measured scan time',
   'locks-discovery.test.ts': 'no command over 10 ms in SLOWLOG on 200k keys',
+  'locks-history.test.ts': 'a lock with a 150 to 300 ms lease is read while it holds',
+  'scripts-kinds.test.ts': 'a reader renews its 200 ms lease every 100 ms',
   'lint-server.test.ts': 'a burst of keystrokes checked once (the debounce)',
   'lint-fix-waits.test.ts': 'acquire commands counted over 300 ms of waiting',
   'extension-host.test.ts': 'the extension host in code-server and Chromium, with bounded waits',
