@@ -1,8 +1,8 @@
-// `npm test`: the checks (typecheck, lint, package) side by side, then every test file in a process
-// of its own, in two phases. First the files without timing bounds, several at a time: most of
-// their time is spent waiting on servers, child processes and sleeps. Then, one after another and
-// with nothing else of the suite running, the files in TIMED: their assertions bound how late
-// something may happen, or they load the CPU in bursts. Node's own runner takes files
+// `npm test`: the checks (typecheck, lint, package) side by side, and every test file in a process
+// of its own, in two phases. First, once packaged, the files without timing bounds, several at a
+// time: most of their time is spent waiting on servers, child processes and sleeps. Then, one after
+// another and with nothing else of the suite running, the files in TIMED: their assertions bound
+// how late something may happen, or they load the CPU in bursts. Node's own runner takes files
 // availableParallelism() - 1 at a time (one on 2 cores) and cannot keep a group apart.
 //   node --import tsx tools/test.ts                       the checks, then every test file
 //   node --import tsx tools/test.ts test/a.test.ts ...    only these files (no checks), in their phases
@@ -60,7 +60,8 @@ const SLOWEST_FIRST = [
   'glide-smoke.test.ts',
 ];
 
-const CHECKS = ['typecheck', 'lint', 'package'];
+/** The checks besides `npm run package` (which the test files need built first). */
+const READING_CHECKS = ['typecheck', 'lint'];
 /** A file still running after this is stopped and reported as timed out. */
 const FILE_TIMEOUT_MS = 30 * 60_000;
 
@@ -168,15 +169,23 @@ async function main(): Promise<number> {
   const concurrency = Number(process.env.LOCKSMITH_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
   const started = performance.now();
 
+  // The package first: it is the production build and the .vsix that test files run. The
+  // typecheck and lint only read the sources: they go on beside the first phase and end before
+  // the timed files start.
+  let checks: Promise<Outcome[]> = Promise.resolve([]);
   if (!asked.length) {
-    const checks = await Promise.all(CHECKS.map((check) => run(check, 'npm', ['run', check], FILE_TIMEOUT_MS)));
-    for (const check of checks) report(check, `npm run ${check.name}`);
-    const failed = checks.filter((check) => !check.ok);
-    if (failed.length) {
-      process.stdout.write(`\nFAILED: ${failed.map((check) => `npm run ${check.name}`).join(', ')}; no test ran\n`);
+    const check = (name: string) =>
+      run(name, 'npm', ['run', name], FILE_TIMEOUT_MS).then((outcome) => {
+        report(outcome, `npm run ${name}`);
+        return outcome;
+      });
+    checks = Promise.all(READING_CHECKS.map(check));
+    const packaged = await check('package');
+    if (!packaged.ok) {
+      await checks;
+      process.stdout.write('\nFAILED: npm run package; no test ran\n');
       return 1;
     }
-    process.stdout.write(`\nchecks side by side: ${seconds(performance.now() - started)}\n`);
   }
 
   const rank = (name: string) => (SLOWEST_FIRST.includes(name) ? SLOWEST_FIRST.indexOf(name) : SLOWEST_FIRST.length);
@@ -185,8 +194,10 @@ async function main(): Promise<number> {
   const outcomes: Outcome[] = [];
   const phase1 = performance.now();
   await runFiles(together, concurrency, outcomes);
+  const phase1End = performance.now();
+  const failedChecks = (await checks).filter((check) => !check.ok);
   const phase2 = performance.now();
-  await runFiles(alone, 1, outcomes);
+  if (!failedChecks.length) await runFiles(alone, 1, outcomes);
   const end = performance.now();
 
   const failed = outcomes.filter((outcome) => !outcome.ok);
@@ -197,16 +208,19 @@ async function main(): Promise<number> {
     );
   process.stdout.write(
     `\n${counts(outcomes)}\n` +
-      `${together.length} files ${concurrency} at a time: ${seconds(phase2 - phase1)}; ` +
+      `${together.length} files ${concurrency} at a time: ${seconds(phase1End - phase1)}; ` +
       `${alone.length} files alone: ${seconds(end - phase2)}; all: ${seconds(end - started)}\n`,
   );
+  if (failedChecks.length) {
+    const names = failedChecks.map((check) => `npm run ${check.name}`).join(', ');
+    process.stdout.write(`\nFAILED: ${names}; the ${alone.length} timed files did not run\n`);
+  }
   if (failed.length) {
     process.stdout.write(`\nFAILED: ${failed.length} of ${outcomes.length} test files; each alone:\n`);
     for (const outcome of failed)
       process.stdout.write(`  node --import tsx --test test/${outcome.name}    # ${outcome.why}\n`);
-    return 1;
   }
-  return 0;
+  return failed.length || failedChecks.length ? 1 : 0;
 }
 
 main().then(
