@@ -1,11 +1,14 @@
 // Fetches and builds, once per machine, the client libraries the proofs run against (pinned in
-// test/proofs/: go.mod, pom.xml, Cargo.lock, requirements files, GLIDE's package.json), into
-// ~/.cache/redis-locksmith/. The tests do the same on first use; .ci/run calls this first so a
-// registry failure stops CI at once with its cause, and prints what each step cost:
+// test/proofs/: go.mod, pom.xml, Cargo.lock, requirements files, GLIDE's package.json), Valkey 9,
+// code-server and pre-commit, into ~/.cache/redis-locksmith/. The tests do the same on first use;
+// .ci/run calls this first so a registry failure stops CI at once with its cause (not half-way
+// through test files running side by side, all waiting on one build), and prints each step's time:
 //   node --import tsx tools/fetch-clients.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureCodeServer } from '../harness/codeServer';
+import { ensurePreCommit } from '../harness/preCommit';
 import {
   cargo,
   glideJavaClasspath,
@@ -16,6 +19,7 @@ import {
   pypiPython,
   writeCargoPackage,
 } from '../harness/toolchains';
+import { ensureValkey } from '../harness/valkey';
 
 const scratch = mkdtempSync(join(tmpdir(), 'locksmith-fetch-clients-'));
 
@@ -35,6 +39,9 @@ const STEPS: Array<[string, () => Promise<unknown>]> = [
   ['PyPI (redis-py) into a virtual environment', () => pypiPython()],
   ['PyPI (valkey-glide) into a virtual environment', () => pypiPython('glide/requirements.txt')],
   ['npm (@valkey/valkey-glide)', () => npmPackages('glide')],
+  ["Valkey 9, built from Debian's source", () => ensureValkey()],
+  ['code-server, for the extension-host suite', () => ensureCodeServer()],
+  ['PyPI (pre-commit) into a virtual environment', () => ensurePreCommit()],
 ];
 
 async function main(): Promise<void> {
@@ -48,7 +55,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  process.stdout.write(`client libraries ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`client libraries and tools ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,232 @@
+// `npm test`: the checks (typecheck, lint, package) side by side, and every test file in a process
+// of its own, in two phases. First, once packaged, the files without timing bounds, several at a
+// time: most of their time is spent waiting on servers, child processes and sleeps. Then, one after
+// another and with nothing else of the suite running, the files in TIMED: their assertions bound
+// how late something may happen, or they load the CPU in bursts. Node's own runner takes files
+// availableParallelism() - 1 at a time (one on 2 cores) and cannot keep a group apart.
+//   node --import tsx tools/test.ts                       the checks, then every test file
+//   node --import tsx tools/test.ts test/a.test.ts ...    only these files (no checks), in their phases
+// LOCKSMITH_TEST_CONCURRENCY sets how many files run side by side in the first phase.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..');
+
+/**
+ * Files that run alone, and why: a bound in ms that another file's load could break, or work
+ * heavy enough to break another's.
+ */
+const TIMED: Record<string, string> = {
+  'contention.test.ts': 'a SIGKILLed holder is replaced within TTL + 100 ms',
+  'helpers-proof.test.ts':
+    'takeover within lease + 100 ms, loss reported within ttl/3 + 100 ms, the busy error bound; 20 JVMs at once',
+  'helpers-kinds-proof.test.ts': 'woken within 5 s of the release, taken within the lease + 4 s; 20 contenders',
+  'helpers-cluster-proof.test.ts': "woken on the lock key's shard within 5 s",
+  'snippets-proof.test.ts': 'renewal keeps a lock past 3x its TTL; 2 contending processes per client',
+  'helpers-js-parts-proof.test.ts': 'a real replica acknowledges within 100 ms; a cut timed to land in the WAIT',
+  'helpers-parts-redis-rs.test.ts': 'the shortfall within 5 s',
+  'replicas.test.ts': 'a real replica acknowledges within 100 ms; a cut timed to land in the WAIT',
+  'failover.test.ts': 'the overlap measured against a replication lag the test sets',
+  'waiting.test.ts': 'a lost wake-up costs at most the retry bound + 250 ms',
+  'faults.test.ts': 'an aborted read settles within 1.5 s, a second refresh within 100 ms',
+  'cluster.test.ts': 'woken, not timed out (half the wait bound)',
+  'cluster-view.test.ts': "each master's scan schedule follows its measured scan time",
+  'locks-polling.test.ts': 'the scan schedule follows the measured scan time',
+  'locks-discovery.test.ts': 'no command over 10 ms in SLOWLOG on 200k keys',
+  'locks-history.test.ts': 'a lock with a 150 to 300 ms lease is read while it holds',
+  'scripts-kinds.test.ts': 'a reader renews its 200 ms lease every 100 ms',
+  'lint-server.test.ts': 'a burst of keystrokes checked once (the debounce)',
+  'lint-fix-waits.test.ts': 'acquire commands counted over 300 ms of waiting',
+  'extension-host.test.ts': 'the extension host in code-server and Chromium, with bounded waits',
+  'demo.test.ts': 'code-server, Redis and workers started and stopped within bounded waits',
+  'timeline-webview.test.ts': 'Chromium drawing 10,000 holds, with frame times',
+};
+
+const isTimed = (name: string) => Object.hasOwn(TIMED, name);
+
+/** The longest files of the first phase (from a full run's log) start first, so none of them starts last. */
+const SLOWEST_FIRST = [
+  'helpers-api.test.ts',
+  'lint-fix-compiles.test.ts',
+  'helpers-jvm-parts-proof.test.ts',
+  'helpers-go-parts-proof.test.ts',
+  'helpers-parts-php-rb-proof.test.ts',
+  'helpers-redis-py-parts.test.ts',
+  'helpers-glide-python-parts.test.ts',
+  'lint-fix-behaviour.test.ts',
+  'helpers-golden.test.ts',
+  'glide-smoke.test.ts',
+];
+
+/** The checks besides `npm run package` (which the test files need built first). */
+const READING_CHECKS = ['typecheck', 'lint'];
+/** A file still running after this is stopped and reported as timed out. */
+const FILE_TIMEOUT_MS = 30 * 60_000;
+
+interface Outcome {
+  name: string;
+  ok: boolean;
+  why: string;
+  ms: number;
+  output: string;
+}
+
+const live = new Set<number>();
+
+/** Runs a command in a process group of its own, its output (stdout and stderr) collected. */
+function run(name: string, command: string, args: string[], timeoutMs: number): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signalGroup(child.pid, 'SIGKILL');
+    }, timeoutMs);
+    if (child.pid !== undefined) live.add(child.pid);
+    const settle = (why: string) => {
+      clearTimeout(timer);
+      if (child.pid !== undefined) live.delete(child.pid);
+      const output = Buffer.concat(chunks).toString('utf8');
+      resolve({ name, ok: why === '', why, ms: performance.now() - started, output });
+    };
+    child.once('error', (error) => settle(`could not start ${command}: ${error.message}`));
+    child.once('close', (code, signal) => {
+      if (timedOut) settle(`stopped after ${timeoutMs / 60_000} min`);
+      else settle(code === 0 ? '' : signal ? `killed by ${signal}` : `exit ${code}`);
+    });
+  });
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+// Interrupted: the files' own exit hooks stop their servers on SIGTERM.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const pid of live) signalGroup(pid, 'SIGTERM');
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function report(outcome: Outcome, label: string): void {
+  const status = outcome.ok ? 'passed' : `FAILED (${outcome.why})`;
+  process.stdout.write(`\n── ${label}: ${status} in ${seconds(outcome.ms)} ──\n${outcome.output}`);
+}
+
+/** Runs `files` at most `concurrency` at a time, in the order given; reports each as it ends. */
+async function runFiles(files: string[], concurrency: number, outcomes: Outcome[]): Promise<void> {
+  const queue = [...files];
+  const lane = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const args = ['--import', 'tsx', '--test', '--test-reporter=spec', join('test', file)];
+      const outcome = await run(file, process.execPath, args, FILE_TIMEOUT_MS);
+      report(outcome, `test/${file}`);
+      outcomes.push(outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, lane));
+}
+
+/** The test counts node:test's spec reporter prints at the end of a file's output, summed. */
+function counts(outcomes: Outcome[]): string {
+  const totals = new Map<string, number>();
+  for (const { output } of outcomes)
+    for (const [, key, value] of output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm))
+      totals.set(key, (totals.get(key) ?? 0) + Number(value));
+  return [...totals].map(([key, value]) => `${key} ${value}`).join(', ');
+}
+
+function requireListed(names: string[], files: string[], list: string): void {
+  const missing = names.filter((name) => !files.includes(name));
+  if (missing.length)
+    throw new Error(`tools/test.ts's ${list} names ${missing.map((n) => `test/${n}`).join(', ')}: no such file`);
+}
+
+async function main(): Promise<number> {
+  const all = readdirSync(join(ROOT, 'test'))
+    .filter((name) => name.endsWith('.test.ts'))
+    .sort();
+  requireListed(Object.keys(TIMED), all, 'TIMED');
+  requireListed(SLOWEST_FIRST, all, 'SLOWEST_FIRST');
+  const asked = process.argv.slice(2).map((arg) => arg.replace(/^(\.\/)?test\//, ''));
+  const unknown = asked.filter((name) => !existsSync(join(ROOT, 'test', name)));
+  if (unknown.length) throw new Error(`no such test file: ${unknown.map((n) => `test/${n}`).join(', ')}`);
+  const files = asked.length ? all.filter((name) => asked.includes(name)) : all;
+  const concurrency = Number(process.env.LOCKSMITH_TEST_CONCURRENCY) || Math.max(4, 2 * availableParallelism());
+  const started = performance.now();
+
+  // The package first: it is the production build and the .vsix that test files run. The
+  // typecheck and lint only read the sources: they go on beside the first phase and end before
+  // the timed files start.
+  let checks: Promise<Outcome[]> = Promise.resolve([]);
+  if (!asked.length) {
+    const check = (name: string) =>
+      run(name, 'npm', ['run', name], FILE_TIMEOUT_MS).then((outcome) => {
+        report(outcome, `npm run ${name}`);
+        return outcome;
+      });
+    checks = Promise.all(READING_CHECKS.map(check));
+    const packaged = await check('package');
+    if (!packaged.ok) {
+      await checks;
+      process.stdout.write('\nFAILED: npm run package; no test ran\n');
+      return 1;
+    }
+  }
+
+  const rank = (name: string) => (SLOWEST_FIRST.includes(name) ? SLOWEST_FIRST.indexOf(name) : SLOWEST_FIRST.length);
+  const together = files.filter((name) => !isTimed(name)).sort((a, b) => rank(a) - rank(b));
+  const alone = files.filter(isTimed);
+  const outcomes: Outcome[] = [];
+  const phase1 = performance.now();
+  await runFiles(together, concurrency, outcomes);
+  const phase1End = performance.now();
+  const failedChecks = (await checks).filter((check) => !check.ok);
+  const phase2 = performance.now();
+  if (!failedChecks.length) await runFiles(alone, 1, outcomes);
+  const end = performance.now();
+
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  process.stdout.write('\n── test files, longest first ──\n');
+  for (const outcome of [...outcomes].sort((a, b) => b.ms - a.ms))
+    process.stdout.write(
+      `${seconds(outcome.ms).padStart(9)}  test/${outcome.name}${isTimed(outcome.name) ? ' (alone)' : ''}${outcome.ok ? '' : `  FAILED (${outcome.why})`}\n`,
+    );
+  process.stdout.write(
+    `\n${counts(outcomes)}\n` +
+      `${together.length} files ${concurrency} at a time: ${seconds(phase1End - phase1)}; ` +
+      `${alone.length} files alone: ${seconds(end - phase2)}; all: ${seconds(end - started)}\n`,
+  );
+  if (failedChecks.length) {
+    const names = failedChecks.map((check) => `npm run ${check.name}`).join(', ');
+    process.stdout.write(`\nFAILED: ${names}; the ${alone.length} timed files did not run\n`);
+  }
+  if (failed.length) {
+    process.stdout.write(`\nFAILED: ${failed.length} of ${outcomes.length} test files; each alone:\n`);
+    for (const outcome of failed)
+      process.stdout.write(`  node --import tsx --test test/${outcome.name}    # ${outcome.why}\n`);
+  }
+  return failed.length || failedChecks.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  },
+);
