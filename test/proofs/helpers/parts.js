@@ -164,15 +164,25 @@ function partModes(helper, redis, commands, connect) {
   return {
     /** n transfers, each waiting for its 2 or 3 locks. */
     async multi(rounds) {
+      await commands.incr('proof:multi:started');
       for (let round = 0; round < Number(rounds); round++) {
         const [locks, move] = await transfer();
         await helper.withMultiLock(redis, locks, { ttlMs: 5000, waitMs: 60_000 }, move);
       }
+      await commands.incr('proof:multi:done');
     },
-    /** n tries that never wait; a busy one must leave none of its keys held by this process. */
+    /**
+     * Tries that never wait, 2 ms apart, from when the 3 'multi' processes have started until they are
+     * done and at least n of them (so they meet contention however the processes start); a busy one
+     * must leave none of its keys held by this process.
+     */
     async 'multi-try'(rounds) {
+      const count = async (key) => Number((await commands.get(key)) ?? 0);
+      for (let waited = 0; (await count('proof:multi:started')) < 3 && waited < 30_000; waited++) await sleep(1);
       let busy = 0;
-      for (let round = 0; round < Number(rounds); round++) {
+      let round = 0;
+      for (; round < Number(rounds) || (await count('proof:multi:done')) < 3; round++) {
+        await sleep(2);
         const [locks, move] = await transfer();
         const lease = await helper.acquireMulti(redis, locks, { ttlMs: 5000, waitMs: 0 }).catch((error) => {
           if (!(error instanceof helper.LockBusyError)) throw error;
@@ -187,7 +197,7 @@ function partModes(helper, redis, commands, connect) {
         await move();
         if (!(await lease.release())) throw new Error('the multi-key lease was lost');
       }
-      console.log(JSON.stringify({ busy }));
+      console.log(JSON.stringify({ busy, tries: round }));
     },
     async fenced(name) {
       console.log(JSON.stringify(await writes[name]()));
