@@ -17,8 +17,12 @@ import { defaultTemplateDir, embeddedScriptNames, SnippetError } from './templat
 
 /** The lock kinds a helper may carry beyond its core (the plain lock). */
 export const LOCK_KINDS = ['reentrant', 'read-write', 'semaphore'] as const;
-/** What a helper may carry beyond its core besides lock kinds: features of the plain lock. */
-export const FEATURES = ['fenced-writes', 'replica-wait'] as const;
+/**
+ * What a helper may carry beyond its core besides lock kinds: features of the plain lock. Without
+ * `wakeups` a waiter polls (jittered, never sleeping past the holder's lease); with it the release
+ * wakes the waiter, in line where the client queues.
+ */
+export const FEATURES = ['wakeups', 'fenced-writes', 'replica-wait'] as const;
 /**
  * The parts a helper may carry beyond its core, in the order their sections go in: the lock kinds,
  * the features, then the multi-key lock. Each is added to a project's helper when it first needs it.
@@ -31,6 +35,7 @@ export const KIND_TITLES: Record<Kind, string> = {
   reentrant: 'reentrant lock',
   'read-write': 'read-write lock',
   semaphore: 'semaphore',
+  wakeups: 'wake-ups (a waiter sleeps until the release wakes it, first come first served, instead of polling)',
   'fenced-writes': 'fenced writes (writes the storage refuses from a holder that lost the lock)',
   'replica-wait': 'waitForReplicas (an acquire acknowledged by replicas)',
   multi: 'multi-key lock (several keys taken all or nothing)',

@@ -186,16 +186,23 @@ export function renderHelper(clientId: string, pack: Pack, options: HelperOption
  * before kinds were recorded (all kinds in one file), the kinds whose scripts it embeds.
  */
 export function headerOptions(header: HelperHeader): Record<string, string> {
-  if (header.options.kinds !== undefined) return header.options;
   const client = findClient(header.client);
   const extension = templateExtension(client);
-  // Such a header predates the features: only lock kinds can be in it.
-  const embedded = availableKinds(client, extension).filter(
-    (kind) =>
-      (LOCK_KINDS as readonly Kind[]).includes(kind) &&
-      kindScripts(client, kind, extension).every((script) => header.scripts.has(script)),
-  );
-  const kinds = kindsValue(embedded);
+  const embeds = (kind: Kind) => {
+    const scripts = kindScripts(client, kind, extension);
+    return scripts.length > 0 && scripts.every((script) => header.scripts.has(script));
+  };
+  const available = availableKinds(client, extension);
+  // Waiting in line was in the core before it became the wakeups part: a helper that embeds the
+  // part's scripts carries it, whatever its header records.
+  const woken = available.includes('wakeups') && embeds('wakeups') ? ['wakeups'] : [];
+  if (header.options.kinds !== undefined) {
+    const kinds = kindsValue([...header.options.kinds.split(','), ...woken]);
+    return kinds ? { ...header.options, kinds } : header.options;
+  }
+  // Such a header predates the features: only lock kinds (and waiting in line) can be in it.
+  const embedded = available.filter((kind) => (LOCK_KINDS as readonly Kind[]).includes(kind) && embeds(kind));
+  const kinds = kindsValue([...embedded, ...woken]);
   return kinds ? { ...header.options, kinds } : header.options;
 }
 

@@ -87,8 +87,10 @@ function proofs(server: ServerKind): void {
       // A helper that polls (no SSUBSCRIBE in its library) has no wake-up to prove.
       if (!proof.wakes && !proof.wakesInCluster) return;
       test("a waiter is woken by the release on the lock key's shard, long before its 30 s retry bound", async (t) => {
+        // The helper with its wakeups part: its core alone polls.
+        const woken = await prepareOnce(proof, work, pack, 'wakeups');
         await redis.set(LOCK, 'holder', 'PX', 60_000);
-        const waiter = run('woken', 'lock');
+        const waiter = start(woken, url, { ...proof.env, ...KEYS }, ['woken', 'lock']);
         await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
         if (proof.queues) await waitFor('the waiter in line', async () => (await redis.zcard(waitersKey(LOCK)!)) === 1);
         await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s

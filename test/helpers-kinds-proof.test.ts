@@ -68,7 +68,7 @@ function proofs(server: ServerKind): void {
       const run = (...args: string[]) => start(command, fx.server.url, proof.env ?? {}, args);
 
       before(async () => {
-        command = await prepareOnce(proof, work, pack, proof.kinds ? 'all' : undefined);
+        command = await prepareOnce(proof, work, pack, proof.kinds ? 'all' : 'wakeups');
       });
       beforeEach(async () => {
         await fx.redis.flushall();

@@ -17,21 +17,31 @@ import {
   writeGoModule,
 } from '../../../harness/toolchains';
 
+/** The parts a proof's helper carries beyond its core: every one it can, or its wakeups part. */
+export type ProofParts = 'all' | 'wakeups';
+
+/** The helper's `kinds` option for `parts` (none for its core alone, or when it has no wakeups part). */
+export function partsOption(client: string, parts: ProofParts | undefined): HelperOptions {
+  const carried = helperKinds(client).filter((kind) => parts === 'all' || (parts === 'wakeups' && kind === 'wakeups'));
+  return carried.length ? { kinds: carried.join(',') } : {};
+}
+
 export interface HelperProof {
   client: string;
   /** What the tests call it when the client runs with another library build than Debian's (default: the client). */
   label?: string;
   /**
-   * Writes the helper (with `kinds`: every lock kind it can carry; else its core alone) and the
-   * program into `dir`; returns the command that runs the program (URL and mode follow).
+   * Writes the helper (with `kinds` 'all': every part it can carry; 'wakeups': its wakeups part
+   * where it has one; else its core alone) and the program into `dir`; returns the command that
+   * runs the program (URL and mode follow).
    */
-  prepare(dir: string, pack: Pack, kinds?: 'all'): Promise<string[]>;
+  prepare(dir: string, pack: Pack, kinds?: ProofParts): Promise<string[]>;
   env?: Record<string, string>;
-  /** Its helper waits for wake-ups (SSUBSCRIBE) rather than polling with back-off. */
+  /** Its helper with its wakeups part waits for wake-ups (SSUBSCRIBE) rather than polling. */
   wakes: boolean;
   /**
-   * Its waiters queue (acquire_queued): first come, first served, and a waiter sleeps no longer
-   * than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
+   * Its waiters, with its wakeups part, queue (acquire_queued): first come, first served, and a
+   * waiter sleeps no longer than the holder's lease has left, so it takes a dead holder's lock as the lease ends.
    */
   queues: boolean;
   /** Its helper can carry the reentrant, read-write and semaphore locks (the program has their modes). */
@@ -49,11 +59,10 @@ export function writeProof(
   program: string,
   pack: Pack,
   options: HelperOptions = {},
-  kinds?: 'all',
+  kinds?: ProofParts,
 ): string {
   mkdirSync(dir, { recursive: true });
-  const all = kinds === 'all' ? helperKinds(client).join(',') : '';
-  const helper = renderHelper(client, pack, { ...options, ...(all && { kinds: all }) });
+  const helper = renderHelper(client, pack, { ...options, ...partsOption(client, kinds) });
   writeFileSync(join(dir, helper.fileName), helper.text);
   const target = join(dir, program.replace(/^[^.]*/, 'proof'));
   copyFileSync(join(__dirname, program), target);
@@ -109,7 +118,7 @@ const glideJava: HelperProof = {
     const helper = renderHelper(
       'glide-java',
       pack,
-      kinds === 'all' ? { kinds: helperKinds('glide-java').join(',') } : {},
+      partsOption('glide-java', kinds),
     );
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
@@ -199,7 +208,7 @@ const jvm = (
   client,
   async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper(client, pack, kinds === 'all' ? { kinds: helperKinds(client).join(',') } : {});
+    const helper = renderHelper(client, pack, partsOption(client, kinds));
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, `${client}.java`), join(dir, 'Proof.java'));
     // With every part: the parts' modes, and the lock kinds' where the helper has them.
@@ -224,7 +233,7 @@ const jvm = (
 const redisRs: HelperProof = {
   client: 'redis-rs',
   async prepare(dir, pack, kinds) {
-    const helper = renderHelper('redis-rs', pack, kinds === 'all' ? { kinds: helperKinds('redis-rs').join(',') } : {});
+    const helper = renderHelper('redis-rs', pack, partsOption('redis-rs', kinds));
     const program = kinds === 'all' ? 'redis-rs-kinds.rs' : 'redis-rs.rs';
     writeCargoPackage(dir, {
       [helper.fileName]: helper.text,
@@ -308,8 +317,8 @@ export const HELPER_PROOFS: HelperProof[] = [
 const prepared = new Map<string, Promise<string[]>>();
 
 /** The client's program, prepared (written and built) once per test file under `work`, however many servers it runs on. */
-export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: 'all'): Promise<string[]> {
-  const name = proofName(proof);
+export function prepareOnce(proof: HelperProof, work: string, pack: Pack, kinds?: ProofParts): Promise<string[]> {
+  const name = `${proofName(proof)}${kinds ? ` ${kinds}` : ''}`;
   let command = prepared.get(name);
   if (!command) {
     command = proof.prepare(join(work, name.replace(/\W+/g, '-')), pack, kinds);
