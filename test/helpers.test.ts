@@ -361,14 +361,17 @@ describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
     );
   });
 
-  test('asyncio only; enable_wakeups takes a GlideClusterClient, and without it the waiters poll', () => {
-    assert.doesNotMatch(text, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+  test('asyncio only; the core polls; the wakeups part adds enable_wakeups, which takes a GlideClusterClient', () => {
+    const woken = renderHelper('glide-python', pack, { kinds: 'wakeups' }).text;
+    assert.doesNotMatch(woken, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+    assert.doesNotMatch(text, /enable_wakeups|ssubscribe|ACQUIRE_QUEUED/, 'the core has no wake-ups and no queue');
+    assert.ok(text.includes('_lease_left(await client.pttl(key))'), "a waiter reads the holder's PTTL");
     assert.match(
-      text,
+      woken,
       /^def enable_wakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\) -> None:$/m,
     );
-    assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
-    assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+    assert.match(woken, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
+    assert.ok(woken.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
   });
 });
 
