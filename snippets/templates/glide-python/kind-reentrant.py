@@ -19,7 +19,7 @@ def _plan_reentrant(key: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_ke
     if not options.pop("reentrant", False):
         return _plain(key, ttl_ms, wait_ms, retry_ms, fence_key, options)
     if fence_key is not None:
-        raise ValueError("reentrant works without fence_key")
+        raise ValueError("a reentrant lock takes no fence_key: fence a plain lock")
     token = _REENTRANT_HOLDS.get().get(key, _token())
     return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, False)
 
