@@ -225,7 +225,7 @@ describe('lock kinds', () => {
     ['ioredis', 'ioredis-core-waiting-in-line.ts', []],
     ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant']],
   ] as const) {
-    test(`a ${client} helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
       const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
       assert.deepEqual(carriedKinds(old), [...had, 'wakeups']);
       const added = helperWithKinds(old, pack, ['semaphore'])!;
