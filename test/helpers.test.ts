@@ -4,7 +4,7 @@
 // embed no Lua; the placements per ecosystem; the CLI.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -219,6 +219,22 @@ describe('lock kinds', () => {
     const kinds = { kinds: 'reentrant,read-write,semaphore' };
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
   });
+
+  // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
+  for (const [client, file, had] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', []],
+    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant']],
+  ] as const) {
+    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+      const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
+      assert.deepEqual(carriedKinds(old), [...had, 'wakeups']);
+      const added = helperWithKinds(old, pack, ['semaphore'])!;
+      assert.deepEqual(added.added, ['semaphore']);
+      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', 'wakeups']);
+      assert.match(added.helper.text, /@locksmith-script acquire_queued /);
+      assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, 'wakeups']);
+    });
+  }
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
     assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
