@@ -183,7 +183,8 @@ fn acquire_replicated(
     let (acquired, pttl) = match acquired {
         // In line (the wakeups part): acquire_queued's {reply, the holder's PTTL, waiters}.
         redis::Value::Array(_) => {
-            let (reply, pttl, _): (i64, i64, i64) = redis::from_redis_value(acquired).map_err(redis::RedisError::from)?;
+            let (reply, pttl, _): (i64, i64, i64) =
+                redis::from_redis_value(acquired).map_err(redis::RedisError::from)?;
             (reply, Some(pttl))
         }
         reply => (redis::from_redis_value(reply).map_err(redis::RedisError::from)?, None),

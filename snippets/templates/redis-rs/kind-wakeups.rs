@@ -34,7 +34,8 @@ const ACQUIRE_QUEUED: &str = r#"«lua:acquire_queued»"#;
             }
 «section:acquired»
         if let (Err(_), Some(queue)) = (&taken, &queue) {
-            let _ = redis::cmd("ZREM").arg(queue).arg(&token).exec(con); // out of line; failing that, the queue ends by itself
+            // Out of line; failing that, the queue ends by itself.
+            let _ = redis::cmd("ZREM").arg(queue).arg(&token).exec(con);
         }
 «section:wait»
     // Subscribed after the first busy try, which then goes again: the release may have come before.
@@ -71,7 +72,9 @@ impl Wakeups {
         con.send_packed_command(&redis::cmd("SSUBSCRIBE").arg(key).get_packed_command()).ok()?;
         con.set_read_timeout(Some(Duration::from_secs(1))).ok()?;
         match con.recv_response().ok()? {
-            redis::Value::Push { kind: redis::PushKind::SSubscribe, .. } => Some(Wakeups { con, token: token.map(str::to_owned) }),
+            redis::Value::Push { kind: redis::PushKind::SSubscribe, .. } => {
+                Some(Wakeups { con, token: token.map(str::to_owned) })
+            }
             _ => None,
         }
     }
