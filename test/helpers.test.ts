@@ -419,12 +419,14 @@ describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
     assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
   });
 
-  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+  test('EnableWakeups (the wakeups part) takes a cluster client and its configuration; any other client polls', () => {
+    const woken = renderHelper('glide-go', pack, { kinds: 'wakeups' }).text;
     assert.match(
-      text,
+      woken,
       /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
     );
-    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+    assert.ok(woken.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+    assert.doesNotMatch(text, /EnableWakeups|SSubscribe/, 'the core alone polls');
   });
 });
 
