@@ -47,6 +47,7 @@ const KIND_SCRIPTS: Record<Exclude<Kind, 'wakeups'>, ScriptName[]> = {
   reentrant: ['reentrant_acquire', 'reentrant_extend', 'reentrant_release'],
   'read-write': ['read_acquire', 'write_acquire', 'rw_extend', 'rw_release'],
   semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
+  asyncio: [],
   'fenced-writes': ['guarded_set', 'fenced_set'],
   'replica-wait': [],
   multi: ['multi_acquire', 'multi_extend', 'multi_release'],
@@ -218,6 +219,16 @@ describe('lock kinds', () => {
     const newer = packWithChanged('release');
     const kinds = { kinds: 'reentrant,read-write,semaphore' };
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
+  });
+
+  test('a redis-py helper from before the wakeups and asyncio parts (acquire_queued in its core) keeps both on update', () => {
+    const current = renderHelper('redis-py', pack, { kinds: 'reentrant,wakeups,asyncio' }).text;
+    const old = current.replace(/^(# @locksmith-helper redis-py) kinds=\S+$/m, '$1 kinds=reentrant');
+    assert.deepEqual(carriedKinds(old), ['reentrant', 'wakeups', 'asyncio']);
+    assert.equal(updatedHelper(old, pack)!.text, current);
+    // One that records the wakeups part is not that old: it keeps what it records.
+    const woken = renderHelper('redis-py', pack, { kinds: 'wakeups' }).text;
+    assert.deepEqual(carriedKinds(woken), ['wakeups']);
   });
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
