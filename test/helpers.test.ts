@@ -4,7 +4,7 @@
 // embed no Lua; the placements per ecosystem; the CLI.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -221,15 +221,22 @@ describe('lock kinds', () => {
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
   });
 
-  test('a redis-py helper from before the wakeups and asyncio parts (acquire_queued in its core) keeps both on update', () => {
-    const current = renderHelper('redis-py', pack, { kinds: 'reentrant,wakeups,asyncio' }).text;
-    const old = current.replace(/^(# @locksmith-helper redis-py) kinds=\S+$/m, '$1 kinds=reentrant');
-    assert.deepEqual(carriedKinds(old), ['reentrant', 'wakeups', 'asyncio']);
-    assert.equal(updatedHelper(old, pack)!.text, current);
-    // One that records the wakeups part is not that old: it keeps what it records.
-    const woken = renderHelper('redis-py', pack, { kinds: 'wakeups' }).text;
-    assert.deepEqual(carriedKinds(woken), ['wakeups']);
-  });
+  // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
+  // Its core had redis-py's asyncio API then too: the asyncio part.
+  for (const [client, file, had, core] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups']],
+    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant'], ['wakeups', 'asyncio']],
+  ] as const) {
+    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+      const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
+      assert.deepEqual(carriedKinds(old), [...had, ...core]);
+      const added = helperWithKinds(old, pack, ['semaphore'])!;
+      assert.deepEqual(added.added, ['semaphore']);
+      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', ...core]);
+      assert.match(added.helper.text, /@locksmith-script acquire_queued /);
+      assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, ...core]);
+    });
+  }
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
     assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
