@@ -178,9 +178,8 @@ _KIND_NAMES = ["lock"]
 
 def _plan(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
           options: Dict[str, Any]) -> _Plan:
-    _check_ms("ttl_ms", ttl_ms, True)
-    _check_ms("wait_ms", wait_ms, False)
-    _check_ms("retry_ms", retry_ms, True)
+    for name, value in (("ttl_ms", ttl_ms), ("wait_ms", wait_ms), ("retry_ms", retry_ms)):
+        _check_ms(name, value, positive=name != "wait_ms")
     if kind not in _KIND_NAMES:
         raise ValueError(f"kind must be one of {', '.join(map(repr, _KIND_NAMES))} in this helper, got {kind!r}")
     options = dict(options)
@@ -244,8 +243,7 @@ async def extend_lock_async(client: Any, key: str, token: str, ttl_ms: int) -> b
 
 
 class lock:  # noqa: N801 - used like a function: with lock(...) as lease
-    """``with lock(r, key, ttl_ms=...) as lease:`` takes what acquire() takes, releases on exit, and after a
-    block that ended normally raises LeaseLostError if the lease was gone before: check its effects."""
+    """``with lock(r, key, ttl_ms=...) as lease:``: acquire() around the block; LeaseLostError after it if lost."""
 
     def __init__(self, client: Any, key: Any, **options: Any):
         self._args, self._options = (client, key), options
