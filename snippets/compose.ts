@@ -8,7 +8,9 @@
 //   templates/_FAMILY/kind-<kind>.<ext>) of «section:POINT» blocks: adding a kind to a client is
 //   adding that file; the core template only names the points where kinds plug in. What several
 //   kinds share is a partial they name on a line «include-once:_FAMILY/NAME»: it goes in where
-//   the first kind names it.
+//   the first kind names it. A section may name points of its own (the asyncio part's lease class,
+//   where the other parts' async halves go): they are filled in turn, and a section for a point of
+//   a part the helper does not carry is left out with that part.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptName } from '../pack/pack';
@@ -22,7 +24,7 @@ export const LOCK_KINDS = ['reentrant', 'read-write', 'semaphore'] as const;
  * `wakeups` a waiter polls (jittered, never sleeping past the holder's lease); with it the release
  * wakes the waiter, in line where the client queues.
  */
-export const FEATURES = ['wakeups', 'fenced-writes', 'replica-wait'] as const;
+export const FEATURES = ['wakeups', 'asyncio', 'fenced-writes', 'replica-wait'] as const;
 /**
  * The parts a helper may carry beyond its core, in the order their sections go in: the lock kinds,
  * the features, then the multi-key lock. Each is added to a project's helper when it first needs it.
@@ -36,6 +38,7 @@ export const KIND_TITLES: Record<Kind, string> = {
   'read-write': 'read-write lock',
   semaphore: 'semaphore',
   wakeups: 'wake-ups (a waiter sleeps until the release wakes it, first come first served, instead of polling)',
+  asyncio: 'asyncio API (acquire_async, AsyncLease, async with lock(...) on a redis.asyncio client)',
   'fenced-writes': 'fenced writes (writes the storage refuses from a holder that lost the lock)',
   'replica-wait': 'waitForReplicas (an acquire acknowledged by replicas)',
   multi: 'multi-key lock (several keys taken all or nothing)',
@@ -111,19 +114,30 @@ export function composeHelper(client: ClientInfo, template: string, extension: s
     kind,
     sections: sections(client, kind, extension),
   }));
-  const points = new Set([...text.matchAll(KINDS_LINE)].map((match) => match[1]));
+  const pointsOf = (source: string) => [...source.matchAll(KINDS_LINE)].map((match) => match[1]);
+  // The points of the core and of every part the client has: each section names one of them.
+  const offered = new Set([
+    ...pointsOf(text),
+    ...availableKinds(client, extension).flatMap((kind) =>
+      [...sections(client, kind, extension).values()].flatMap(pointsOf),
+    ),
+  ]);
   for (const { kind, sections: parts } of chosen) {
-    const homeless = [...parts.keys()].filter((point) => !points.has(point));
+    const homeless = [...parts.keys()].filter((point) => !offered.has(point));
     if (homeless.length) throw new SnippetError(`${where}: no «kinds:${homeless[0]}» for the ${kind} section`);
   }
+  // The points in the sections just put in are filled on the next round.
+  for (let round = 0; round < MAX_INCLUDE_DEPTH && pointsOf(text).length; round++) {
+    text = text.replace(KINDS_LINE, (_line, point: string) =>
+      chosen.map(({ sections: parts }) => parts.get(point) ?? '').join(''),
+    );
+  }
   const included = new Set<string>();
-  text = text
-    .replace(KINDS_LINE, (_line, point: string) => chosen.map(({ sections: parts }) => parts.get(point) ?? '').join(''))
-    .replace(INCLUDE_ONCE_LINE, (_line, name: string) => {
-      if (included.has(name)) return '';
-      included.add(name);
-      return inlineIncludes(`«include:${name}»\n`, extension, where);
-    });
+  text = text.replace(INCLUDE_ONCE_LINE, (_line, name: string) => {
+    if (included.has(name)) return '';
+    included.add(name);
+    return inlineIncludes(`«include:${name}»\n`, extension, where);
+  });
   return text.replace(VAR, (_marker, name: string) => {
     const value = vars.get(name);
     if (value === undefined) throw new SnippetError(`${where}: «var:${name}» is not set`);

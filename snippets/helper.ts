@@ -196,6 +196,9 @@ export function headerOptions(header: HelperHeader): Record<string, string> {
   // Waiting in line was in the core before it became the wakeups part: a helper that embeds the
   // part's scripts carries it, whatever its header records.
   const woken = available.includes('wakeups') && embeds('wakeups') ? ['wakeups'] : [];
+  // Such a helper that does not record the part is older than it, and had redis-py's asyncio API in its core too.
+  if (woken.length && !header.options.kinds?.split(',').includes('wakeups') && available.includes('asyncio'))
+    woken.push('asyncio');
   if (header.options.kinds !== undefined) {
     const kinds = kindsValue([...header.options.kinds.split(','), ...woken]);
     return kinds ? { ...header.options, kinds } : header.options;

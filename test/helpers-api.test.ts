@@ -174,6 +174,15 @@ const python = (isAsync: boolean): ApiProgram => ({
     writeHelper(dir, 'redis-py');
     const names = { ...PY_NAMES, async: isAsync };
     const c = calls('redis-py', { default: 'r' }, names, 'locksmith');
+    if (isAsync) {
+      // The release and extend the fixes write run on the core alone; try_acquire_async is the asyncio part's.
+      const withPart = renderHelper('redis-py', pack, { kinds: 'asyncio' });
+      writeFileSync(join(dir, 'locksmith_asyncio.py'), withPart.text);
+      c.imports = [
+        ...helperCallImports('redis-py', ['release_lock_async', 'extend_lock_async'], { helperImport: 'locksmith' }),
+        ...helperCallImports('redis-py', ['try_acquire_async'], { helperImport: 'locksmith_asyncio' }),
+      ].join('\n');
+    }
     const maybe = isAsync ? 'await ' : '';
     writeFileSync(
       join(dir, 'api.py'),

@@ -1,5 +1,6 @@
 // The redis-py helper's parts, run as real programs (test/proofs/helpers/redis-py.py) on Debian's
 // redis-py and the newest from PyPI, sync and asyncio, against Redis 7.0 and Valkey 9:
+// - asyncio: the core proofs' asyncio halves (renewal, fencing, busy after the bound);
 // - fenced-writes: set_if_held writes only while the lease holds the lock, set_fenced refuses an
 //   older fencing token than the data key's; a holder SIGSTOPped past its lease while another
 //   takes the lock and writes has both its writes refused after SIGCONT (Kleppmann's pause);
@@ -86,6 +87,27 @@ for (const server of SERVER_KINDS) {
     const prepared = (proof: HelperProof) => prepareOnce(proof, work, pack, 'all');
     const run = async (proof: HelperProof, ...args: string[]) =>
       start(await prepared(proof), master.url, proof.env ?? {}, args).done;
+
+    // The core proofs (test/helpers-proof.test.ts) run the core alone, sync: their asyncio halves run here.
+    describe('asyncio', () => {
+      for (const proof of proofs) {
+        test(`${proofName(proof)}: renewal (sync and asyncio), fencing tokens that grow (asyncio), busy after the bound (asyncio)`, async () => {
+          assert.match(await run(proof, 'renew'), /^renewed$/m);
+          assert.equal(await redis.exists('proof:lock'), 0);
+          await Promise.all([run(proof, 'fence', '20'), run(proof, 'fence', '20')]);
+          const tokens = (await redis.lrange('proof:tokens', 0, -1)).map(Number);
+          assert.equal(tokens.length, 40);
+          for (let i = 1; i < tokens.length; i++)
+            assert.ok(tokens[i] > tokens[i - 1], `${tokens[i]} after ${tokens[i - 1]}`);
+          await redis.set('proof:lock', 'other-owner', 'PX', 60_000);
+          const [, elapsed, message] = /^busy (\d+) (.*)$/m.exec(await run(proof, 'busy')) ?? [];
+          assert.ok(Number(elapsed) >= 500, `the sync wait gave up after ${elapsed} ms`);
+          assert.match(message, /proof:lock is held by another owner; gave up after waiting 500 ms/);
+          assert.equal(await redis.get('proof:lock'), 'other-owner');
+          assert.equal(await redis.exists(waitersKey('proof:lock')!), 0, 'the waiters left the line');
+        });
+      }
+    });
 
     describe('fenced-writes', () => {
       for (const proof of proofs) {

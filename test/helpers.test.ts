@@ -47,6 +47,7 @@ const KIND_SCRIPTS: Record<Exclude<Kind, 'wakeups'>, ScriptName[]> = {
   reentrant: ['reentrant_acquire', 'reentrant_extend', 'reentrant_release'],
   'read-write': ['read_acquire', 'write_acquire', 'rw_extend', 'rw_release'],
   semaphore: ['semaphore_acquire', 'semaphore_extend', 'semaphore_release'],
+  asyncio: [],
   'fenced-writes': ['guarded_set', 'fenced_set'],
   'replica-wait': [],
   multi: ['multi_acquire', 'multi_extend', 'multi_release'],
@@ -221,18 +222,19 @@ describe('lock kinds', () => {
   });
 
   // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
-  for (const [client, file, had] of [
-    ['ioredis', 'ioredis-core-waiting-in-line.ts', []],
-    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant']],
+  // Its core had redis-py's asyncio API then too: the asyncio part.
+  for (const [client, file, had, core] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups']],
+    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant'], ['wakeups', 'asyncio']],
   ] as const) {
     test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
       const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
-      assert.deepEqual(carriedKinds(old), [...had, 'wakeups']);
+      assert.deepEqual(carriedKinds(old), [...had, ...core]);
       const added = helperWithKinds(old, pack, ['semaphore'])!;
       assert.deepEqual(added.added, ['semaphore']);
-      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', 'wakeups']);
+      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', ...core]);
       assert.match(added.helper.text, /@locksmith-script acquire_queued /);
-      assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, 'wakeups']);
+      assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, ...core]);
     });
   }
 

@@ -5,12 +5,12 @@ FENCED_SET = """«lua:fenced_set»"""
 
     # Fenced writes: the storage checks the writer, so a holder paused past its lease (a GC pause,
     # SIGSTOP) cannot overwrite what the next holder wrote. Where the data lives in Redis, one call.
-    def _guarded(self, data_key: str, value: Any) -> Tuple[str, list, list]:
+    def _guarded(self, data_key: str, value: Any) -> tuple:
         if self._kind is not _PLAIN:
             raise ValueError(f"set_if_held works on a plain lock's lease; {self.key} is held by no single token")
         return GUARDED_SET, [self.key, data_key], [self.token, value]
 
-    def _fenced(self, data_key: str, value: Any) -> Tuple[str, list, list]:
+    def _fenced(self, data_key: str, value: Any) -> tuple:
         if self.fence is None:
             raise ValueError(f"set_fenced needs a fencing token: acquire {self.key} with fence_key")
         return FENCED_SET, [data_key], [self.fence, value]

@@ -20,10 +20,10 @@ def _plan_read_write(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: i
         raise ValueError(f"fence_key works with a plain lock, not kind {kind!r}")
     token = _token()
     if kind == "read":
-        return _Plan(_READ, READ_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+        return _Plan(_READ, READ_ACQUIRE, [key], [token, ttl_ms], token)
     # While it waits, its intent keeps new readers out, renewed by every try: no starving writer.
     intent_ms = 2 * retry_ms if wait_ms > 0 else 1
-    return _Plan(_WRITE, WRITE_ACQUIRE, [key], [token, ttl_ms, intent_ms], token, None, False)
+    return _Plan(_WRITE, WRITE_ACQUIRE, [key], [token, ttl_ms, intent_ms], token)
 
 
 def read_lock(client: Any, key: str, *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,

@@ -1,5 +1,9 @@
 «section:imports»
 import contextvars
+«section:entered»
+        if self._options.get("reentrant"):
+            held = _REENTRANT_HOLDS.set({**_REENTRANT_HOLDS.get(), lease.key: lease.token})
+            self._undo.append(lambda: _REENTRANT_HOLDS.reset(held))
 «section:scripts»
 REENTRANT_ACQUIRE = """«lua:reentrant_acquire»"""
 REENTRANT_EXTEND = """«lua:reentrant_extend»"""
@@ -21,15 +25,7 @@ def _plan_reentrant(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: in
     if fence_key is not None or kind != "lock":
         raise ValueError("reentrant works with a plain lock: no fence_key, no other kind")
     token = _REENTRANT_HOLDS.get().get(key, _token())
-    return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, None, False)
-
-
-def _reentrant_scope(lease: Any, options: Dict[str, Any]) -> Optional[Callable[[], None]]:
-    if not options.get("reentrant"):
-        return None
-    held = _REENTRANT_HOLDS.set({**_REENTRANT_HOLDS.get(), lease.key: lease.token})
-    return lambda: _REENTRANT_HOLDS.reset(held)
+    return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token)
 
 
 _PLANNERS.append(_plan_reentrant)
-_SCOPES.append(_reentrant_scope)

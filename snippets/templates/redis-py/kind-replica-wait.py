@@ -18,6 +18,34 @@ import redis.exceptions
 «section:send-async»
     if plan.replicas is not None:
         return await _send_replicated_async(client, plan)
+«section:async-code»
+
+
+async def _send_replicated_async(client: Any, plan: _Plan) -> Any:
+    """_send_replicated for a redis.asyncio client (not its RedisCluster: use the sync one)."""
+    if hasattr(client, "get_node_from_key"):
+        raise ValueError("wait_for_replicas needs a redis.asyncio.Redis here, not a RedisCluster: use redis.RedisCluster")
+    for resend in range(_RESENDS + 1):
+        pipeline = _pair(client.pipeline(transaction=False), plan, resend > 0 or plan.lua not in _SENT_IN_PAIRS)
+        try:
+            acquired, waited = await pipeline.execute(raise_on_error=False)
+        except _CONNECTION_LOST:
+            raise _failure(_lost(plan), await _give_back_async(client, plan)) from None
+        if not _resend(client, acquired, resend):
+            _SENT_IN_PAIRS.add(plan.lua)
+            break
+    failed = _verdict(plan, acquired, waited)
+    if failed is None:
+        return acquired
+    raise _failure(failed, await _give_back_async(client, plan))
+
+
+async def _give_back_async(client: Any, plan: _Plan) -> bool:
+    try:
+        await _call_async(client, RELEASE, plan.release_keys or plan.keys[:1], [plan.token])
+        return True
+    except RedisError:
+        return False
 «section:code»
 
 
@@ -130,7 +158,7 @@ def _verdict(plan: _Plan, acquired: Any, waited: Any) -> Union[ReplicaShortfall,
     keeps); else what to raise once the lock is given back: the shortfall, or the wait's error."""
     wait = plan.replicas
     assert wait is not None
-    if _attempt(plan, acquired)[0] == 0:
+    if (int(acquired[0]) if isinstance(acquired, list) else int(acquired)) == 0:
         return None  # busy: nothing of ours to wait for
     base = dict(lock=plan.keys[0], required=wait.replicas, timeout_ms=wait.timeout_ms)
     if isinstance(waited, redis.exceptions.ResponseError) and "unknown command" in str(waited).lower():
@@ -205,29 +233,6 @@ def _send_replicated(client: Any, plan: _Plan) -> Any:
     raise _failure(failed, _give_back(client, plan))
 
 
-async def _send_replicated_async(client: Any, plan: _Plan) -> Any:
-    """_send_replicated for a redis.asyncio client (not its RedisCluster: use the sync one)."""
-    if hasattr(client, "get_node_from_key"):
-        raise ValueError("wait_for_replicas needs a redis.asyncio.Redis here, not a RedisCluster: use redis.RedisCluster")
-    for resend in range(_RESENDS + 1):
-        pipeline = _pair(client.pipeline(transaction=False), plan, resend > 0 or plan.lua not in _SENT_IN_PAIRS)
-        try:
-            acquired, waited = await pipeline.execute(raise_on_error=False)
-        except _CONNECTION_LOST:
-            raise _failure(_lost(plan), await _give_back_async(client, plan)) from None
-        if not _resend(client, acquired, resend):
-            _SENT_IN_PAIRS.add(plan.lua)
-            break
-    failed = _verdict(plan, acquired, waited)
-    if failed is None:
-        return acquired
-    raise _failure(failed, await _give_back_async(client, plan))
-
-
-def _release_keys(plan: _Plan) -> list:
-    return plan.keys[:1] if plan.queue is None else [plan.keys[0], plan.queue]
-
-
 def _lost(plan: _Plan) -> ReplicaShortfall:
     assert plan.replicas is not None
     return ReplicaShortfall(plan.keys[0], "connection-lost", plan.replicas.replicas, plan.replicas.timeout_ms)
@@ -236,15 +241,7 @@ def _lost(plan: _Plan) -> ReplicaShortfall:
 def _give_back(client: Any, plan: _Plan) -> bool:
     """Compare-and-delete (the queue's release wakes the next waiter); False when it could not run."""
     try:
-        _call(client, RELEASE, _release_keys(plan), [plan.token])
-        return True
-    except RedisError:
-        return False
-
-
-async def _give_back_async(client: Any, plan: _Plan) -> bool:
-    try:
-        await _call_async(client, RELEASE, _release_keys(plan), [plan.token])
+        _call(client, RELEASE, plan.release_keys or plan.keys[:1], [plan.token])
         return True
     except RedisError:
         return False

@@ -22,7 +22,7 @@ def _plan_semaphore(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: in
     if not isinstance(permits, int) or isinstance(permits, bool) or not 1 <= permits <= 999_999_999:
         raise ValueError(f"permits must be an integer from 1 to 999999999, got {permits!r}")
     token = _token()
-    return _Plan(_SEMAPHORE, SEMAPHORE_ACQUIRE, [key], [token, ttl_ms, permits], token, None, False)
+    return _Plan(_SEMAPHORE, SEMAPHORE_ACQUIRE, [key], [token, ttl_ms, permits], token)
 
 
 def semaphore(client: Any, key: str, *, permits: int, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,

@@ -9,6 +9,7 @@
 #   given `cluster` after n to run on a RedisCluster; multi-bad (refusals), multi-lease (its answers).
 # Sync and asyncio both run: counter, steal, rw-writer and semaphore sync; fence and rw-reader
 # async; renew, busy and reentrant both; woken async for reentrant and write, sync for the others.
+# A helper without its asyncio part (the core proofs') runs them all sync.
 import asyncio
 import os
 import random
@@ -21,7 +22,10 @@ import redis
 import redis.asyncio
 
 import locksmith  # the lock kinds' functions, where the helper carries them
-from locksmith import LeaseLostError, LockBusyError, acquire, acquire_async, lock
+from locksmith import LeaseLostError, LockBusyError, acquire, lock
+
+#: The asyncio part's acquire, where the helper carries it.
+acquire_async = getattr(locksmith, "acquire_async", None)
 
 url, mode = sys.argv[1], sys.argv[2]
 arg = sys.argv[3] if len(sys.argv) > 3 else "1"
@@ -75,7 +79,8 @@ async def check_renewed_async():
 
 def renew():
     check_renewed_sync()
-    asyncio.run(check_renewed_async())
+    if acquire_async:
+        asyncio.run(check_renewed_async())
     print("renewed")
 
 
@@ -101,6 +106,13 @@ async def fence_async():
     await client.close()
 
 
+def fence():
+    for _ in range(rounds):
+        with lock(r, "proof:lock", ttl_ms=5000, wait_ms=60_000, fence_key="proof:fence") as lease:
+            time.sleep(0.005)
+            r.rpush("proof:tokens", lease.fence)
+
+
 async def busy_async():
     client = redis.asyncio.Redis.from_url(url)
     try:
@@ -113,7 +125,8 @@ async def busy_async():
 
 
 def busy():
-    asyncio.run(busy_async())
+    if acquire_async:
+        asyncio.run(busy_async())
     started = time.monotonic()
     try:
         acquire(r, "proof:lock", ttl_ms=5000, wait_ms=500)
@@ -140,7 +153,7 @@ async def woken_async(kind):
 
 
 def woken():
-    if arg in ("reentrant", "write"):
+    if arg in ("reentrant", "write") and acquire_async:
         asyncio.run(woken_async(arg))
         return
     lease = acquire(r, "proof:lock", ttl_ms=5000, wait_ms=60_000, retry_ms=30_000, **kind_options(arg))
@@ -596,7 +609,7 @@ MODES = {
     "counter": counter,
     "renew": renew,
     "steal": steal,
-    "fence": lambda: asyncio.run(fence_async()),
+    "fence": lambda: asyncio.run(fence_async()) if acquire_async else fence(),
     "busy": busy,
     "woken": woken,
     "reentrant": reentrant,
