@@ -268,6 +268,22 @@ export function refreshHelper(text: string, pack: Pack, kinds: readonly Kind[] =
   return { text: check.outdated || added.length ? helper.text : undefined, added, reasons, edited: check.edited };
 }
 
+/** What a file's own code shows it will call beyond the core: redis-py's asyncio API where it imports redis.asyncio. */
+const SUGGESTED: Partial<Record<string, { kind: Kind; shows: RegExp }>> = {
+  'redis-py': {
+    kind: 'asyncio',
+    shows: /^\s*(?:import\s+redis\.asyncio\b|from\s+redis(?:\.asyncio\b|\s+import\s+asyncio\b))/m,
+  },
+};
+
+/** The parts to offer ticked for a new helper of the client, from the file it is added for. */
+export function suggestedKinds(clientId: string, fileText: string): Kind[] {
+  const suggestion = SUGGESTED[clientId];
+  return suggestion && suggestion.shows.test(fileText) && helperKinds(clientId).includes(suggestion.kind)
+    ? [suggestion.kind]
+    : [];
+}
+
 /** The lock kinds a helper file carries beyond the plain lock (for an old header, those whose scripts it embeds). */
 export function carriedKinds(text: string): Kind[] {
   const header = readHelperHeader(text);

@@ -20,6 +20,7 @@ import {
   helperWithKinds,
   refreshHelper,
   renderHelper,
+  suggestedKinds,
   updatedHelper,
 } from '../snippets/helper';
 import { outdatedHelper } from '../server/src/lockFix';
@@ -237,6 +238,23 @@ describe('lock kinds', () => {
       assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, ...core]);
     });
   }
+
+  test('a new redis-py helper for a file that imports redis.asyncio is offered its asyncio part; other files and clients none', () => {
+    for (const text of [
+      'import redis.asyncio as redis\n',
+      'from redis.asyncio import Redis\n',
+      'from redis import asyncio as aioredis\n',
+    ])
+      assert.deepEqual(suggestedKinds('redis-py', text), ['asyncio'], text);
+    for (const text of [
+      'import redis\n',
+      'from redis import Redis\n',
+      '# see redis.asyncio\n',
+      'import redis_asyncio_shim\n',
+    ])
+      assert.deepEqual(suggestedKinds('redis-py', text), [], text);
+    assert.deepEqual(suggestedKinds('glide-python', 'from redis.asyncio import Redis\n'), []);
+  });
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
     assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
