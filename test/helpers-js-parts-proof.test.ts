@@ -14,6 +14,9 @@
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
+// - waiting (ioredis, in this process): a wait cancelled by options.signal rejects with its reason;
+//   with the core alone the waiter reads the lease's PTTL (a try never does), neither subscribes nor
+//   queues; with the wakeups part it subscribes and queues, and leaves the line when cancelled.
 // On a 3-master Cluster through each library's cluster client: multi across slots, and replica-wait's
 // pipeline reaching the lock's master. And the TypeScript helpers with every part type-check
 // (strict) against the real libraries.
@@ -24,7 +27,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Cluster, Redis } from 'ioredis';
-import { keySlot } from '../pack/layout';
+import { keySlot, waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import type { Kind } from '../snippets/compose';
 import { helperKinds, renderHelper } from '../snippets/helper';
@@ -41,7 +44,7 @@ import {
 import { npmPackages } from '../harness/toolchains';
 import { HELPER_PROOFS, prepareOnce, type HelperProof } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
-import { sleep, waitFor } from './helpers';
+import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-js-parts-'));
@@ -227,6 +230,50 @@ function proofs(server: ServerKind): void {
   });
   beforeEach(async () => {
     await redis.flushall();
+  });
+
+  describe(`waiting, with the core alone and with the wakeups part (ioredis, in this process) against a real ${server}`, () => {
+    type Helper = {
+      acquire: (redis: Redis, key: string, options: object) => Promise<{ release(): Promise<boolean> }>;
+      tryAcquire: (redis: Redis, key: string, options: object) => Promise<unknown>;
+    };
+    const KEY = 'proof:cancel';
+    const helperWith = async (parts: 'core' | 'wakeups'): Promise<Helper> => {
+      const dir = join(work, 'waiting', parts);
+      mkdirSync(dir, { recursive: true });
+      const options = parts === 'wakeups' ? { flavor: 'cjs' as const, kinds: 'wakeups' } : { flavor: 'cjs' as const };
+      writeFileSync(join(dir, 'locksmith.cjs'), renderHelper('ioredis', pack, options).text);
+      return ((await import(pathToFileURL(join(dir, 'locksmith.cjs')).href)) as { default: Helper }).default;
+    };
+    const subscribers = async () => ((await redis.call('PUBSUB', 'SHARDNUMSUB', KEY)) as [string, number])[1];
+
+    for (const parts of ['core', 'wakeups'] as const) {
+      test(`${parts}: a wait cancelled by options.signal rejects with its reason and leaves nothing behind`, async () => {
+        const { acquire, tryAcquire } = await helperWith(parts);
+        await redis.set(KEY, 'other-owner', 'PX', 60_000);
+        const pttlBefore = await commandCalls(redis, 'pttl');
+        assert.equal(await tryAcquire(redis, KEY, { ttlMs: 1000 }), null);
+        assert.equal(await commandCalls(redis, 'pttl'), pttlBefore, 'a try never reads the lease');
+        const cancel = new AbortController();
+        const waiting = acquire(redis, KEY, { ttlMs: 1000, waitMs: 60_000, retryMs: 100, signal: cancel.signal });
+        const rejected = assert.rejects(waiting, (error) => error === cancel.signal.reason);
+        if (parts === 'core') {
+          // It polls: the lease's PTTL after each busy try, no subscription, no place in line.
+          await waitFor('the waiter read the lease', async () => (await commandCalls(redis, 'pttl')) > pttlBefore);
+          await sleep(300);
+          assert.equal(await subscribers(), 0, 'no subscription');
+          assert.equal(await redis.exists(waitersKey(KEY)!), 0, 'no place in line');
+        } else {
+          await waitFor('the waiter subscribed', async () => (await subscribers()) === 1);
+          await waitFor('the waiter in line', async () => (await redis.zcard(waitersKey(KEY)!)) === 1);
+        }
+        cancel.abort(new Error('the caller stopped waiting'));
+        await rejected;
+        assert.equal(await redis.get(KEY), 'other-owner');
+        assert.equal(await redis.zcard(waitersKey(KEY)!), 0, 'left the line');
+        await waitFor('no subscription left', async () => (await subscribers()) === 0);
+      });
+    }
   });
 
   for (const proof of JS_PROOFS) {

@@ -13,7 +13,7 @@
 «section:sleep»
     if (this.woken) {
       this.woken = false;
-      return;
+      return signal?.throwIfAborted();
     }
 «section:slept»
         this.wakeNow = undefined;
