@@ -14,7 +14,9 @@
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
-// - waiting (ioredis, in this process): a wait cancelled by options.signal rejects with its reason;
+// - waiting (ioredis, in this process): without the wakeups part, a dead holder's plain,
+//   reentrant, write and semaphore locks are taken as their lease ends, polled, not subscribed;
+//   a wait cancelled by options.signal rejects with its reason;
 //   with the core alone the waiter reads the lease's PTTL (a try never does), neither subscribes nor
 //   queues; with the wakeups part it subscribes and queues, and leaves the line when cancelled.
 // On a 3-master Cluster through each library's cluster client: multi across slots, and replica-wait's
@@ -233,18 +235,52 @@ function proofs(server: ServerKind): void {
   });
 
   describe(`waiting, with the core alone and with the wakeups part (ioredis, in this process) against a real ${server}`, () => {
-    type Helper = {
-      acquire: (redis: Redis, key: string, options: object) => Promise<{ release(): Promise<boolean> }>;
-      tryAcquire: (redis: Redis, key: string, options: object) => Promise<unknown>;
-    };
+    type Take = (redis: Redis, key: string, options: object) => Promise<unknown>;
+    type Helper = Record<'acquire' | 'tryAcquire' | 'acquireWrite' | 'acquireRead' | 'acquireSemaphore', Take>;
     const KEY = 'proof:cancel';
-    const helperWith = async (parts: 'core' | 'wakeups'): Promise<Helper> => {
-      const dir = join(work, 'waiting', parts);
+    const helperWith = async (parts: 'core' | 'wakeups' | 'reentrant,read-write,semaphore'): Promise<Helper> => {
+      const dir = join(work, 'waiting', parts.replace(/,/g, '+'));
       mkdirSync(dir, { recursive: true });
-      const options = parts === 'wakeups' ? { flavor: 'cjs' as const, kinds: 'wakeups' } : { flavor: 'cjs' as const };
-      writeFileSync(join(dir, 'locksmith.cjs'), renderHelper('ioredis', pack, options).text);
+      writeFileSync(
+        join(dir, 'locksmith.cjs'),
+        renderHelper('ioredis', pack, { flavor: 'cjs', ...(parts !== 'core' && { kinds: parts }) }).text,
+      );
       return ((await import(pathToFileURL(join(dir, 'locksmith.cjs')).href)) as { default: Helper }).default;
     };
+
+    // The waiter's retry bound is 2 s: one that slept it past the lease's end would be seconds late.
+    test("without the wakeups part, a dead holder's plain, reentrant, write and semaphore locks are taken as their 1 s lease ends, polled", async (t) => {
+      const h = await helperWith('reentrant,read-write,semaphore');
+      const wait = { ttlMs: 1000, waitMs: 10_000, retryMs: 2000 };
+      const subscribed = await commandCalls(redis, 'ssubscribe');
+      const kinds: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+        ['plain', () => h.acquire(redis, 'k:plain', { ttlMs: 1000 }), () => h.acquire(redis, 'k:plain', wait)],
+        [
+          'reentrant',
+          () => h.acquire(redis, 'k:re', { ttlMs: 1000, reentrant: true }),
+          () => h.acquire(redis, 'k:re', { ...wait, reentrant: true }),
+        ],
+        [
+          'write, then read',
+          () => h.acquireWrite(redis, 'k:rw', { ttlMs: 1000 }),
+          () => h.acquireRead(redis, 'k:rw', wait),
+        ],
+        [
+          'semaphore of 1',
+          () => h.acquireSemaphore(redis, 'k:sem', { ttlMs: 1000, permits: 1 }),
+          () => h.acquireSemaphore(redis, 'k:sem', { ...wait, permits: 1 }),
+        ],
+      ];
+      for (const [kind, hold, take] of kinds) {
+        const from = Date.now();
+        await hold(); // and never released: the holder is gone
+        await take();
+        const tookMs = Date.now() - from;
+        t.diagnostic(`${kind}: taken ${tookMs} ms after the holder's take began`);
+        assert.ok(tookMs >= 950 && tookMs < 1300, `${kind}: taken after ${tookMs} ms; the lease was 1000 ms`);
+      }
+      assert.equal(await commandCalls(redis, 'ssubscribe'), subscribed, 'no subscription');
+    });
     const subscribers = async () => ((await redis.call('PUBSUB', 'SHARDNUMSUB', KEY)) as [string, number])[1];
 
     for (const parts of ['core', 'wakeups'] as const) {
