@@ -107,8 +107,9 @@ const glideNode: HelperProof = {
 /**
  * Valkey GLIDE for Java's helper proof: Locksmith.java and Proof.java compiled against the pinned
  * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. Its waiters poll on a GlideClient
- * (GLIDE has sharded pub/sub in cluster mode only) and, with the wakeups part, wake by SSUBSCRIBE on a GlideClusterClient
- * given Options.wakeups (a subscriber client per wait: 2.1 fixes subscriptions at creation).
+ * (GLIDE has sharded pub/sub in cluster mode only) and, with the wakeups part, wake by SSUBSCRIBE
+ * on a GlideClusterClient given Options.wakeups (a subscriber client per wait: 2.1 fixes
+ * subscriptions at creation).
  */
 const glideJava: HelperProof = {
   client: 'glide-java',
