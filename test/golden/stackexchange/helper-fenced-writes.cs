@@ -1,14 +1,14 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=fenced-writes namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script guarded_set 9123752b5f766ec8e73186dfe98daa6f4228d411
 // @locksmith-script fenced_set 6bb1501cf1efdefb7ceeb735927fd60225f8fbdb
-// @locksmith-digest 14f016d917da26d155799fd9a4fec13b27ea976f
+// @locksmith-digest e74ed288ada6ed7460a16a6329603b4c141564e5
 
 #nullable enable
 using System;

@@ -1,7 +1,7 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=multi namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
@@ -9,7 +9,7 @@
 // @locksmith-script multi_acquire cf0843373124df2cf563082ac4b06f37917f70af
 // @locksmith-script multi_extend 83e9a1637b2631bd471e6d6e1317e415218f3af3
 // @locksmith-script multi_release cd2be6d6157211d1207d65e968760cb4ca6b7e2b
-// @locksmith-digest 152a28e821f5ebd2c9f242004a3f6b6ab17a4df7
+// @locksmith-digest 64af05030f4e38cccdf3e623690584be581595bb
 
 #nullable enable
 using System;
