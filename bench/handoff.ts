@@ -341,8 +341,10 @@ interface HandoverSteps {
   toConfirmation: number;
   /** The confirmation's round trip, to its reply parsed. */
   confirmation: number;
-  /** The confirmation's reply to the caller holding the lock. */
+  /** The confirmation's reply to the caller holding the lock ('confirmed'). */
   toHeld: number;
+  /** The wake-up to the caller holding the lock ('wake': before the confirmation's reply). */
+  wakeupToHeld: number;
   /** The release called to the next holder holding the lock. */
   total: number;
   totalMean: number;
@@ -364,6 +366,7 @@ function handoverSteps(perContender: Acquisition[][], traces: Trace[], end: numb
     toConfirmation: [],
     confirmation: [],
     toHeld: [],
+    wakeupToHeld: [],
     total: [],
   };
   let before = 0;
@@ -386,6 +389,7 @@ function handoverSteps(perContender: Acquisition[][], traces: Trace[], end: numb
     steps.toConfirmation.push(confirmation[0] - wakeup);
     steps.confirmation.push(confirmation[1] - confirmation[0]);
     steps.toHeld.push(got - confirmation[1]);
+    steps.wakeupToHeld.push(got - wakeup);
     steps.total.push(got - previous.releasing);
   }
   const median = (values: number[]) =>
@@ -400,6 +404,7 @@ function handoverSteps(perContender: Acquisition[][], traces: Trace[], end: numb
     toConfirmation: median(steps.toConfirmation),
     confirmation: median(steps.confirmation),
     toHeld: median(steps.toHeld),
+    wakeupToHeld: median(steps.wakeupToHeld),
     total: median(steps.total),
     totalMean: steps.total.reduce((sum, value) => sum + value, 0) / Math.max(1, steps.total.length),
   };
@@ -494,11 +499,17 @@ function print(rows: Row[]): void {
   for (const { n, variant, steps } of rows) {
     if (!steps || steps.count === 0) continue;
     const ms = (value: number) => value.toFixed(3);
+    // 'wake' holds at the wake-up, before the confirmation's reply.
+    const toHeld =
+      variant === 'w'
+        ? `held +${ms(steps.wakeupToHeld)} (its confirmation sent +${ms(steps.toConfirmation)}, answered ` +
+          `${ms(steps.confirmation)} later)`
+        : `confirmation sent +${ms(steps.toConfirmation)} -> its reply +${ms(steps.confirmation)} -> ` +
+          `held +${ms(steps.toHeld)}`;
     console.log(
       `N=${n} ${NAMES[variant]}, a hand-over step by step (p50 ms over ${steps.count}): release called -> ` +
-        `wake-up parsed ${ms(steps.wakeup)} (the releaser's reply ${ms(steps.releaseReply)}) -> ` +
-        `confirmation sent +${ms(steps.toConfirmation)} -> its reply +${ms(steps.confirmation)} -> ` +
-        `held +${ms(steps.toHeld)}; release called -> held ${ms(steps.total)} (mean ${ms(steps.totalMean)})`,
+        `wake-up parsed ${ms(steps.wakeup)} (the releaser's reply ${ms(steps.releaseReply)}) -> ${toHeld}; ` +
+        `release called -> held ${ms(steps.total)} (mean ${ms(steps.totalMean)})`,
     );
   }
 }
