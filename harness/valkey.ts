@@ -135,9 +135,12 @@ async function build(root: string): Promise<string> {
     const tree = join(partial, source?.name ?? `valkey-${version}`);
     if (!existsSync(join(tree, 'src'))) throw new Error(`apt-get source left no source tree in ${partial}`);
     const jobs = String(Math.max(1, availableParallelism()));
-    await run('make', [`-j${jobs}`, 'BUILD_TLS=no', 'MALLOC=libc'], tree, log);
+    // Only the two binaries the harness copies, at -O2 (-O3 adds link-time optimization): half
+    // the build's CPU time (50 s against 101 s of user time on this machine's 2 cores).
+    const targets = ['valkey-server', 'valkey-cli'];
+    await run('make', [`-j${jobs}`, 'BUILD_TLS=no', 'MALLOC=libc', 'OPTIMIZATION=-O2', ...targets], tree, log);
     mkdirSync(binIn(partial));
-    for (const bin of ['valkey-server', 'valkey-cli']) {
+    for (const bin of targets) {
       copyFileSync(join(tree, 'src', bin), join(binIn(partial), bin));
       chmodSync(join(binIn(partial), bin), 0o755);
     }

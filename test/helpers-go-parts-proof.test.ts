@@ -288,6 +288,10 @@ function proofs(server: ServerKind): void {
           await stopped.printed('held 1 guarded true fenced true');
           try {
             await waitFor('the stopped lease ended', async () => (await fx.redis.exists(KEY)) === 0);
+            // The premise: stopped before its late writes went out (a stop that came late let them
+            // commit while token 1 was the newest, and this proof blamed the fencing).
+            assert.equal(await fx.redis.get('proof:data'), 'first', 'nothing written before the stop took hold');
+            assert.deepEqual(await fx.redis.hgetall('proof:fenced'), { value: 'first', fence: '1' });
             assert.match(await run(client, fx.server.url, 'fenced-next'), /^next 2 guarded true fenced true$/m);
           } finally {
             stopped.signal('SIGCONT');

@@ -339,7 +339,8 @@ ${sites.map(({ code }) => indent(code, '    ')).join('')}  }
     writeGoModule(dir);
     const sites = callSites('glide-go', { helperImport: 'locksmithproof/locksmith' });
     writeFiles(dir, {
-      'locksmith/locksmith.go': helperOf('glide-go').text,
+      // With its wakeups part: EnableWakeups is called below.
+      'locksmith/locksmith.go': helperOf('glide-go', { kinds: 'wakeups' }).text,
       'callsites.go': `package callsites
 
 import (

@@ -4,7 +4,7 @@
 // embed no Lua; the placements per ecosystem; the CLI.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -220,6 +220,22 @@ describe('lock kinds', () => {
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
   });
 
+  // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
+  for (const [client, file, had] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', []],
+    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant']],
+  ] as const) {
+    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+      const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
+      assert.deepEqual(carriedKinds(old), [...had, 'wakeups']);
+      const added = helperWithKinds(old, pack, ['semaphore'])!;
+      assert.deepEqual(added.added, ['semaphore']);
+      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', 'wakeups']);
+      assert.match(added.helper.text, /@locksmith-script acquire_queued /);
+      assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, 'wakeups']);
+    });
+  }
+
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
     assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
       message: /^the stackexchange helper has no semaphore; it can carry: /,
@@ -361,14 +377,17 @@ describe("glide-python: the helper in Valkey GLIDE's idiom", () => {
     );
   });
 
-  test('asyncio only; enable_wakeups takes a GlideClusterClient, and without it the waiters poll', () => {
-    assert.doesNotMatch(text, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+  test('asyncio only; the core polls; the wakeups part adds enable_wakeups, which takes a GlideClusterClient', () => {
+    const woken = renderHelper('glide-python', pack, { kinds: 'wakeups' }).text;
+    assert.doesNotMatch(woken, /import threading|time\.sleep\(/, 'no thread, no blocking sleep');
+    assert.doesNotMatch(text, /enable_wakeups|ssubscribe|ACQUIRE_QUEUED/, 'the core has no wake-ups and no queue');
+    assert.ok(text.includes('_lease_left(await client.pttl(key))'), "a waiter reads the holder's PTTL");
     assert.match(
-      text,
+      woken,
       /^def enable_wakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\) -> None:$/m,
     );
-    assert.match(text, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
-    assert.ok(text.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
+    assert.match(woken, /configuration = _configurations\.get\(client\)\n\s+if configuration is not None:/);
+    assert.ok(woken.includes('await (await self._subscriber).ssubscribe({key}, timeout_ms=10_000)'));
   });
 });
 
@@ -400,12 +419,14 @@ describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
     assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');
   });
 
-  test('EnableWakeups takes a cluster client and its configuration; any other client polls', () => {
+  test('EnableWakeups (the wakeups part) takes a cluster client and its configuration; any other client polls', () => {
+    const woken = renderHelper('glide-go', pack, { kinds: 'wakeups' }).text;
     assert.match(
-      text,
+      woken,
       /^func EnableWakeups\(client \*glide\.ClusterClient, configuration \*config\.ClusterClientConfiguration\) \{$/m,
     );
-    assert.ok(text.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+    assert.ok(woken.includes('\tcluster, ok := client.(*glide.ClusterClient)\n\tif !ok {\n\t\treturn w\n\t}'));
+    assert.doesNotMatch(text, /EnableWakeups|SSubscribe/, 'the core alone polls');
   });
 });
 

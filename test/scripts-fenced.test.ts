@@ -105,6 +105,9 @@ function fencedContract(server: ServerKind): void {
       child.kill('SIGSTOP');
       const paused = Number(/holding (\d+)/.exec(out)![1]);
       await sleep(LEASE + 100);
+      // The premise: the stop took hold before the holder's 200 ms timer (else its writes went out
+      // while it still held the lease, and accepting them was right).
+      assert.equal(await fx.redis.exists(GUARDED, FENCED), 0, 'nothing written before the stop took hold');
       const next = await fx.locks.acquire(LOCK, 'next-holder', TTL, { fence });
       assert.ok(next > paused, `the next holder's fencing token ${next} is newer than ${paused}`);
       assert.equal(await fx.locks.fenced.setIfHeld(LOCK, GUARDED, 'next-holder', 'from next-holder'), true);

@@ -65,8 +65,9 @@ const READING_CHECKS = ['typecheck', 'lint'];
 const FILE_TIMEOUT_MS = 30 * 60_000;
 /**
  * The first phase's files one at a time unless LOCKSMITH_TEST_CONCURRENCY says more: at 4, two
- * clean-clone runs each failed a proof whose timing the neighbours disturbed (GLIDE for Go's
- * SIGSTOPped fenced write, GLIDE for Python's multi wait bound), so side by side is opt-in.
+ * clean-clone runs each failed a proof (GLIDE for Go's late self-SIGSTOP, GLIDE for Python's multi
+ * wait bound: faults in the proofs, since fixed, that load made likelier), so side by side stays
+ * opt-in until runs at 4 pass.
  */
 const SAFE_CONCURRENCY = 1;
 

@@ -4,106 +4,72 @@ type kind struct {
 	holders         string
 }
 
-var plainKind = kind{extendScript, releaseScript, "another owner"}
-
-// ErrBusy matches (errors.Is) a BusyError; ErrLeaseLost a LeaseLostError.
 var (
+	plainKind = kind{extendScript, releaseScript, "another owner"}
+	// ErrBusy matches (errors.Is) a *BusyError, ErrLeaseLost a *LeaseLostError.
 	ErrBusy      = errors.New("lock busy")
 	ErrLeaseLost = errors.New("lease lost")
 )
 
-// BusyError: the lock stayed held for the whole wait (by Holders).
+// BusyError: the lock stayed held (by Holders) for the whole wait.
 type BusyError struct {
-	Key     string
-	Waited  time.Duration
-	Holders string
+	Key, Holders string
+	Waited       time.Duration
 }
 
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("%s is held by %s; gave up after waiting %d ms", e.Key, e.Holders, e.Waited.Milliseconds())
 }
+func (e *BusyError) Unwrap() error { return ErrBusy }
 
-func (e *BusyError) Is(target error) bool { return target == ErrBusy }
-
-// LeaseLostError: the lease ended while the holder still relied on it (taken by another owner,
-// expired, or not renewable); Err is the Redis error where there was one.
+// LeaseLostError: the lease ended while its holder relied on it (taken, expired, or Err).
 type LeaseLostError struct {
-	Key string
-	Why string
-	Err error
+	Key, Why string
+	Err      error
 }
 
-func (e *LeaseLostError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("lease on %s lost: %s: %v", e.Key, e.Why, e.Err)
-	}
-	return fmt.Sprintf("lease on %s lost: %s", e.Key, e.Why)
-}
-
-func (e *LeaseLostError) Is(target error) bool { return target == ErrLeaseLost }
-func (e *LeaseLostError) Unwrap() error        { return e.Err }
+func (e *LeaseLostError) Error() string   { return fmt.Sprintf("lease on %s lost: %s", e.Key, e.Why) }
+func (e *LeaseLostError) Unwrap() []error { return []error{ErrLeaseLost, e.Err} }
 
 type options struct {
-	wait     time.Duration
-	retry    time.Duration
-	fenceKey string
-	renew    bool
-	plainOpt string // the name of an option given that only the plain lock's Acquire takes
+	wait, retry time.Duration
+	fence       []string // the fence key, if any
+	renew       bool
+	only        string // the name of an option given that only the plain lock's Acquire takes
 «kinds:options-fields»
 }
 
 // Option configures an acquire.
 type Option func(*options)
 
-// WaitFor sets how long to wait for another holder to let go before a BusyError
-// (default 10 s; 0: try once).
+// WaitFor sets how long to wait for another holder to let go, then a BusyError (default 10 s; 0: try once).
 func WaitFor(wait time.Duration) Option { return func(o *options) { o.wait = wait } }
 
-// RetryEvery sets the longest sleep between two tries while waiting, jittered down to half
-// (default 500 ms): how late a waiter that missed its wake-up is, at most.
+// RetryEvery sets the longest sleep between two tries while waiting, jittered down to half (default 500 ms).
 func RetryEvery(retry time.Duration) Option { return func(o *options) { o.retry = retry } }
-
-// Fence makes Acquire return a fencing token (Lease.Fence) that grows with every new holder.
-// In Cluster the fence key needs the lock key's {hash tag}.
-func Fence(key string) Option { return func(o *options) { o.fenceKey, o.plainOpt = key, "Fence" } }
 
 // Renew extends the lease every ttl/3 until Release; Lost() is closed when a renewal fails.
 func Renew() Option { return func(o *options) { o.renew = true } }
+
+// Fence makes Acquire return a fencing token (Lease.Fence) growing with every holder; {hash tag} as the lock's.
+func Fence(key string) Option { return func(o *options) { o.fence, o.only = []string{key}, "Fence" } }
 «kinds:options»
 
-// Lease is a held lock.
+// Lease is a held lock: Token is the key's value (or member) while held, Fence its fencing token (Fence).
 type Lease struct {
-	Key string
-	// Token is this holder's owner token: the lock key's value (or its member's name) while it is held.
-	Token string
-	// Fence is the fencing token with the Fence option (0 without): the guarded resource refuses older ones.
-	Fence int64
+	Key, Token string
+	Fence      int64
 «kinds:lease-fields»
 
 	client   «var:client»
 	kind     kind
-	queue    string
 	ttl      time.Duration
-	lost     chan struct{}
-	lostErr  error
-	mu       sync.Mutex
-	released bool
-	stop     chan struct{}
+	lost     context.Context // done, with a *LeaseLostError as its cause, once the lease is lost
+	lose     context.CancelCauseFunc
+	stopped  context.Context // done once Release began
+	stop     context.CancelFunc
 	renewing sync.WaitGroup
-}
-
-var jitter = struct {
-	sync.Mutex
-	*mathrand.Rand
-}{Rand: mathrand.New(mathrand.NewSource(time.Now().UnixNano()))}
-
-func newToken() (string, error) {
-	random := make([]byte, 8)
-	if _, err := rand.Read(random); err != nil {
-		return "", err
-	}
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(random)), nil
+«kinds:lease-state»
 }
 
 func checkTTL(ttl time.Duration) error {
@@ -113,131 +79,81 @@ func checkTTL(ttl time.Duration) error {
 	return nil
 }
 
-func configure(ttl time.Duration, opts []Option) (options, error) {
-	o := options{wait: 10 * time.Second, retry: 500 * time.Millisecond}
+func configure(ttl time.Duration, opts []Option) (options, string, error) {
+	o, random := options{wait: 10 * time.Second, retry: 500 * time.Millisecond}, make([]byte, 8)
 	for _, opt := range opts {
 		opt(&o)
 	}
+	_, err := rand.Read(random)
 	switch {
 	case o.wait < 0:
-		return o, fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
+		err = fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
 	case o.retry < time.Millisecond:
-		return o, fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
+		err = fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
+	case checkTTL(ttl) != nil:
+		err = checkTTL(ttl)
 «kinds:configure»
 	}
-	return o, checkTTL(ttl)
+	host, _ := os.Hostname()
+	return o, fmt.Sprintf("%s:%d:%x", host, os.Getpid(), random), err
 }
 
-// attempt is one try: the script's reply (0: not taken) and, when the script says, how long the
-// holder's lease has left (negative: unknown).
-type attempt func() (reply int64, leaseLeft time.Duration, err error)
-
-// take tries; while the lock is held and WaitFor lasts, subscribes to its wake-ups, tries again
-// (a release may have gone out before the subscription), then sleeps until woken, until the
-// holder's lease ends or for the jittered retry bound, and tries again. The last reply.
-func take(ctx context.Context, client «var:client», key, token string, o options, try attempt) (int64, error) {
-	deadline := time.Now().Add(o.wait)
-	reply, _, err := try()
-	if err != nil || reply != 0 || o.wait == 0 {
-		return reply, err
-	}
-	w := listen(ctx, client, key, token, o.retry)
-	defer w.close()
-	for {
-		reply, leaseLeft, err := try()
-		left := time.Until(deadline)
-		if err != nil || reply != 0 || left <= 0 {
-			return reply, err
+// take runs try (its reply, 0: busy; the holder's PTTL in ms, -1: unknown) until WaitFor ends, sleeping
+// the shortest of the wait left, the retry bound jittered down to half, the lease left + 1 ms.
+func take(ctx context.Context, client «var:client», key, token string, o options, try func() (int64, int64, error)) (int64, error) {
+	deadline, sleep := time.Now().Add(o.wait), pause
+	reply, pttl, err := try()
+«kinds:take»
+	for err == nil && reply == 0 && time.Now().Before(deadline) {
+		if pttl == -1 {
+			pttl = leaseLeft(ctx, client, key)
 		}
-		jitter.Lock()
-		sleep := o.retry/2 + time.Duration(jitter.Int63n(int64(o.retry/2)+1))
-		jitter.Unlock()
-		if left < sleep {
-			sleep = left
+		nap := min(time.Until(deadline), o.retry/2+time.Duration(mathrand.Int63n(int64(o.retry/2)+1)))
+		if pttl != -1 { // -1 still: no expiry
+			nap = min(nap, time.Duration(pttl+1)*time.Millisecond)
 		}
-		if leaseLeft >= 0 && leaseLeft < sleep {
-			sleep = leaseLeft
-		}
-		if err := w.wait(ctx, sleep); err != nil {
-			return 0, err
+		if err = sleep(ctx, nap); err == nil {
+			reply, pttl, err = try()
 		}
 	}
+	return reply, err
 }
 
-// waitersKey is the waiter queue of a plain lock, in its hash slot: lock:{order:42} ->
-// lock:{order:42}:waiters, lock:order:42 -> {lock:order:42}:waiters; "" for a key with '}' and no
-// hash tag.
-func waitersKey(key string) string {
-	if open := strings.IndexByte(key, '{'); open >= 0 && strings.IndexByte(key[open+1:], '}') > 0 {
-		return key + ":waiters"
-	}
-	if strings.Contains(key, "}") {
-		return ""
-	}
-	return "{" + key + "}:waiters"
+// pause sleeps d, or returns ctx's error when it ends first.
+func pause(ctx context.Context, d time.Duration) error {
+	napping, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	<-napping.Done()
+	return ctx.Err()
 }
 
-// Acquire takes the lock with a lease of ttl (whole milliseconds, at least 1), waiting up to
-// WaitFor in line (first come, first served) for the release to wake it, then a BusyError.
-// Redis errors are returned as they are; ctx cancels the wait.
+// Acquire takes the lock with a lease of ttl (whole ms, at least 1), waiting up to WaitFor, then a BusyError.
 func Acquire(ctx context.Context, client «var:client», key string, ttl time.Duration, opts ...Option) (*Lease, error) {
-	o, err := configure(ttl, opts)
+	o, token, err := configure(ttl, opts)
 	if err != nil {
 		return nil, err
 	}
 «kinds:acquire»
-	token, err := newToken()
-	if err != nil {
-		return nil, err
-	}
-	keys := []string{key}
-	if o.fenceKey != "" {
-		keys = append(keys, o.fenceKey)
-	}
-	queue, scripts := "", client // scripts: what the attempts run on
-	if o.wait > 0 && canQueue(client) {
-		queue = waitersKey(key)
-	}
-	try := func() (int64, time.Duration, error) {
+	lease, keys, scripts := newLease(client, plainKind, key, token, ttl), append([]string{key}, o.fence...), client
+	try := func() (int64, int64, error) {
 		reply, err := run(ctx, scripts, acquireScript, keys, token, ttl.Milliseconds())
 		return reply, -1, err
 	}
-	if queue != "" {
-		// In line: the release takes the first waiter off the queue and wakes exactly that one.
-		queued := append([]string{key, queue}, keys[1:]...)
-		queueMs := (o.wait + 2*o.retry).Milliseconds()
-		try = func() (int64, time.Duration, error) {
-			reply, err := runQueued(ctx, scripts, queued, token, ttl.Milliseconds(), queueMs)
-			if err != nil || len(reply) < 2 {
-				return 0, -1, err
-			}
-			leaseLeft := time.Duration(reply[1]) * time.Millisecond
-			if reply[1] == -2 {
-				leaseLeft = 0
-			}
-			return reply[0], leaseLeft, nil
-		}
-	}
 «kinds:attempt»
 	reply, err := take(ctx, client, key, token, o, try)
-	if reply == 0 && queue != "" {
-		leaveLine(client, queue, token) // failing that, the queue ends by itself
-	}
-	if err != nil {
+«kinds:acquired»
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if reply == 0 {
+	case reply == 0:
 		return nil, &BusyError{Key: key, Waited: o.wait, Holders: plainKind.holders}
-	}
-	lease := newLease(client, plainKind, key, token, ttl, o.renew, queue)
-	if o.fenceKey != "" {
+	case o.fence != nil:
 		lease.Fence = reply
 	}
-	return lease, nil
+	return lease.held(o.renew), nil
 }
 
-// TryAcquire tries once and never waits: the lease and true, or nil and false while another
-// holder has the lock (WaitFor is ignored). Redis errors are returned as they are.
+// TryAcquire tries once, never waiting: the lease and true, or nil and false while another holds it.
 func TryAcquire(ctx context.Context, client «var:client», key string, ttl time.Duration, opts ...Option) (*Lease, bool, error) {
 	lease, err := Acquire(ctx, client, key, ttl, append(opts, WaitFor(0))...)
 	if errors.Is(err, ErrBusy) {
@@ -246,86 +162,57 @@ func TryAcquire(ctx context.Context, client «var:client», key string, ttl time
 	return lease, err == nil, err
 }
 
-func newLease(client «var:client», k kind, key, token string, ttl time.Duration, renew bool, queue string) *Lease {
-	lease := &Lease{Key: key, Token: token, client: client, kind: k, queue: queue, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{})}
+func newLease(client «var:client», k kind, key, token string, ttl time.Duration) *Lease {
+	lost, lose := context.WithCancelCause(context.Background())
+	stopped, stop := context.WithCancel(context.Background())
+	return &Lease{Key: key, Token: token, client: client, kind: k, ttl: ttl, lost: lost, lose: lose, stopped: stopped, stop: stop}
+}
+
+func (l *Lease) held(renew bool) *Lease {
 	if renew {
-		lease.renewing.Add(1)
-		go lease.renew()
+		l.renewing.Add(1)
+		go l.renew()
 	}
-	return lease
+	return l
 }
 
 // Lost is closed when a renewal finds the lease gone or fails: stop writing.
-func (l *Lease) Lost() <-chan struct{} { return l.lost }
+func (l *Lease) Lost() <-chan struct{} { return l.lost.Done() }
 
 // Err is nil while the lease is held as far as renewal knows, else a *LeaseLostError.
-func (l *Lease) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lostErr
-}
+func (l *Lease) Err() error { return context.Cause(l.lost) }
 
 // Extend sets the lease to ttl from now; false when it is no longer held.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
-«kinds:extend»
-	return extend(ctx, l.client, l.kind.extend, l.Key, l.Token, ttl)
-}
-
-// extend runs a kind's extend script: true while token holds key, whose lease is now ttl.
-func extend(ctx context.Context, client «var:client», script *redis.Script, key, token string, ttl time.Duration) (bool, error) {
 	if err := checkTTL(ttl); err != nil {
 		return false, err
 	}
-	held, err := run(ctx, client, script, []string{key}, token, ttl.Milliseconds())
+«kinds:extend»
+	held, err := run(ctx, l.client, l.kind.extend, []string{l.Key}, l.Token, ttl.Milliseconds())
 	return held == 1, err
 }
 
-// Release stops renewing and gives the hold back if this lease still has it, waking waiters;
-// false when it no longer did. If it fails, the hold ends with its lease.
+// Release stops renewing and gives the lock back: false when it no longer held it (or, failing, ends with its lease).
 func (l *Lease) Release(ctx context.Context) (bool, error) {
-	l.mu.Lock()
-	if l.released {
-		l.mu.Unlock()
-		return false, nil
+	if l.stopped.Err() != nil {
+		return false, nil // a second Release (one racing the first finds the lock gone: false too)
 	}
-	l.released = true
-	close(l.stop)
-	l.mu.Unlock()
+	l.stop()
 	l.renewing.Wait() // a renewal in flight ends before the release
 «kinds:release»
 	keys := []string{l.Key}
-	if l.queue != "" {
-		keys = append(keys, l.queue) // taken in line: wake the next in line
-	}
+«kinds:release-keys»
 	held, err := run(ctx, l.client, l.kind.release, keys, l.Token)
 	return held != 0, err
 }
 
 func (l *Lease) renew() {
 	defer l.renewing.Done()
-	ticker := time.NewTicker(l.ttl / 3)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-ticker.C:
-			held, err := l.Extend(context.Background(), l.ttl)
-			switch {
-			case err != nil:
-				l.lose(&LeaseLostError{Key: l.Key, Why: "renewal failed, it may expire unseen", Err: err})
-				return
-			case !held:
-				l.lose(&LeaseLostError{Key: l.Key, Why: "taken by another owner or expired"})
-				return
-			}
+	for pause(l.stopped, l.ttl/3) == nil && l.lost.Err() == nil {
+		if held, err := l.Extend(context.Background(), l.ttl); err != nil {
+			l.lose(&LeaseLostError{Key: l.Key, Why: "renewal failed, it may expire unseen: " + err.Error(), Err: err})
+		} else if !held {
+			l.lose(&LeaseLostError{Key: l.Key, Why: "taken by another owner or expired"})
 		}
 	}
-}
-
-func (l *Lease) lose(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lostErr = err
-	close(l.lost)
 }

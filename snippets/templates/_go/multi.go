@@ -1,14 +1,13 @@
 «section:std-imports»
 	"sort"
+«section:strings-import»
+«include-once:_go/import-strings»
 «section:lease-fields»
 	// Keys are a multi-key lease's lock keys (AcquireMulti), in the order taken; nil for another lease.
 	Keys   []string
 	groups [][]string // Keys by hash slot: what each multi script call takes
 «section:extend»
 	if l.kind == multiKind {
-		if err := checkTTL(ttl); err != nil {
-			return false, err
-		}
 		return l.onEveryKey(ctx, multiExtendScript, l.Token, ttl.Milliseconds())
 	}
 «section:release»
@@ -44,18 +43,14 @@ func (l *Lease) onEveryKey(ctx context.Context, script *redis.Script, args ...in
 // so overlapping key sets cannot deadlock. The lease's Extend and Release act on every key and
 // are true only when the token still held them all. Options: WaitFor, RetryEvery, Renew.
 func AcquireMulti(ctx context.Context, client «var:client», keys []string, ttl time.Duration, opts ...Option) (*Lease, error) {
-	o, err := configure(ttl, opts)
+	o, token, err := configure(ttl, opts)
 	if err != nil {
 		return nil, err
 	}
-	if o.plainOpt != "" {
-		return nil, fmt.Errorf("locksmith: %s works with Acquire only", o.plainOpt)
+	if o.only != "" {
+		return nil, fmt.Errorf("locksmith: %s works with Acquire only", o.only)
 	}
 	groups, err := multiGroups(client, keys)
-	if err != nil {
-		return nil, err
-	}
-	token, err := newToken()
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +65,9 @@ func AcquireMulti(ctx context.Context, client «var:client», keys []string, ttl
 	for _, group := range groups {
 		taken = append(taken, group...)
 	}
-	lease := newLease(client, multiKind, strings.Join(taken, ", "), token, ttl, false, "")
+	lease := newLease(client, multiKind, strings.Join(taken, ", "), token, ttl)
 	lease.Keys, lease.groups = taken, groups
-	if o.renew { // once the renewal can read the keys
-		lease.renewing.Add(1)
-		go lease.renew()
-	}
-	return lease, nil
+	return lease.held(o.renew), nil
 }
 
 // TryAcquireMulti tries once and never waits: the lease and true, or nil and false while a key is
@@ -117,25 +108,25 @@ func takeEvery(ctx context.Context, client «var:client», groups [][]string, to
 	for err == nil && busy != "" && time.Now().Before(deadline) {
 		waitingFor := busy
 		o.wait = time.Until(deadline)
-		_, err = take(ctx, client, waitingFor, token, o, func() (int64, time.Duration, error) {
-			var leaseLeft time.Duration
+		_, err = take(ctx, client, waitingFor, token, o, func() (int64, int64, error) {
+			var pttl int64
 			var tried error
-			busy, leaseLeft, tried = takeAll(ctx, client, groups, token, ttl)
+			busy, pttl, tried = takeAll(ctx, client, groups, token, ttl)
 			switch {
 			case tried != nil || busy == "":
 				return 1, 0, tried
 			case busy != waitingFor:
 				return 2, 0, nil
 			}
-			return 0, leaseLeft, nil
+			return 0, pttl, nil
 		})
 	}
 	return busy, err
 }
 
 // takeAll is one pass over the slots in order: "" when every key is held now, else a busy key and
-// its holder's lease left (negative: no TTL), the slots taken before it given back.
-func takeAll(ctx context.Context, client «var:client», groups [][]string, token string, ttl time.Duration) (string, time.Duration, error) {
+// its holder's lease left in ms (-1: no TTL), the slots taken before it given back.
+func takeAll(ctx context.Context, client «var:client», groups [][]string, token string, ttl time.Duration) (string, int64, error) {
 	for taken, group := range groups {
 		reply, err := multiAcquire(ctx, client, group, token, ttl.Milliseconds())
 		if err == nil && len(reply) == 3 && reply[0] == 1 {
@@ -151,7 +142,7 @@ func takeAll(ctx context.Context, client «var:client», groups [][]string, toke
 		case len(reply) != 3 || reply[1] < 1 || reply[1] > int64(len(group)):
 			return "", 0, fmt.Errorf("locksmith: multi_acquire replied %v, not {0, key, lease}", reply)
 		}
-		return group[reply[1]-1], time.Duration(reply[2]) * time.Millisecond, nil
+		return group[reply[1]-1], reply[2], nil
 	}
 	return "", 0, nil
 }

@@ -1,5 +1,5 @@
 «section:options-fields»
-	owner    string
+	owner       string
 «section:options»
 
 // Reentrant makes Acquire take a reentrant lock held by owner (unique to your caller, e.g. a job
@@ -17,8 +17,8 @@ var reentrantKind = kind{reentrantExtendScript, reentrantReleaseScript, "another
 
 // acquireReentrant takes the reentrant lock of o.owner.
 func acquireReentrant(ctx context.Context, client «var:client», key string, ttl time.Duration, o options) (*Lease, error) {
-	if o.plainOpt != "" {
-		return nil, fmt.Errorf("locksmith: %s works with a plain lock, not a Reentrant one", o.plainOpt)
+	if o.only != "" {
+		return nil, fmt.Errorf("locksmith: %s works with a plain lock, not a Reentrant one", o.only)
 	}
 	host, _ := os.Hostname()
 	token := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), o.owner)

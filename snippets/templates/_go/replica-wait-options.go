@@ -1,5 +1,7 @@
+«section:strings-import»
+«include-once:_go/import-strings»
 «section:options-fields»
-	replicas *ReplicaWait
+	replicas    *ReplicaWait
 «section:options»
 
 // WaitForReplicas makes Acquire count the lock as held only once replicas acknowledged it: the
@@ -7,8 +9,8 @@
 // master. A shortfall gives the lock back and returns a *ReplicaShortfallError (or OnShortfall
 // keeps it). The connection's read timeout must be longer than the wait.
 func WaitForReplicas(wait ReplicaWait) Option {
-	return func(o *options) { o.replicas, o.plainOpt = &wait, "WaitForReplicas" }
+	return func(o *options) { o.replicas, o.only = &wait, "WaitForReplicas" }
 }
 «section:configure»
-	case o.replicas != nil && checkTTL(ttl) == nil: // its wait is checked against a valid lease
-		return o, o.replicas.check(ttl)
+	case o.replicas != nil: // its wait is checked against a valid lease
+		err = o.replicas.check(ttl)

@@ -186,10 +186,10 @@ func (w *ReplicaWait) settle(key string, waited interface{}, waitErr error, lost
 	return &ReplicaShortfallError{Shortfall: shortfall, Released: release() == nil}
 }
 
-// giveBack is how a shortfall gives the lock back: as its lease's Release would, waking the next in line.
-func giveBack(client «var:client», key, token string, ttl time.Duration, queue string) func() error {
+// giveBack is how a shortfall gives the lock back: the lease's Release (taken in line: waking the next).
+func giveBack(lease *Lease) func() error {
 	return func() error {
-		_, err := newLease(client, plainKind, key, token, ttl, false, queue).Release(context.Background())
+		_, err := lease.Release(context.Background())
 		return err
 	}
 }

@@ -1,9 +1,10 @@
 «section:imports»
+«include-once:glide-go/import-config»
 	"github.com/valkey-io/valkey-glide/go/v2/pipeline"
 «include:_go/replica-wait-options»
 «section:attempt»
 	if o.replicas != nil {
-		if scripts, err = replicatedOn(client, key, o.replicas, giveBack(client, key, token, ttl, queue)); err != nil {
+		if scripts, err = replicatedOn(client, key, o.replicas, giveBack(lease)); err != nil {
 			return nil, err
 		}
 	}

@@ -59,7 +59,7 @@ class MultiLease(Lease):
         """Runs lua on every slot's keys: whether it found the token on all of them."""
         done = 0
         for group in self._groups:
-            done += await _run(self.client, lua, group, args)
+            done += int(await _call(self.client, lua, group, args))
         return done == len(self.keys)
 
     async def extend(self, ttl_ms: Optional[int] = None) -> bool:
@@ -109,19 +109,13 @@ async def acquire_multi(client: LockClient, keys: List[str], *, ttl_ms: int, wai
     return MultiLease(client, groups, token, ttl_ms, renew)
 
 
-class multi_lock(lock):  # noqa: N801 - used like a function: async with multi_lock(...) as lease
+def multi_lock(client: LockClient, keys: List[str], *, ttl_ms: int, wait_ms: int = 10_000, renew: bool = False,
+               retry_ms: int = 500) -> contextlib.AbstractAsyncContextManager[MultiLease]:
     """``async with multi_lock(client, keys, ttl_ms=...) as lease:``: every lock in keys around the
     block, all or none. Takes what acquire_multi() takes and leaves as lock() does: released on
     exit, LeaseLostError after a block that ended normally if the token no longer held every lock."""
-
-    def __init__(self, client: LockClient, keys: List[str], *, ttl_ms: int, wait_ms: int = 10_000,
-                 renew: bool = False, retry_ms: int = 500):
-        super().__init__(client, keys, ttl_ms=ttl_ms)
-        self._multi = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms)
-
-    async def __aenter__(self) -> MultiLease:
-        self._lease = await acquire_multi(*self._args, **self._multi)
-        return self._lease
+    options = dict(ttl_ms=ttl_ms, wait_ms=wait_ms, renew=renew, retry_ms=retry_ms)
+    return _held(lambda: acquire_multi(client, keys, **options), options)
 
 
 __all__ += ["multi_lock", "acquire_multi", "MultiLease"]

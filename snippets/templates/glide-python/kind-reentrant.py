@@ -14,14 +14,14 @@ _REENTRANT = _Kind(REENTRANT_EXTEND, REENTRANT_RELEASE, "another owner")
 _REENTRANT_HOLDS: contextvars.ContextVar[Dict[str, str]] = contextvars.ContextVar("locksmith_reentrant", default={})
 
 
-def _plan_reentrant(key: str, kind: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
-                    options: Dict[str, Any]) -> Optional[_Plan]:
+def _plan_reentrant(key: str, ttl_ms: int, wait_ms: int, retry_ms: int, fence_key: Optional[str],
+                    options: Dict[str, Any]) -> _Plan:
     if not options.pop("reentrant", False):
-        return None
-    if fence_key is not None or kind != "lock":
-        raise ValueError("reentrant works with a plain lock: no fence_key, no other kind")
+        return _plain(key, ttl_ms, wait_ms, retry_ms, fence_key, options)
+    if fence_key is not None:
+        raise ValueError("a reentrant lock takes no fence_key: fence a plain lock")
     token = _REENTRANT_HOLDS.get().get(key, _token())
-    return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, None, False)
+    return _Plan(_REENTRANT, REENTRANT_ACQUIRE, [key], [token, ttl_ms], token, False)
 
 
 def _reentrant_scope(lease: Any, options: Dict[str, Any]) -> Optional[Callable[[], None]]:
@@ -31,5 +31,5 @@ def _reentrant_scope(lease: Any, options: Dict[str, Any]) -> Optional[Callable[[
     return lambda: _REENTRANT_HOLDS.reset(held)
 
 
-_PLANNERS.append(_plan_reentrant)
+_PLANNERS["lock"] = _plan_reentrant
 _SCOPES.append(_reentrant_scope)

@@ -133,8 +133,9 @@ def _pair(client: LockClient, plan: _Plan, args: List[Any], with_source: bool) -
     return batch, BatchOptions(timeout=timeout)
 
 
-def _taken(plan: _Plan, acquired: Any) -> bool:
-    return int(acquired if plan.queue is None else acquired[0]) != 0
+def _taken(acquired: Any) -> bool:
+    """Whether the acquire took the lock (a queued acquire replies an array, led by that)."""
+    return int(acquired[0] if isinstance(acquired, list) else acquired) != 0
 
 
 async def _verdict(plan: _Plan, acquired: Any, waited: Any) -> Union[ReplicaShortfall, Exception, None]:
@@ -142,7 +143,7 @@ async def _verdict(plan: _Plan, acquired: Any, waited: Any) -> Union[ReplicaShor
     keeps); else what to raise once the lock is given back: the shortfall, or the wait's error."""
     wait = plan.replicas
     assert wait is not None
-    if not _taken(plan, acquired):
+    if not _taken(acquired):
         return None  # busy: nothing of ours to wait for
     base = dict(lock=plan.keys[0], required=wait.replicas, timeout_ms=wait.timeout_ms)
     if isinstance(waited, RequestError) and "unknown command" in str(waited).lower():
@@ -214,9 +215,10 @@ def _lost(plan: _Plan) -> ReplicaShortfall:
 
 
 async def _give_back(client: LockClient, plan: _Plan) -> bool:
-    """Compare-and-delete (the queue's release wakes the next waiter); False when it could not run."""
+    """Compare-and-delete (a queued acquire's second key is its queue, whose next waiter the release wakes);
+    False when it could not run."""
     try:
-        await _call(client, RELEASE, plan.keys[:1] if plan.queue is None else [plan.keys[0], plan.queue], [plan.token])
+        await _call(client, RELEASE, plan.keys[:1] if plan.lua is ACQUIRE else plan.keys[:2], [plan.token])
         return True
     except GlideError:
         return False

@@ -1,7 +1,7 @@
 «include:_go/replica-wait-options»
 «section:attempt»
 	if o.replicas != nil {
-		if scripts, err = replicatedOn(client, key, o.replicas, giveBack(client, key, token, ttl, queue)); err != nil {
+		if scripts, err = replicatedOn(client, key, o.replicas, giveBack(lease)); err != nil {
 			return nil, err
 		}
 	}

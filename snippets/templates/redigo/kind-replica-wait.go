@@ -1,7 +1,7 @@
 «include:_go/replica-wait-options»
 «section:attempt»
 	if o.replicas != nil {
-		scripts = replicated{client, key, o.replicas, giveBack(client, key, token, ttl, queue)}
+		scripts = replicated{client, key, o.replicas, giveBack(lease)}
 	}
 «section:code»
 «include:_go/replica-wait»

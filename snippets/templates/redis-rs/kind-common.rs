@@ -14,10 +14,8 @@ fn acquire_kind(
     }
     let ttl_ms = options.ttl_ms()?;
     let script = redis::Script::new(acquire);
-    take(con, (key, &token), options, kind, |con| {
-        let mut invocation = script.key(key);
-        invocation.arg(&token).arg(ttl_ms).arg(args);
-        Ok((invoke(&invocation, con)?, None))
-    })?;
-    Lease::held(kind, key, token, (None, None), ttl_ms, options.renew_with.as_ref())
+    let mut invocation = script.key(key);
+    invocation.arg(&token).arg(ttl_ms).arg(args);
+    take(con, key, options, kind, &mut |con| Ok((invoke(&invocation, con)?, None)))?;
+    Lease::held(kind, key, token, None, options)
 }

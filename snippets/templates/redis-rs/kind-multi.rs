@@ -13,16 +13,13 @@ pub struct MultiLease {
     keys: Vec<String>,
     token: String,
     lost: Arc<AtomicBool>,
-    /// Dropping it wakes the renewer, which then stops.
-    stop: Option<mpsc::Sender<()>>,
-    renewer: Option<JoinHandle<()>>,
+    renewer: Option<Renewer>,
 }
 
 impl Lease {
     /// Takes every lock in `keys`, all or none (the "move money between two accounts" lock), under
-    /// one token, waiting up to `options.wait` as `acquire_with` does (for a busy key's release with
-    /// `wake_with`, its lease's end or the jittered back-off), then `LockError::Busy` naming a busy
-    /// key. One multi_acquire call takes them all or none, so no caller waits holding part of its
+    /// one token, waiting up to `options.wait` as `acquire_with` does (for a busy key's release or
+    /// its lease's end), then `LockError::Busy` naming a busy key. One multi_acquire call takes them all or none, so no caller waits holding part of its
     /// keys and overlapping key sets cannot deadlock. On one server any keys; a Cluster takes keys of
     /// one hash slot only (one {hash tag}): keys across its slots are refused, nothing taken.
     pub fn acquire_multi(
@@ -45,12 +42,12 @@ impl Lease {
             // take() waits for one key: a try that finds another busy (2) ends it for a wait on that one.
             let left = deadline.saturating_duration_since(Instant::now());
             let mut busy = None;
-            let taken = take(con, (&waiting_for, &token), &options.clone().wait(left), MULTI, |con| {
+            let taken = take(con, &waiting_for, &options.clone().wait(left), MULTI, &mut |con| {
                 busy = multi_attempt(con, &invocation, &keys)?;
                 Ok(match &busy {
                     None => (1, None),
                     Some((key, _)) if *key != waiting_for => (2, None),
-                    Some((_, lease_left)) => (0, *lease_left),
+                    Some((_, pttl)) => (0, Some(*pttl)),
                 })
             });
             let busy_error = |key| LockError::Busy { key, waited: options.wait, holders: MULTI.holders };
@@ -59,7 +56,7 @@ impl Lease {
                 other => other,
             })?;
             match busy {
-                None => return MultiLease::held(keys, token, ttl_ms, options.renew_with.as_ref()),
+                None => return MultiLease::held(keys, token, ttl_ms, options),
                 Some((key, _)) if left.is_zero() => return Err(busy_error(key)),
                 Some((key, _)) => waiting_for = key,
             }
@@ -98,13 +95,12 @@ fn multi_keys(keys: &[&str]) -> Result<Vec<String>, LockError> {
     Ok(ordered)
 }
 
-/// One multi_acquire call: None once every key holds the token, else a busy key and its holder's
-/// lease left (None: no TTL).
+/// One multi_acquire call: None once every key holds the token, else a busy key and its holder's PTTL.
 fn multi_attempt(
     con: &mut dyn redis::ConnectionLike,
     invocation: &redis::ScriptInvocation<'_>,
     keys: &[String],
-) -> Result<Option<(String, Option<Duration>)>, LockError> {
+) -> Result<Option<(String, i64)>, LockError> {
     let (held, at, pttl): (i64, i64, i64) = invoke(invocation, con).map_err(|error| {
         if error.code() == Some("CROSSSLOT") {
             LockError::InvalidArgument(format!(
@@ -116,7 +112,7 @@ fn multi_attempt(
         }
     })?;
     let busy = usize::try_from(at - 1).ok().and_then(|at| keys.get(at)).unwrap_or(&keys[0]);
-    Ok((held != 1).then(|| (busy.clone(), (pttl >= 0).then(|| Duration::from_millis(pttl as u64)))))
+    Ok((held != 1).then(|| (busy.clone(), pttl)))
 }
 
 /// Runs multi_extend (with `ttl_ms`) or multi_release: true when the token held every key.
@@ -133,25 +129,11 @@ fn on_every_key(
 }
 
 impl MultiLease {
-    fn held(keys: Vec<String>, token: String, ttl_ms: u64, renew_with: Option<&redis::Client>) -> Result<Self, LockError> {
-        let mut lease = MultiLease { keys, token, lost: Arc::new(AtomicBool::new(false)), stop: None, renewer: None };
-        if let Some(client) = renew_with {
-            let mut renew_con = client.get_connection()?;
-            let (stop, stopped) = mpsc::channel::<()>();
-            let (keys, token, lost) = (lease.keys.clone(), lease.token.clone(), Arc::clone(&lease.lost));
-            lease.renewer = Some(std::thread::spawn(move || {
-                let every = Duration::from_millis((ttl_ms / 3).max(1));
-                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                    // false: a key was taken by another owner; an error: Redis unreachable.
-                    if !matches!(on_every_key(MULTI_EXTEND, &mut renew_con, &keys, &token, Some(ttl_ms)), Ok(true)) {
-                        lost.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                }
-            }));
-            lease.stop = Some(stop);
-        }
-        Ok(lease)
+    fn held(keys: Vec<String>, token: String, ttl_ms: u64, options: &LockOptions) -> Result<Self, LockError> {
+        let (lost, renewed) = (Arc::new(AtomicBool::new(false)), (keys.clone(), token.clone()));
+        let extend: Extend = Box::new(move |con| on_every_key(MULTI_EXTEND, con, &renewed.0, &renewed.1, Some(ttl_ms)));
+        let renewer = options.renew_with.as_ref().map(|client| renew(client, ttl_ms, &lost, extend)).transpose()?;
+        Ok(MultiLease { keys, token, lost, renewer })
     }
 
     /// The lock keys, ordered by bytes.
@@ -177,24 +159,14 @@ impl MultiLease {
     /// Stops renewing and deletes every key this lease still holds; `LockError::LeaseLost` (naming
     /// the keys) when it no longer held them all.
     pub fn release(mut self, con: &mut dyn redis::ConnectionLike) -> Result<(), LockError> {
-        self.stop_renewing();
+        if let Some((stop, renewer)) = self.renewer.take() {
+            drop(stop);
+            let _ = renewer.join(); // a renewal in flight ends before the release
+        }
         if on_every_key(MULTI_RELEASE, con, &self.keys, &self.token, None)? {
             Ok(())
         } else {
             Err(LockError::LeaseLost { key: self.keys.join(", ") })
         }
-    }
-
-    fn stop_renewing(&mut self) {
-        drop(self.stop.take());
-        if let Some(renewer) = self.renewer.take() {
-            let _ = renewer.join(); // a renewal in flight ends before the release
-        }
-    }
-}
-
-impl Drop for MultiLease {
-    fn drop(&mut self) {
-        self.stop_renewing();
     }
 }

@@ -9,21 +9,18 @@
             }
 «section:options-fields»
     wait_for_replicas: Option<WaitForReplicas>,
-«section:options-defaults»
-            wait_for_replicas: None,
 «section:options»
 
     /// Held only once replicas have it: the acquire and WAIT (or WAITAOF) go in one pipeline, and
     /// a shortfall releases the lock (`LockError::ReplicaShortfall`) or calls `on_shortfall`.
     /// Needs a connection that pipelines to the lock's master (not a `ClusterConnection`).
-    pub fn wait_for_replicas(mut self, wait: WaitForReplicas) -> Self {
-        self.wait_for_replicas = Some(wait);
-        self
+    pub fn wait_for_replicas(self, wait: WaitForReplicas) -> Self {
+        LockOptions { wait_for_replicas: Some(wait), ..self }
     }
 «section:attempt»
-    if let Some(wait) = &options.wait_for_replicas {
-        return acquire_replicated(con, &invocation, (key, token), queue, ttl_ms, wait);
-    }
+            if let Some(wait) = &options.wait_for_replicas {
+                return acquire_replicated(con, &invocation, (key, &token), ttl_ms, wait);
+            }
 «section:take»
     if kind != PLAIN && options.wait_for_replicas.is_some() {
         return Err(LockError::InvalidArgument(
@@ -129,15 +126,14 @@ impl fmt::Display for ReplicaShortfall {
 /// The acquire, then WAIT (or WAITAOF), in one pipeline on one connection: WAIT counts the
 /// replicas that have this connection's writes, so sent alone on a reconnected connection it would
 /// count one that wrote nothing. Bad settings fail before anything is sent. A shortfall gives the
-/// lock back as the acquire took it (in line: to the next in line).
+/// lock back (`release_lock`, which wakes a waiter). The reply and PTTL as `take` wants them.
 fn acquire_replicated(
     con: &mut dyn redis::ConnectionLike,
     invocation: &redis::ScriptInvocation<'_>,
     (key, token): (&str, &str),
-    queue: Option<&str>,
     ttl_ms: u64,
     wait: &WaitForReplicas,
-) -> Result<(i64, Option<Duration>), LockError> {
+) -> Result<(i64, Option<i64>), LockError> {
     if wait.replicas == 0 {
         return Err(LockError::InvalidArgument("wait_for_replicas.replicas must be at least 1, got 0".into()));
     }
@@ -178,15 +174,23 @@ fn acquire_replicated(
             Ok((acquired, waited)) => break (acquired?, waited),
             Err(error) if error.is_io_error() || error.is_connection_dropped() || error.is_timeout() => {
                 shortfall.reason = ShortfallReason::ConnectionLost;
-                let released = run_release(RELEASE, con, key, queue, token).is_ok();
+                let released = release_lock(con, key, token).is_ok();
                 return Err(LockError::ReplicaShortfall { shortfall, released });
             }
             Err(error) => return Err(error.into()),
         }
     };
-    let (acquired, lease_left) = attempt_reply(acquired)?;
+    let (acquired, pttl) = match acquired {
+        // In line (the wakeups part): acquire_queued's {reply, the holder's PTTL, waiters}.
+        redis::Value::Array(_) => {
+            let (reply, pttl, _): (i64, i64, i64) =
+                redis::from_redis_value(acquired).map_err(redis::RedisError::from)?;
+            (reply, Some(pttl))
+        }
+        reply => (redis::from_redis_value(reply).map_err(redis::RedisError::from)?, None),
+    };
     if acquired == 0 {
-        return Ok((0, lease_left));
+        return Ok((0, pttl));
     }
     let counted = waited.and_then(|reply| {
         Ok(if wait.fsync {
@@ -207,7 +211,7 @@ fn acquire_replicated(
         }
         Err(error) => {
             // The wait failed otherwise (an ACL that denies WAIT, a reply that is no count): not held.
-            let _ = run_release(RELEASE, con, key, queue, token);
+            let _ = release_lock(con, key, token);
             return Err(error.into());
         }
     }
@@ -215,6 +219,6 @@ fn acquire_replicated(
         callback(&shortfall);
         return Ok((acquired, None));
     }
-    let released = run_release(RELEASE, con, key, queue, token).is_ok();
+    let released = release_lock(con, key, token).is_ok();
     Err(LockError::ReplicaShortfall { shortfall, released })
 }

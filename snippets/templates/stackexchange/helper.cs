@@ -13,9 +13,8 @@ using StackExchange.Redis;
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
 // takes the lock and releases it at the end of the scope; TryAcquireAsync tries once and never
 // waits (null when busy); ReleaseLockAsync and ExtendLockAsync take a key and a token. A waiter
-// waits in line and sleeps until the release wakes it (a sharded subscription to the lock key,
-// RedisChannel.Sharded, on the multiplexer's subscriber connection), the holder's lease ends, or a
-// jittered retry bound passes: a missed wake-up costs at most that bound.
+// sleeps up to the retry bound (jittered down to half) between tries, never past the holder's lease.
+«kinds:about»
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -49,9 +48,6 @@ public static class RedisLock
     internal const string AcquireScript = """
 «lua:acquire»
 """;
-    internal const string AcquireQueuedScript = """
-«lua:acquire_queued»
-""";
     internal const string ExtendScript = """
 «lua:extend»
 """;
@@ -62,9 +58,9 @@ public static class RedisLock
 
     /// <summary>
     /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
-    /// <paramref name="wait"/> (default 10 s) in line (first come, first served) for the release
-    /// to wake it, then <see cref="LockBusyException"/>. <paramref name="retry"/>: the longest sleep
-    /// between tries while waiting (default 500 ms, jittered down to half). <paramref name="fenceKey"/>:
+    /// <paramref name="wait"/> (default 10 s), then <see cref="LockBusyException"/>. <paramref name="retry"/>:
+    /// the longest sleep between tries (default 500 ms, jittered down to half; never past the holder's
+    /// lease, whose PTTL a waiter reads after a busy try). <paramref name="fenceKey"/>:
     /// a fencing counter key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>:
     /// extend the lease every ttl/3 until release (<see cref="RedisLease.Lost"/> is cancelled when
     /// that fails). Redis errors are thrown as StackExchange.Redis throws them.
@@ -92,77 +88,26 @@ public static class RedisLock
         Func<string, RedisKey[], RedisValue[], Task<RedisResult>> attempt =
             (lua, scriptKeys, args) => EvalAsync(db, lua, scriptKeys, args);
 «kinds:attempt»
+        // One try at the lock: its reply (0: busy), and the holder's PTTL when the script tells it.
+        Func<Task<(long Reply, long? Pttl)>> tryOnce = async () =>
+            ((long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs }), null);
+        Func<long, Task> sleep = ms => Task.Delay(TimeSpan.FromMilliseconds(ms), cancellationToken);
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        var reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
-        if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
-        if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
-
-        // In line (first come, first served): the release takes the first waiter off the queue and
-        // wakes exactly that one. The scripts that free a lock SPUBLISH on its name: an empty
-        // payload (one waiter per client), "*" (all) or the token of the waiter to wake. Until the
-        // subscription is confirmed (or when it fails: a server before 7.0, no channel rights) the
-        // timer covers.
-        var queue = WaitersKey(key);
-        var queuedKeys = keys;
-        if (queue is { } line) queuedKeys = fenceKey is { } queuedFence ? new[] { key, line, queuedFence } : new[] { key, line };
-        var queueMs = (long)waitFor.TotalMilliseconds + 2 * retryMs;
-        var subscriber = db.Multiplexer.GetSubscriber();
-        var channel = RedisChannel.Sharded(key.ToString());
-        using var woken = new SemaphoreSlim(0, 1);
-        Action<RedisChannel, RedisValue> onWake = (_, payload) =>
+        var (reply, pttl) = await tryOnce();
+«kinds:wait»
+        while (reply == 0)
         {
-            if (!(payload.IsNullOrEmpty || payload == "*" || payload == token)) return;
-            try
+            var leftMs = deadline - Environment.TickCount64;
+            if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
+            pttl ??= (long)await db.ExecuteAsync("PTTL", key); // only a waiter pays it, after a busy try
+            if (pttl != -2) // -2: gone, try again at once; -1: no lease, the retry bound alone
             {
-                woken.Release();
-            }
-            catch (Exception error) when (error is SemaphoreFullException or ObjectDisposedException)
-            {
-                // already woken, or the wait is over
-            }
-        };
-        try
-        {
-            try
-            {
-                await subscriber.SubscribeAsync(channel, onWake).WaitAsync(TimeSpan.FromMilliseconds(retryMs), cancellationToken);
-            }
-            catch (Exception error) when (error is RedisException or TimeoutException)
-            {
-                // no wake-ups: the retry bound covers
-            }
-            while (true)
-            {
-                long leaseLeftMs = -1;
-                if (queue is null)
-                {
-                    reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
-                }
-                else
-                {
-                    var queued = (RedisResult[]?)await attempt(AcquireQueuedScript, queuedKeys, new RedisValue[] { token, ttlMs, queueMs })
-                        ?? throw new RedisException("acquire_queued replied no array");
-                    reply = (long)queued[0];
-                    leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];
-                }
-                if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, queue);
-                var leftMs = deadline - Environment.TickCount64;
-                if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
                 var sleepMs = Math.Min(leftMs, (long)(retryMs * (0.5 + Random.Shared.NextDouble() / 2)));
-                if (leaseLeftMs >= 0) sleepMs = Math.Min(sleepMs, leaseLeftMs);
-                await woken.WaitAsync(TimeSpan.FromMilliseconds(sleepMs), cancellationToken);
+                await sleep(pttl >= 0 ? Math.Min(sleepMs, pttl.Value + 1) : sleepMs);
             }
+            (reply, pttl) = await tryOnce();
         }
-        catch when (queue is { } waiters)
-        {
-            // Leave the line; failing that, the queue ends by itself.
-            await db.SortedSetRemoveAsync(waiters, token).ContinueWith(_ => { }, TaskScheduler.Default);
-            throw;
-        }
-        finally
-        {
-            await subscriber.UnsubscribeAsync(channel, onWake).ContinueWith(_ => { }, TaskScheduler.Default);
-        }
+        return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew);
     }
 
     /// <summary>One try, never waits: the lease, or null while another holder has the lock.</summary>
@@ -193,19 +138,6 @@ public static class RedisLock
         var ms = (long)ttl.TotalMilliseconds;
         if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
         return await RunAsync(db, ExtendScript, new[] { key }, token, ms) == 1;
-    }
-
-    /// <summary>
-    /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
-    /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
-    /// </summary>
-    internal static RedisKey? WaitersKey(RedisKey key)
-    {
-        var name = key.ToString();
-        var open = name.IndexOf('{');
-        if (open >= 0 && name.IndexOf('}', open + 1) > open + 1) return name + ":waiters";
-        if (name.Contains('}')) return null;
-        return "{" + name + "}:waiters";
     }
 
     // ScriptEvaluateAsync(string, ...) loads each script once (SCRIPT LOAD) and runs it by SHA1
@@ -239,13 +171,11 @@ public sealed class RedisLease : IAsyncDisposable
     private readonly CancellationTokenSource lost = new();
     private readonly CancellationTokenSource stop = new();
     private readonly Task renewer;
-    private readonly RedisKey? queue;
     private int released;
 
-    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew, RedisKey? queue)
+    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew)
     {
         this.db = db;
-        this.queue = queue;
         this.ttlMs = ttlMs;
         Key = key;
         Token = token;
@@ -277,8 +207,8 @@ public sealed class RedisLease : IAsyncDisposable
         if (Interlocked.Exchange(ref released, 1) == 1) return false;
         stop.Cancel();
         await renewer; // a renewal in flight ends before the release
-        // Taken in line: the release wakes the next in line.
-        var keys = queue is { } line ? new[] { Key, line } : new[] { Key };
+        var keys = new[] { Key };
+«kinds:release»
         return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, keys, Token) == 1;
     }
 

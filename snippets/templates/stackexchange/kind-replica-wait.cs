@@ -130,7 +130,7 @@ public sealed class ReplicaShortfallException : Exception
     /// <summary>
     /// One try of an acquire script under waitForReplicas: the script and WAIT (or WAITAOF) sent together on the
     /// multiplexer's connection to the master that owns the key, as WAIT counts the replicas that have that
-    /// connection's writes. Busy: the script's reply. A shortfall gives the lock back (waking the next in line)
+    /// connection's writes. Busy: the script's reply. A shortfall gives the lock back (waking a waiter)
     /// and throws <see cref="ReplicaShortfallException"/>, or calls OnShortfall and keeps it.
     /// </summary>
     private static async Task<RedisResult> AcquireAndWaitAsync(
@@ -168,7 +168,8 @@ public sealed class ReplicaShortfallException : Exception
         {
             sent = await SendPairAsync(); // ScriptEvaluateAsync forgot the SHA1: this time it sends the script
         }
-        var held = lua == AcquireQueuedScript ? (long)((RedisResult[]?)sent.Reply)![0] : (long)sent.Reply;
+        // In line (the wake-ups part): acquire_queued's {reply, the holder's PTTL, waiters}.
+        var held = sent.Reply.Length > 0 ? (long)sent.Reply[0] : (long)sent.Reply;
         if (held == 0)
         {
             await sent.Waited.ContinueWith(_ => { }, TaskScheduler.Default); // busy: the wait's reply does not count
@@ -205,12 +206,12 @@ public sealed class ReplicaShortfallException : Exception
         throw new ReplicaShortfallException(shortfall, await GiveBackAsync(db, key, token));
     }
 
-    /// <summary>Compare-and-delete after a shortfall, waking the next in line: false when it could not run.</summary>
+    /// <summary>Compare-and-delete after a shortfall, waking a waiter: false when it could not run.</summary>
     private static async Task<bool> GiveBackAsync(IDatabaseAsync db, RedisKey key, string token)
     {
         try
         {
-            await RunAsync(db, ReleaseScript, WaitersKey(key) is { } line ? new[] { key, line } : new[] { key }, token);
+            await RunAsync(db, ReleaseScript, new[] { key }, token);
             return true;
         }
         catch (Exception error) when (error is RedisException or TimeoutException)

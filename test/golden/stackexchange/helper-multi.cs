@@ -3,13 +3,12 @@
 // @locksmith-helper stackexchange kinds=multi namespace=Locksmith
 // @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
-// @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script multi_acquire cf0843373124df2cf563082ac4b06f37917f70af
 // @locksmith-script multi_extend 83e9a1637b2631bd471e6d6e1317e415218f3af3
 // @locksmith-script multi_release cd2be6d6157211d1207d65e968760cb4ca6b7e2b
-// @locksmith-digest 64af05030f4e38cccdf3e623690584be581595bb
+// @locksmith-digest f753245fff2467fca9646455fdb78e7bea841125
 
 #nullable enable
 using System;
@@ -25,9 +24,7 @@ namespace Locksmith;
 //   await using var lease = await RedisLock.AcquireAsync(db, key, TimeSpan.FromSeconds(10));
 // takes the lock and releases it at the end of the scope; TryAcquireAsync tries once and never
 // waits (null when busy); ReleaseLockAsync and ExtendLockAsync take a key and a token. A waiter
-// waits in line and sleeps until the release wakes it (a sharded subscription to the lock key,
-// RedisChannel.Sharded, on the multiplexer's subscriber connection), the holder's lease ends, or a
-// jittered retry bound passes: a missed wake-up costs at most that bound.
+// sleeps up to the retry bound (jittered down to half) between tries, never past the holder's lease.
 
 /// <summary>The lock stayed held by another owner for the whole wait.</summary>
 public sealed class LockBusyException : Exception
@@ -111,76 +108,6 @@ if fence then
   return redis.call('INCR', fence)
 end
 return 1
-
-""";
-    internal const string AcquireQueuedScript = """
--- @script acquire_queued
--- @summary Acquire like acquire.lua, or join the lock's waiter queue and reply how long the holder's lease has left.
--- @key lock required The lock key: a string holding the owner token while the lock is held.
--- @key waiters required Waiter queue: a sorted set of waiting tokens scored by arrival (server ms); same slot as lock.
--- @key fence optional Fencing counter, INCRed once per new holder; must share the lock key's hash slot.
--- @arg token token Owner token, unique per holder; binary-safe, non-empty.
--- @arg ttl_ms ms Lease in milliseconds, as for acquire.lua.
--- @arg queue_ms ms How long the waiters key lives after this call at least, so a queue of dead waiters expires.
--- @reply {0,P,W} Held by another owner: this token is queued (its place kept), P is the lock's PTTL, W waiters queued.
--- @reply {1,0,W} Acquired (or refreshed) without a fence key and taken off the queue; W other waiters queued.
--- @reply {N,0,W} With a fence key: the fencing token as for acquire.lua; W other waiters queued.
--- @error ERR A missing or malformed argument, named in the message; nothing was written.
--- @error WRONGTYPE The lock key is not a string or the waiters key not a sorted set; nothing was written.
-
-if #KEYS < 2 or #KEYS > 3 then
-  return redis.error_reply('ERR acquire_queued takes 2 or 3 keys (lock, waiters, optional fence), got ' .. #KEYS)
-end
-local token, ttl, queue_ms = ARGV[1], ARGV[2], ARGV[3]
-if token == nil or token == '' then
-  return redis.error_reply('ERR acquire_queued: ARGV[1] token must be a non-empty string')
-end
-local function bad_ms(i, name)
-  local value = ARGV[i]
-  if value == nil or not string.match(value, '^[1-9]%d*$') or #value > 15 then
-    return 'ERR acquire_queued: ARGV[' .. i .. '] ' .. name .. ' must be a positive integer of milliseconds'
-      .. " (decimal digits, no leading zero), got '" .. string.sub(tostring(value), 1, 32) .. "'"
-  end
-end
-local bad = bad_ms(2, 'ttl_ms') or bad_ms(3, 'queue_ms')
-if bad then
-  return redis.error_reply(bad)
-end
-
-local lock, waiters, fence = KEYS[1], KEYS[2], KEYS[3]
-local holder = redis.call('GET', lock)
-redis.call('ZCARD', waiters)
--- The fence is checked before the first write, as INCR checks it ('007' is no integer to INCR):
--- an error leaves nothing written, the queue included.
-local fenced
-if fence then
-  fenced = redis.call('GET', fence)
-  if fenced and (not (fenced == '0' or string.match(fenced, '^[1-9]%d*$')) or #fenced > 15) then
-    return redis.error_reply('ERR acquire_queued: fence key must hold a non-negative integer below 10^15'
-      .. " (decimal digits, no leading zero), got '" .. string.sub(fenced, 1, 32) .. "'")
-  end
-end
-if holder and holder ~= token then
-  local now = redis.call('TIME')
-  redis.call('ZADD', waiters, 'NX', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), token)
-  if redis.call('PTTL', waiters) < tonumber(queue_ms) then
-    redis.call('PEXPIRE', waiters, queue_ms)
-  end
-  return { 0, redis.call('PTTL', lock), redis.call('ZCARD', waiters) }
-end
-
-if holder then
-  -- Same owner again (a retry after a lost reply): refresh the lease and keep the fencing token.
-  redis.call('PEXPIRE', lock, ttl)
-else
-  redis.call('SET', lock, token, 'PX', ttl)
-end
-local result = 1
-if fence then
-  result = (holder and fenced and tonumber(fenced) > 0) and tonumber(fenced) or redis.call('INCR', fence)
-end
-redis.call('ZREM', waiters, token)
-return { result, 0, redis.call('ZCARD', waiters) }
 
 """;
     internal const string ExtendScript = """
@@ -479,9 +406,9 @@ return #held
 
     /// <summary>
     /// Takes the lock with a lease of <paramref name="ttl"/> (whole milliseconds), waiting up to
-    /// <paramref name="wait"/> (default 10 s) in line (first come, first served) for the release
-    /// to wake it, then <see cref="LockBusyException"/>. <paramref name="retry"/>: the longest sleep
-    /// between tries while waiting (default 500 ms, jittered down to half). <paramref name="fenceKey"/>:
+    /// <paramref name="wait"/> (default 10 s), then <see cref="LockBusyException"/>. <paramref name="retry"/>:
+    /// the longest sleep between tries (default 500 ms, jittered down to half; never past the holder's
+    /// lease, whose PTTL a waiter reads after a busy try). <paramref name="fenceKey"/>:
     /// a fencing counter key (in Cluster, with the lock key's {hash tag}). <paramref name="renew"/>:
     /// extend the lease every ttl/3 until release (<see cref="RedisLease.Lost"/> is cancelled when
     /// that fails). Redis errors are thrown as StackExchange.Redis throws them.
@@ -507,77 +434,25 @@ return #held
         // One try of an acquire script: EVALSHA (with the replica-wait part, WAIT goes with it).
         Func<string, RedisKey[], RedisValue[], Task<RedisResult>> attempt =
             (lua, scriptKeys, args) => EvalAsync(db, lua, scriptKeys, args);
+        // One try at the lock: its reply (0: busy), and the holder's PTTL when the script tells it.
+        Func<Task<(long Reply, long? Pttl)>> tryOnce = async () =>
+            ((long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs }), null);
+        Func<long, Task> sleep = ms => Task.Delay(TimeSpan.FromMilliseconds(ms), cancellationToken);
         var deadline = Environment.TickCount64 + (long)waitFor.TotalMilliseconds;
-        var reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
-        if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, null);
-        if (waitFor == TimeSpan.Zero) throw new LockBusyException(key.ToString(), waitFor);
-
-        // In line (first come, first served): the release takes the first waiter off the queue and
-        // wakes exactly that one. The scripts that free a lock SPUBLISH on its name: an empty
-        // payload (one waiter per client), "*" (all) or the token of the waiter to wake. Until the
-        // subscription is confirmed (or when it fails: a server before 7.0, no channel rights) the
-        // timer covers.
-        var queue = WaitersKey(key);
-        var queuedKeys = keys;
-        if (queue is { } line) queuedKeys = fenceKey is { } queuedFence ? new[] { key, line, queuedFence } : new[] { key, line };
-        var queueMs = (long)waitFor.TotalMilliseconds + 2 * retryMs;
-        var subscriber = db.Multiplexer.GetSubscriber();
-        var channel = RedisChannel.Sharded(key.ToString());
-        using var woken = new SemaphoreSlim(0, 1);
-        Action<RedisChannel, RedisValue> onWake = (_, payload) =>
+        var (reply, pttl) = await tryOnce();
+        while (reply == 0)
         {
-            if (!(payload.IsNullOrEmpty || payload == "*" || payload == token)) return;
-            try
+            var leftMs = deadline - Environment.TickCount64;
+            if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
+            pttl ??= (long)await db.ExecuteAsync("PTTL", key); // only a waiter pays it, after a busy try
+            if (pttl != -2) // -2: gone, try again at once; -1: no lease, the retry bound alone
             {
-                woken.Release();
-            }
-            catch (Exception error) when (error is SemaphoreFullException or ObjectDisposedException)
-            {
-                // already woken, or the wait is over
-            }
-        };
-        try
-        {
-            try
-            {
-                await subscriber.SubscribeAsync(channel, onWake).WaitAsync(TimeSpan.FromMilliseconds(retryMs), cancellationToken);
-            }
-            catch (Exception error) when (error is RedisException or TimeoutException)
-            {
-                // no wake-ups: the retry bound covers
-            }
-            while (true)
-            {
-                long leaseLeftMs = -1;
-                if (queue is null)
-                {
-                    reply = (long)await attempt(AcquireScript, keys, new RedisValue[] { token, ttlMs });
-                }
-                else
-                {
-                    var queued = (RedisResult[]?)await attempt(AcquireQueuedScript, queuedKeys, new RedisValue[] { token, ttlMs, queueMs })
-                        ?? throw new RedisException("acquire_queued replied no array");
-                    reply = (long)queued[0];
-                    leaseLeftMs = (long)queued[1] == -2 ? 0 : (long)queued[1];
-                }
-                if (reply != 0) return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew, queue);
-                var leftMs = deadline - Environment.TickCount64;
-                if (leftMs <= 0) throw new LockBusyException(key.ToString(), waitFor);
                 var sleepMs = Math.Min(leftMs, (long)(retryMs * (0.5 + Random.Shared.NextDouble() / 2)));
-                if (leaseLeftMs >= 0) sleepMs = Math.Min(sleepMs, leaseLeftMs);
-                await woken.WaitAsync(TimeSpan.FromMilliseconds(sleepMs), cancellationToken);
+                await sleep(pttl >= 0 ? Math.Min(sleepMs, pttl.Value + 1) : sleepMs);
             }
+            (reply, pttl) = await tryOnce();
         }
-        catch when (queue is { } waiters)
-        {
-            // Leave the line; failing that, the queue ends by itself.
-            await db.SortedSetRemoveAsync(waiters, token).ContinueWith(_ => { }, TaskScheduler.Default);
-            throw;
-        }
-        finally
-        {
-            await subscriber.UnsubscribeAsync(channel, onWake).ContinueWith(_ => { }, TaskScheduler.Default);
-        }
+        return new RedisLease(db, key, token, fenceKey is null ? null : reply, ttlMs, renew);
     }
 
     /// <summary>One try, never waits: the lease, or null while another holder has the lock.</summary>
@@ -608,19 +483,6 @@ return #held
         var ms = (long)ttl.TotalMilliseconds;
         if (ms < 1) throw new ArgumentOutOfRangeException(nameof(ttl), ttl, "the lease must be at least 1 ms");
         return await RunAsync(db, ExtendScript, new[] { key }, token, ms) == 1;
-    }
-
-    /// <summary>
-    /// The waiter queue of a plain lock, in its hash slot: lock:{order:42} -> lock:{order:42}:waiters,
-    /// lock:order:42 -> {lock:order:42}:waiters; null for a key with '}' and no hash tag.
-    /// </summary>
-    internal static RedisKey? WaitersKey(RedisKey key)
-    {
-        var name = key.ToString();
-        var open = name.IndexOf('{');
-        if (open >= 0 && name.IndexOf('}', open + 1) > open + 1) return name + ":waiters";
-        if (name.Contains('}')) return null;
-        return "{" + name + "}:waiters";
     }
 
     // ScriptEvaluateAsync(string, ...) loads each script once (SCRIPT LOAD) and runs it by SHA1
@@ -654,13 +516,11 @@ public sealed class RedisLease : IAsyncDisposable
     private readonly CancellationTokenSource lost = new();
     private readonly CancellationTokenSource stop = new();
     private readonly Task renewer;
-    private readonly RedisKey? queue;
     private int released;
 
-    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew, RedisKey? queue)
+    internal RedisLease(IDatabaseAsync db, RedisKey key, string token, long? fence, long ttlMs, bool renew)
     {
         this.db = db;
-        this.queue = queue;
         this.ttlMs = ttlMs;
         Key = key;
         Token = token;
@@ -692,8 +552,7 @@ public sealed class RedisLease : IAsyncDisposable
         if (Interlocked.Exchange(ref released, 1) == 1) return false;
         stop.Cancel();
         await renewer; // a renewal in flight ends before the release
-        // Taken in line: the release wakes the next in line.
-        var keys = queue is { } line ? new[] { Key, line } : new[] { Key };
+        var keys = new[] { Key };
         return await RedisLock.RunAsync(db, RedisLock.ReleaseScript, keys, Token) == 1;
     }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -62,10 +63,21 @@ func fencedStopped(ctx context.Context, c client, _ string) error {
 	if err := writes(ctx, lease, fmt.Sprint("held ", lease.Fence), "first"); err != nil {
 		return err
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+	if err := stopSelf(); err != nil {
 		return err
 	}
 	return writes(ctx, lease, "late", "late")
+}
+
+// stopSelf returns only once the process has been stopped and continued. A SIGSTOP sent to the
+// process (kill) is taken by its main thread: this goroutine's thread, another one, ran on until
+// that thread was scheduled (up to ms under load), long enough to send the late writes while the
+// lease was still held. Sent to the calling thread (tgkill), it stops that thread before the call
+// returns.
+func stopSelf() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return syscall.Tgkill(os.Getpid(), syscall.Gettid(), syscall.SIGSTOP)
 }
 
 // replicaNoScript: on a master without replicas, two acquires kept by OnShortfall, the script cache

@@ -5,7 +5,7 @@
 //	(kind "lock" only): woken, hold, take; with every part, those of go-parts.go.
 //
 // <url> is a redis:// URL (a *glide.Client), or cluster://host:port,host:port (a
-// *glide.ClusterClient given to EnableWakeups). The lock and fence keys come from PROOF_LOCK and
+// *glide.ClusterClient, given to EnableWakeups where the helper has it). The lock and fence keys come from PROOF_LOCK and
 // PROOF_FENCE (default proof:lock, proof:fence): in a Cluster they share a {hash tag}.
 package main
 
@@ -65,7 +65,9 @@ func connect(target string) (interfaces.BaseClientCommands, error) {
 		if err != nil {
 			return nil, err
 		}
-		locksmith.EnableWakeups(client, configuration)
+		if enableWakeups != nil {
+			enableWakeups(client, configuration)
+		}
 		return client, nil
 	}
 	parsed, err := url.Parse(target)
@@ -78,6 +80,10 @@ func connect(target string) (interfaces.BaseClientCommands, error) {
 	}
 	return glide.NewClient(config.NewClientConfiguration().WithAddress(node).WithRequestTimeout(requestTimeout))
 }
+
+// enableWakeups is the helper's EnableWakeups when it has its wakeups part (glide-go-wakeups.go,
+// built with such a helper, sets it), else nil: the core alone has no such function.
+var enableWakeups func(*glide.ClusterClient, *config.ClusterClientConfiguration)
 
 // client is what the helper's parts' modes (go-parts.go, built as parts.go) take, as every mode here.
 type client = interfaces.BaseClientCommands

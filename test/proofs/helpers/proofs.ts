@@ -115,11 +115,7 @@ const glideJava: HelperProof = {
   label: 'glide-java (io.valkey:valkey-glide 2.1.0)',
   async prepare(dir, pack, kinds) {
     mkdirSync(dir, { recursive: true });
-    const helper = renderHelper(
-      'glide-java',
-      pack,
-      partsOption('glide-java', kinds),
-    );
+    const helper = renderHelper('glide-java', pack, partsOption('glide-java', kinds));
     writeFileSync(join(dir, helper.fileName), helper.text);
     copyFileSync(join(__dirname, 'glide-java.java'), join(dir, 'Proof.java'));
     // With every part, the JVM family's parts' modes (jvm-parts.java, and multi's jvm-multi.java) as the jvm proofs.
@@ -190,6 +186,10 @@ const goModule = (
     for (const [file, as] of Object.entries(modes)) {
       if (kinds === 'all' && existsSync(join(__dirname, file))) copyFileSync(join(__dirname, file), join(dir, as));
     }
+    // With its wakeups part, what only that part has (GLIDE for Go's EnableWakeups) is set up by the client's file.
+    const wakeups = join(__dirname, `${client}-wakeups.go`);
+    if (partsOption(client, kinds).kinds?.includes('wakeups') && existsSync(wakeups))
+      copyFileSync(wakeups, join(dir, 'wakeups.go'));
     await buildGoProgram(dir, 'locksmithproof', join(dir, 'proof'));
     return [join(dir, 'proof')];
   },

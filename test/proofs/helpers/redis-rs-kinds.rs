@@ -194,9 +194,12 @@ fn replica_short(client: &redis::Client, con: &mut redis::Connection) -> Result<
 }
 
 fn replica_busy(con: &mut redis::Connection) -> Result<(), Failure> {
-    let options = LockOptions::new(Duration::from_secs(5)).wait_for_replicas(WaitForReplicas::default());
-    check(Lease::try_acquire_with(con, "proof:lock", &options)?.is_none(), "took a lock another owner holds")?;
-    println!("busy");
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::ZERO).wait_for_replicas(WaitForReplicas::default());
+    match Lease::acquire_with(con, "proof:lock", &options) {
+        Err(LockError::Busy { .. }) => println!("busy"),
+        Err(other) => return Err(other.into()),
+        Ok(_) => return Err("took a lock another owner holds".into()),
+    }
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 // Proof program for the generated redis-rs helper (src/locksmith.rs next to it). Usage:
 //   proof <redis-url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and for
-//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take (in line, with
-//   wake_with). Waiting woken by the release, and the lock kinds, are redis-rs-kinds.rs's modes.
+//   waiting (as test/proofs/helpers/kinds.js, kind "lock" only): hold, take. The helper is its core
+//   alone: waiters poll, never past the holder's lease. Waiting woken by the release (the wakeups
+//   part), and the lock kinds, are redis-rs-kinds.rs's modes.
 mod locksmith;
 
 use locksmith::{Lease, LockError, LockOptions};
@@ -21,9 +22,8 @@ fn check(condition: bool, message: &str) -> Result<(), Failure> {
     }
 }
 
-fn counter(client: &redis::Client, con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
-    // In line and woken by the release (wake_with): the path with the most moving parts.
-    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60)).wake_with(client);
+fn counter(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
     for _ in 0..rounds {
         let lease = Lease::acquire_with(con, "proof:lock", &options)?;
         let occupancy: i64 = redis::cmd("INCR").arg("proof:occupancy").query(con)?;
@@ -83,9 +83,9 @@ fn fence(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
     Ok(())
 }
 
-fn busy(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
+fn busy(con: &mut redis::Connection) -> Result<(), Failure> {
     let started = Instant::now();
-    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_millis(500)).wake_with(client);
+    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_millis(500));
     match Lease::acquire_with(con, "proof:lock", &options) {
         Err(busy @ LockError::Busy { .. }) => {
             println!("busy {} {busy}", started.elapsed().as_millis());
@@ -105,8 +105,8 @@ fn hold(con: &mut redis::Connection) -> Result<(), Failure> {
     Ok(())
 }
 
-fn take(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
-    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)).wake_with(client))?;
+fn take(con: &mut redis::Connection) -> Result<(), Failure> {
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_secs(5)))?;
     println!("took {}", now_ms());
     lease.release(con)?;
     Ok(())
@@ -120,13 +120,13 @@ fn main() -> Result<(), Failure> {
     let client = redis::Client::open(url.as_str())?;
     let mut con = client.get_connection()?;
     match mode {
-        "counter" => counter(&client, &mut con, arg.parse()?),
+        "counter" => counter(&mut con, arg.parse()?),
         "fence" => fence(&mut con, arg.parse()?),
         "renew" => renew(&client, &mut con),
         "steal" => steal(&client, &mut con),
-        "busy" => busy(&client, &mut con),
+        "busy" => busy(&mut con),
         "hold" => hold(&mut con),
-        "take" => take(&client, &mut con),
+        "take" => take(&mut con),
         _ => Err(format!("unknown mode {mode}").into()),
     }
 }

@@ -1,0 +1,1 @@
+	"github.com/valkey-io/valkey-glide/go/v2/config"
