@@ -12,7 +12,7 @@ import { loadPack, parseScript, SCRIPT_NAMES, type Pack } from '../pack/pack';
 import { callSiteLines, DEFAULT_HELPER_IMPORT, renderCallSite, renderCallSiteSnippet } from '../snippets/callsite';
 import { CLIENTS } from '../snippets/clients';
 import { packVersion, readHelperHeader } from '../snippets/header';
-import { LOCK_KINDS, type Kind } from '../snippets/compose';
+import { KINDS, LOCK_KINDS, type Kind } from '../snippets/compose';
 import {
   carriedKinds,
   checkHelperFile,
@@ -222,22 +222,45 @@ describe('lock kinds', () => {
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
   });
 
-  // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
-  // Its core had redis-py's asyncio API then too: the asyncio part.
-  for (const [client, file, had, core] of [
-    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups']],
-    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant'], ['wakeups', 'asyncio']],
+  // Written before wake-ups became the wakeups part (main at 25f7f92): the core had them, in line
+  // (acquire_queued) or, for the JVM helpers, subscribed without a queue. redis-py's core had its
+  // asyncio API then too: the asyncio part.
+  for (const [client, file, had, core, woken] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups'], /@locksmith-script acquire_queued /],
+    [
+      'redis-py',
+      'redis-py-reentrant-waiting-in-line.py',
+      ['reentrant'],
+      ['wakeups', 'asyncio'],
+      /@locksmith-script acquire_queued /,
+    ],
+    ['jedis', 'jedis-core-wake-ups.java', [], ['wakeups'], /ssubscribe/i],
+    ['lettuce', 'lettuce-reentrant-wake-ups.java', ['reentrant'], ['wakeups'], /Options wakeups\(/],
+    ['glide-java', 'glide-java-core-wake-ups.java', [], ['wakeups'], /Options wakeups\(/],
   ] as const) {
-    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+    test(`${client}: a helper whose core was woken keeps its wake-ups (the wakeups part) when a part is added or it is updated`, () => {
       const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
       assert.deepEqual(carriedKinds(old), [...had, ...core]);
-      const added = helperWithKinds(old, pack, ['semaphore'])!;
-      assert.deepEqual(added.added, ['semaphore']);
-      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', ...core]);
-      assert.match(added.helper.text, /@locksmith-script acquire_queued /);
+      const part = helperKinds(client).includes('semaphore') ? 'semaphore' : 'fenced-writes';
+      const added = helperWithKinds(old, pack, [part])!;
+      assert.deepEqual(added.added, [part]);
+      assert.deepEqual(
+        carriedKinds(added.helper.text),
+        KINDS.filter((kind) => [...had, part, ...core].includes(kind)),
+      );
+      assert.match(added.helper.text, woken);
       assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, ...core]);
     });
   }
+
+  // What tells a helper written before the wakeups part, whose core subscribed: keep it true.
+  test('no helper names SSUBSCRIBE without its wakeups part', () => {
+    for (const client of CLIENTS.filter(({ id }) => helperKinds(id).includes('wakeups'))) {
+      const kinds = helperKinds(client.id).filter((kind) => kind !== 'wakeups');
+      const text = renderHelper(client.id, pack, kinds.length ? { kinds: kinds.join(',') } : {}).text;
+      assert.doesNotMatch(text, /ssubscribe/i, client.id);
+    }
+  });
 
   test('a new redis-py helper for a file that imports redis.asyncio is offered its asyncio part; other files and clients none', () => {
     for (const text of [
