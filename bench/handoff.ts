@@ -7,25 +7,30 @@
 //   (b) the pack polled with today's snippet back-off: 10 ms x 2^attempt, capped at 500, x (0.5..1.5)
 //   (c) npm redlock, defaults but retryCount -1 (retry every 200 +/- 100 ms until it has it)
 //   (d) redis-py's Lock with its defaults (sleep 0.1 s), one Python process per contender
-// Per variant: acquisitions/s and their share of what the hold time allows (1 / mean hold, the
-// hold measured in the same run, from holding to calling release), wait from wanting to holding (p50/p99), lock idle % (time the
-// lock was free on the server while someone waited: a lock handed to a claimant holds its token,
-// so it is not free; taken from the server's keyspace notifications of the lock key), the
-// clients' view of it (time someone waited and no contender knew it held the lock), commands per
-// acquisition (sent by the clients, and all that INFO commandstats counts, the commands scripts
-// run included), fairness (max/min per contender). Then what a waiter that died in the queue
-// (SIGKILL) or gave up costs the next one.
+// Per variant: acquisitions/s (those held within the window) and their share of what the hold
+// time allows (1 / mean hold, the hold measured in the same run, from holding to calling
+// release), wait from wanting to holding (p50/p99), lock idle % (time the lock was free on the
+// server while someone waited: a lock handed to a claimant holds its token, so it is not free;
+// taken from the server's keyspace notifications of the lock key, watched in a worker thread),
+// the clients' view of it (time someone waited and no contender knew it held the lock), commands
+// per acquisition (sent by the clients, and all that INFO commandstats counts, the commands
+// scripts run included), fairness (max/min per contender); for (a) and (w), a hand-over step by
+// step (the release called, its wake-up parsed by the next holder, the confirmation sent and
+// answered, held). Then what a waiter that died in the queue (SIGKILL) or gave up costs the next.
 //   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,w,v,b,c,d]
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import Redis from 'ioredis';
 import Redlock from 'redlock';
-import { waitersKey } from '../pack/layout';
+import { parseHandoff, waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type Attempt } from '../pack/runtime';
 import { spawnLockWaiter } from '../harness/lock-waiter';
 import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind } from '../harness/redis';
+import type { WatcherSetup } from './handoff-watcher';
 
 const PACK = loadPack();
 const HOLD_MS = 2;
@@ -45,17 +50,33 @@ type Acquisition = [number, number, number];
 interface Result {
   perContender: Acquisition[][];
   sent: number;
+  /** Per contender, for (a) and (w): where a hand-over's time goes. */
+  traces?: Trace[];
 }
 
 interface Counter {
   sent: number;
 }
 
-/** Counts the commands a client sends from now on. */
-function counted(client: Redis, counter: Counter): Redis {
+/** One contender's instants (epoch ms): hand-overs to it as its subscriber parsed them; its commands sent, answered. */
+interface Trace {
+  handed: number[];
+  commands: [sent: number, answered: number][];
+}
+
+/** Counts the commands a client sends from now on and, with `trace`, times them. */
+function counted(client: Redis, counter: Counter, trace?: Trace): Redis {
   const send = client.sendCommand.bind(client);
   client.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
     counter.sent++;
+    if (trace) {
+      const timed: [number, number] = [now(), NaN];
+      trace.commands.push(timed);
+      args[0].promise.then(
+        () => (timed[1] = now()),
+        () => undefined,
+      );
+    }
     return send(...args);
   };
   return client;
@@ -65,6 +86,7 @@ interface NodeContender {
   acquire(token: string): Promise<void>;
   release(token: string): Promise<void>;
   close(): void;
+  trace?: Trace;
 }
 
 type Variant = 'a' | 'w' | 'v' | 'b' | 'c' | 'd';
@@ -95,7 +117,8 @@ function twoHopContender(locks: LockScripts): Pick<NodeContender, 'acquire' | 'r
 }
 
 function nodeContender(variant: Exclude<Variant, 'd'>, server: RedisServer, counter: Counter): NodeContender {
-  const client = counted(server.client(), counter);
+  const trace: Trace | undefined = variant === 'a' || variant === 'w' ? { handed: [], commands: [] } : undefined;
+  const client = counted(server.client(), counter, trace);
   if (variant === 'c') {
     const redlock = new Redlock([client], { retryCount: -1 });
     let lock: Awaited<ReturnType<Redlock['acquire']>> | undefined;
@@ -107,7 +130,15 @@ function nodeContender(variant: Exclude<Variant, 'd'>, server: RedisServer, coun
   }
   const locks = new LockScripts(client, PACK, {
     native: variant === 'b' ? 'lua' : 'auto',
-    subscriber: () => counted(client.duplicate(), counter),
+    subscriber: () => {
+      const subscriber = counted(client.duplicate(), counter);
+      // Before the runtime's own listener: the instant a hand-over to this contender was parsed.
+      const handedHere = `${locks.wakeups.client}.`;
+      subscriber.on('smessageBuffer', (_channel: Buffer, message: Buffer) => {
+        if (trace && parseHandoff(message.toString('latin1'))?.handed.startsWith(handedHere)) trace.handed.push(now());
+      });
+      return subscriber;
+    },
   });
   const close = () => {
     locks.close();
@@ -130,7 +161,7 @@ function nodeContender(variant: Exclude<Variant, 'd'>, server: RedisServer, coun
   const acquire = async (token: string) => {
     if ((await locks.acquire(KEY, token, TTL, { waitMs: 60_000, handoff })) === 0) throw new Error('not acquired');
   };
-  return { acquire, release, close };
+  return { acquire, release, close, trace };
 }
 
 /** Runs N Node contenders; `begin` (after the warm-up) resets the server's stats and says when the clock starts. */
@@ -170,7 +201,8 @@ async function runNode(
   );
   const sent = counter.sent;
   for (const contender of contenders) contender.close();
-  return { perContender, sent, startAt };
+  const traces = contenders.flatMap((contender) => (contender.trace ? [contender.trace] : []));
+  return { perContender, sent, startAt, ...(traces.length === n && { traces }) };
 }
 
 async function runPython(server: RedisServer, n: number, startAt: number, seconds: number): Promise<Result> {
@@ -238,28 +270,37 @@ function idleShare(records: Acquisition[], busy: [number, number][], window: [nu
 }
 
 /**
- * The lock key's life on the server, in the server's order: its keyspace notifications (`set`
- * when it is taken or handed over, `del` or `expired` when it is free), timed as they arrive on
- * one connection of their own. `stop` gives the spans it existed (the last one open: Infinity).
+ * The lock key's life on the server, in the server's order: its keyspace notifications, watched
+ * by bench/handoff-watcher.ts in a worker thread. `stop` gives the spans it existed (epoch ms,
+ * the last one open: Infinity).
  */
-async function watchLock(server: RedisServer): Promise<{ stop(): [number, number][] }> {
+async function watchLock(server: RedisServer): Promise<{ stop(): Promise<[number, number][]> }> {
   const admin = server.client();
   await admin.config('SET', 'notify-keyspace-events', 'Kg$x');
   admin.disconnect();
-  const watcher = server.client();
-  const held: [number, number][] = [];
-  watcher.on('message', (_channel: string, event: string) => {
-    const open = held.at(-1)?.[1] === Infinity;
-    if (event === 'set' && !open) held.push([now(), Infinity]);
-    else if ((event === 'del' || event === 'expired') && open) held.at(-1)![1] = now();
-  });
-  await watcher.subscribe(`__keyspace@0__:${KEY}`);
+  const setup: WatcherSetup = { host: server.host, port: server.port, key: KEY };
+  // A worker does not inherit the tsx loader: it registers tsx's require hook, then loads the watcher.
+  const load = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();
+require(${JSON.stringify(join(__dirname, 'handoff-watcher.ts'))});`;
+  const worker = new Worker(load, { eval: true, workerData: setup });
+  // Rejects if the worker fails (events.once rejects on 'error').
+  const reply = async (): Promise<unknown> => (await once(worker, 'message'))[0];
+  await reply();
+  // The worker's times are process.hrtime's; ours are epoch ms.
+  const offset = now() - Number(process.hrtime.bigint()) / 1e6;
   return {
-    stop: () => {
-      watcher.disconnect();
-      return held;
+    stop: async () => {
+      worker.postMessage('stop');
+      const spans = await reply();
+      await worker.terminate();
+      if (!isSpans(spans)) throw new Error('bench/handoff-watcher.ts answered something other than spans');
+      return spans.map(([from, to]) => [from + offset, to + offset]);
     },
   };
+}
+
+function isSpans(value: unknown): value is [number, number][] {
+  return Array.isArray(value) && value.every((span) => Array.isArray(span) && span.length === 2);
 }
 
 async function totalCalls(admin: Redis): Promise<number> {
@@ -286,6 +327,87 @@ interface Row {
   sentPerAcq: number;
   allPerAcq: number;
   fairness: number;
+  steps?: HandoverSteps;
+}
+
+/** Where a hand-over's time went (ms, p50 over `count` hand-overs; `total` also its mean). */
+interface HandoverSteps {
+  count: number;
+  /** The release called to the releaser's own reply parsed. */
+  releaseReply: number;
+  /** The release called to the hand-over's wake-up parsed by the new holder's subscriber. */
+  wakeup: number;
+  /** The wake-up to the confirmation (the next command) sent. */
+  toConfirmation: number;
+  /** The confirmation's round trip, to its reply parsed. */
+  confirmation: number;
+  /** The confirmation's reply to the caller holding the lock ('confirmed'). */
+  toHeld: number;
+  /** The wake-up to the caller holding the lock ('wake': before the confirmation's reply). */
+  wakeupToHeld: number;
+  /** The release called to the next holder holding the lock. */
+  total: number;
+  totalMean: number;
+}
+
+/**
+ * Each acquisition in the window that a hand-over gave (a hand-over's wake-up reached its
+ * contender after the previous release was called and before it held), step by step: the
+ * previous release's call (the latest before this hold), the wake-up, the contender's last
+ * command sent after it (the confirmation) and its reply, the hold.
+ */
+function handoverSteps(perContender: Acquisition[][], traces: Trace[], end: number): HandoverSteps {
+  const releases = perContender
+    .flatMap((records, contender) => records.map(([, , releasing]) => ({ releasing, contender })))
+    .sort((x, y) => x.releasing - y.releasing);
+  const steps: Record<Exclude<keyof HandoverSteps, 'count' | 'totalMean'>, number[]> = {
+    releaseReply: [],
+    wakeup: [],
+    toConfirmation: [],
+    confirmation: [],
+    toHeld: [],
+    wakeupToHeld: [],
+    total: [],
+  };
+  let before = 0;
+  const byHeld = perContender
+    .flatMap((records, contender) => records.map(([, got]) => ({ got, contender })))
+    .filter(({ got }) => got < end)
+    .sort((x, y) => x.got - y.got);
+  for (const { got, contender } of byHeld) {
+    while (before < releases.length && releases[before].releasing < got) before++;
+    const previous = releases[before - 1];
+    if (!previous) continue;
+    const wakeup = traces[contender].handed.filter((at) => at > previous.releasing && at <= got).at(-1);
+    const confirmation = traces[contender].commands
+      .filter(([sent]) => sent >= (wakeup ?? Infinity) && sent <= got)
+      .at(-1);
+    const releaseCall = traces[previous.contender].commands.find(([sent]) => sent >= previous.releasing);
+    if (wakeup === undefined || !confirmation || !releaseCall) continue;
+    steps.releaseReply.push(releaseCall[1] - previous.releasing);
+    steps.wakeup.push(wakeup - previous.releasing);
+    steps.toConfirmation.push(confirmation[0] - wakeup);
+    steps.confirmation.push(confirmation[1] - confirmation[0]);
+    steps.toHeld.push(got - confirmation[1]);
+    steps.wakeupToHeld.push(got - wakeup);
+    steps.total.push(got - previous.releasing);
+  }
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((x, y) => x - y),
+      50,
+    );
+  return {
+    count: steps.total.length,
+    releaseReply: median(steps.releaseReply),
+    wakeup: median(steps.wakeup),
+    toConfirmation: median(steps.toConfirmation),
+    confirmation: median(steps.confirmation),
+    toHeld: median(steps.toHeld),
+    wakeupToHeld: median(steps.wakeupToHeld),
+    total: median(steps.total),
+    totalMean: steps.total.reduce((sum, value) => sum + value, 0) / Math.max(1, steps.total.length),
+  };
 }
 
 async function cell(server: RedisServer, variant: Variant, n: number, seconds: number): Promise<Row> {
@@ -310,12 +432,16 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
   }
   const calls = await totalCalls(admin);
   admin.disconnect();
-  const existed = watch.stop();
+  const existed = await watch.stop();
+  const end = startAt + seconds * 1000;
+  // Acquisitions/s: those held within the window. The contenders queued at its end still take
+  // the lock after it (at N = 32, about 30 more), which counted would overstate the rate.
+  const held = result.perContender.map((records) => records.filter(([, got]) => got < end));
+  const acquisitions = held.flat().length;
   const records = result.perContender.flat();
-  const acquisitions = records.length;
   const waits = records.map(([want, got]) => got - want).sort((x, y) => x - y);
-  const meanHold = records.reduce((total, [, got, releasing]) => total + (releasing - got), 0) / acquisitions;
-  const counts = result.perContender.map((r) => r.length);
+  const meanHold = records.reduce((total, [, got, releasing]) => total + (releasing - got), 0) / records.length;
+  const counts = held.map((r) => r.length);
   return {
     variant,
     n,
@@ -329,9 +455,11 @@ async function cell(server: RedisServer, variant: Variant, n: number, seconds: n
       records.map(([, got, releasing]) => [got, releasing]),
       [startAt, startAt + seconds * 1000],
     ),
-    sentPerAcq: result.sent / acquisitions,
-    allPerAcq: calls / acquisitions,
+    // Commands per acquisition: all of them, sent and counted through the tail too.
+    sentPerAcq: result.sent / records.length,
+    allPerAcq: calls / records.length,
     fairness: Math.max(...counts) / Math.max(1, Math.min(...counts)),
+    ...(result.traces && n > 1 && { steps: handoverSteps(result.perContender, result.traces, end) }),
   };
 }
 
@@ -368,6 +496,22 @@ function print(rows: Row[]): void {
   console.log(line(header));
   console.log(`|${widths.map((w, i) => '-'.repeat(w + 1) + (i === 1 ? '-' : ':')).join('|')}|`);
   for (const row of table) console.log(line(row));
+  for (const { n, variant, steps } of rows) {
+    if (!steps || steps.count === 0) continue;
+    const ms = (value: number) => value.toFixed(3);
+    // 'wake' holds at the wake-up, before the confirmation's reply.
+    const toHeld =
+      variant === 'w'
+        ? `held +${ms(steps.wakeupToHeld)} (its confirmation sent +${ms(steps.toConfirmation)}, answered ` +
+          `${ms(steps.confirmation)} later)`
+        : `confirmation sent +${ms(steps.toConfirmation)} -> its reply +${ms(steps.confirmation)} -> ` +
+          `held +${ms(steps.toHeld)}`;
+    console.log(
+      `N=${n} ${NAMES[variant]}, a hand-over step by step (p50 ms over ${steps.count}): release called -> ` +
+        `wake-up parsed ${ms(steps.wakeup)} (the releaser's reply ${ms(steps.releaseReply)}) -> ${toHeld}; ` +
+        `release called -> held ${ms(steps.total)} (mean ${ms(steps.totalMean)})`,
+    );
+  }
 }
 
 /** Issue 28's idle targets: 5 % at N = 8, 8 % at N = 32 (and any N above 8). */

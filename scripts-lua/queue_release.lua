@@ -76,16 +76,18 @@ end
 -- pcall: the wake-up is an optimisation (see release.lua); a handed lock is the waiter's either
 -- way, and it finds out by its next call. The server's time lets it tell how much claim is left.
 -- Sent on the channels of the two waiters' clients alone: the lock's own channel would wake
--- every client waiting on it for each hand-over.
+-- every client waiting on it for each hand-over. The next one's first: Redis and Valkey write the
+-- clients given output in one event-loop turn last first, so the new holder's wake-up goes out
+-- ahead of the next one's notice (a client waiting for both reads it first).
 if handed then
   local function channel(ticket)
     return tickets .. ':' .. string.match(ticket, '^[^.]*')
   end
   local wake = 'hand ' .. handed .. ' ' .. string.format('%d', now)
-  redis.pcall('SPUBLISH', channel(handed), after and wake .. ' next ' .. after or wake)
   if after and channel(after) ~= channel(handed) then
     redis.pcall('SPUBLISH', channel(after), wake .. ' next ' .. after)
   end
+  redis.pcall('SPUBLISH', channel(handed), after and wake .. ' next ' .. after or wake)
 else
   redis.call('DEL', lock)
   redis.pcall('SPUBLISH', lock, '')

@@ -185,7 +185,7 @@ export function renderHelper(clientId: string, pack: Pack, options: HelperOption
  * The options a helper was rendered with, from its header: what it records, and for a header from
  * before kinds were recorded (all kinds in one file), the kinds whose scripts it embeds.
  */
-export function headerOptions(header: HelperHeader): Record<string, string> {
+export function headerOptions(header: HelperHeader, text: string): Record<string, string> {
   const client = findClient(header.client);
   const extension = templateExtension(client);
   const embeds = (kind: Kind) => {
@@ -193,9 +193,10 @@ export function headerOptions(header: HelperHeader): Record<string, string> {
     return scripts.length > 0 && scripts.every((script) => header.scripts.has(script));
   };
   const available = availableKinds(client, extension);
-  // Waiting in line was in the core before it became the wakeups part: a helper that embeds the
-  // part's scripts carries it, whatever its header records.
-  const woken = available.includes('wakeups') && embeds('wakeups') ? ['wakeups'] : [];
+  // Wake-ups were in the core before they became the wakeups part: a helper that embeds the part's
+  // scripts (acquire_queued), or subscribes (the JVM helpers embed none; no core or other part
+  // names SSUBSCRIBE), carries it, whatever its header records.
+  const woken = available.includes('wakeups') && (embeds('wakeups') || /ssubscribe/i.test(text)) ? ['wakeups'] : [];
   // Such a helper that does not record the part is older than it, and had redis-py's asyncio API in its core too.
   if (woken.length && !header.options.kinds?.split(',').includes('wakeups') && available.includes('asyncio'))
     woken.push('asyncio');
@@ -211,13 +212,13 @@ export function headerOptions(header: HelperHeader): Record<string, string> {
 
 /** Whether a helper file is outdated against `pack` (LOCK008) or was edited by hand; undefined for other files. */
 export function checkHelperFile(text: string, pack: Pack): HelperCheck | undefined {
-  return checkHelper(text, pack, (header) => renderHelper(header.client, pack, headerOptions(header)).text);
+  return checkHelper(text, pack, (header) => renderHelper(header.client, pack, headerOptions(header, text)).text);
 }
 
 /** A helper file rendered again from the installed pack: the same client and options, kinds kept. */
 export function updatedHelper(text: string, pack: Pack): RenderedHelper | undefined {
   const header = readHelperHeader(text);
-  return header && renderHelper(header.client, pack, headerOptions(header));
+  return header && renderHelper(header.client, pack, headerOptions(header, text));
 }
 
 export interface KindsAdded {
@@ -233,7 +234,7 @@ export interface KindsAdded {
 export function helperWithKinds(text: string, pack: Pack, kinds: readonly Kind[]): KindsAdded | undefined {
   const header = readHelperHeader(text);
   if (!header) return undefined;
-  const options = headerOptions(header);
+  const options = headerOptions(header, text);
   const had = kindsOf(options);
   const added = KINDS.filter((kind) => kinds.includes(kind) && !had.includes(kind));
   const helper = renderHelper(header.client, pack, { ...options, kinds: kindsValue([...had, ...added]) });
@@ -268,8 +269,24 @@ export function refreshHelper(text: string, pack: Pack, kinds: readonly Kind[] =
   return { text: check.outdated || added.length ? helper.text : undefined, added, reasons, edited: check.edited };
 }
 
+/** What a file's own code shows it will call beyond the core: redis-py's asyncio API where it imports redis.asyncio. */
+const SUGGESTED: Partial<Record<string, { kind: Kind; shows: RegExp }>> = {
+  'redis-py': {
+    kind: 'asyncio',
+    shows: /^\s*(?:import\s+redis\.asyncio\b|from\s+redis(?:\.asyncio\b|\s+import\s+asyncio\b))/m,
+  },
+};
+
+/** The parts to offer ticked for a new helper of the client, from the file it is added for. */
+export function suggestedKinds(clientId: string, fileText: string): Kind[] {
+  const suggestion = SUGGESTED[clientId];
+  return suggestion && suggestion.shows.test(fileText) && helperKinds(clientId).includes(suggestion.kind)
+    ? [suggestion.kind]
+    : [];
+}
+
 /** The lock kinds a helper file carries beyond the plain lock (for an old header, those whose scripts it embeds). */
 export function carriedKinds(text: string): Kind[] {
   const header = readHelperHeader(text);
-  return header ? kindsOf(headerOptions(header)) : [];
+  return header ? kindsOf(headerOptions(header, text)) : [];
 }

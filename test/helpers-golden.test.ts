@@ -316,7 +316,7 @@ ${sites.map(({ pattern, code }) => `export async function ${pattern}(): Promise<
       'kinds.ts': helperOf('glide-node', { flavor: 'ts', kinds: helperKinds('glide-node').join(',') }).text,
       'callsites.ts': `import type { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 ${sites[0].imports.join('\n')}
-import { enableWakeups } from './locksmith.js';
+import { enableWakeups } from './kinds.js'; // the wakeups part's
 
 export async function sites(standalone: GlideClient, cluster: GlideClusterClient): Promise<void> {
   enableWakeups(cluster, { addresses: [{ host: '127.0.0.1', port: 7000 }] });

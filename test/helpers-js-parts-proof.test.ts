@@ -14,6 +14,11 @@
 // - fenced-writes: a holder that stops itself (SIGSTOP) past its lease while another takes the
 //   lock and writes has its guarded and its fenced write refused once continued; a newer fencing
 //   token's write commits; misuse is refused before anything is written.
+// - waiting (ioredis, in this process): without the wakeups part, a dead holder's plain,
+//   reentrant, write and semaphore locks are taken as their lease ends, polled, not subscribed;
+//   a wait cancelled by options.signal rejects with its reason;
+//   with the core alone the waiter reads the lease's PTTL (a try never does), neither subscribes nor
+//   queues; with the wakeups part it subscribes and queues, and leaves the line when cancelled.
 // On a 3-master Cluster through each library's cluster client: multi across slots, and replica-wait's
 // pipeline reaching the lock's master. And the TypeScript helpers with every part type-check
 // (strict) against the real libraries.
@@ -24,7 +29,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Cluster, Redis } from 'ioredis';
-import { keySlot } from '../pack/layout';
+import { keySlot, waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
 import type { Kind } from '../snippets/compose';
 import { helperKinds, renderHelper } from '../snippets/helper';
@@ -41,7 +46,7 @@ import {
 import { npmPackages } from '../harness/toolchains';
 import { HELPER_PROOFS, prepareOnce, type HelperProof } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
-import { sleep, waitFor } from './helpers';
+import { commandCalls, sleep, waitFor } from './helpers';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-js-parts-'));
@@ -227,6 +232,84 @@ function proofs(server: ServerKind): void {
   });
   beforeEach(async () => {
     await redis.flushall();
+  });
+
+  describe(`waiting, with the core alone and with the wakeups part (ioredis, in this process) against a real ${server}`, () => {
+    type Take = (redis: Redis, key: string, options: object) => Promise<unknown>;
+    type Helper = Record<'acquire' | 'tryAcquire' | 'acquireWrite' | 'acquireRead' | 'acquireSemaphore', Take>;
+    const KEY = 'proof:cancel';
+    const helperWith = async (parts: 'core' | 'wakeups' | 'reentrant,read-write,semaphore'): Promise<Helper> => {
+      const dir = join(work, 'waiting', parts.replace(/,/g, '+'));
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'locksmith.cjs'),
+        renderHelper('ioredis', pack, { flavor: 'cjs', ...(parts !== 'core' && { kinds: parts }) }).text,
+      );
+      return ((await import(pathToFileURL(join(dir, 'locksmith.cjs')).href)) as { default: Helper }).default;
+    };
+
+    // The waiter's retry bound is 2 s: one that slept it past the lease's end would be seconds late.
+    test("without the wakeups part, a dead holder's plain, reentrant, write and semaphore locks are taken as their 1 s lease ends, polled", async (t) => {
+      const h = await helperWith('reentrant,read-write,semaphore');
+      const wait = { ttlMs: 1000, waitMs: 10_000, retryMs: 2000 };
+      const subscribed = await commandCalls(redis, 'ssubscribe');
+      const kinds: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+        ['plain', () => h.acquire(redis, 'k:plain', { ttlMs: 1000 }), () => h.acquire(redis, 'k:plain', wait)],
+        [
+          'reentrant',
+          () => h.acquire(redis, 'k:re', { ttlMs: 1000, reentrant: true }),
+          () => h.acquire(redis, 'k:re', { ...wait, reentrant: true }),
+        ],
+        [
+          'write, then read',
+          () => h.acquireWrite(redis, 'k:rw', { ttlMs: 1000 }),
+          () => h.acquireRead(redis, 'k:rw', wait),
+        ],
+        [
+          'semaphore of 1',
+          () => h.acquireSemaphore(redis, 'k:sem', { ttlMs: 1000, permits: 1 }),
+          () => h.acquireSemaphore(redis, 'k:sem', { ...wait, permits: 1 }),
+        ],
+      ];
+      for (const [kind, hold, take] of kinds) {
+        const from = Date.now();
+        await hold(); // and never released: the holder is gone
+        await take();
+        const tookMs = Date.now() - from;
+        t.diagnostic(`${kind}: taken ${tookMs} ms after the holder's take began`);
+        assert.ok(tookMs >= 950 && tookMs < 1300, `${kind}: taken after ${tookMs} ms; the lease was 1000 ms`);
+      }
+      assert.equal(await commandCalls(redis, 'ssubscribe'), subscribed, 'no subscription');
+    });
+    const subscribers = async () => ((await redis.call('PUBSUB', 'SHARDNUMSUB', KEY)) as [string, number])[1];
+
+    for (const parts of ['core', 'wakeups'] as const) {
+      test(`${parts}: a wait cancelled by options.signal rejects with its reason and leaves nothing behind`, async () => {
+        const { acquire, tryAcquire } = await helperWith(parts);
+        await redis.set(KEY, 'other-owner', 'PX', 60_000);
+        const pttlBefore = await commandCalls(redis, 'pttl');
+        assert.equal(await tryAcquire(redis, KEY, { ttlMs: 1000 }), null);
+        assert.equal(await commandCalls(redis, 'pttl'), pttlBefore, 'a try never reads the lease');
+        const cancel = new AbortController();
+        const waiting = acquire(redis, KEY, { ttlMs: 1000, waitMs: 60_000, retryMs: 100, signal: cancel.signal });
+        const rejected = assert.rejects(waiting, (error) => error === cancel.signal.reason);
+        if (parts === 'core') {
+          // It polls: the lease's PTTL after each busy try, no subscription, no place in line.
+          await waitFor('the waiter read the lease', async () => (await commandCalls(redis, 'pttl')) > pttlBefore);
+          await sleep(300);
+          assert.equal(await subscribers(), 0, 'no subscription');
+          assert.equal(await redis.exists(waitersKey(KEY)!), 0, 'no place in line');
+        } else {
+          await waitFor('the waiter subscribed', async () => (await subscribers()) === 1);
+          await waitFor('the waiter in line', async () => (await redis.zcard(waitersKey(KEY)!)) === 1);
+        }
+        cancel.abort(new Error('the caller stopped waiting'));
+        await rejected;
+        assert.equal(await redis.get(KEY), 'other-owner');
+        assert.equal(await redis.zcard(waitersKey(KEY)!), 0, 'left the line');
+        await waitFor('no subscription left', async () => (await subscribers()) === 0);
+      });
+    }
   });
 
   for (const proof of JS_PROOFS) {

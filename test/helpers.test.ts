@@ -12,7 +12,7 @@ import { loadPack, parseScript, SCRIPT_NAMES, type Pack } from '../pack/pack';
 import { callSiteLines, DEFAULT_HELPER_IMPORT, renderCallSite, renderCallSiteSnippet } from '../snippets/callsite';
 import { CLIENTS } from '../snippets/clients';
 import { packVersion, readHelperHeader } from '../snippets/header';
-import { LOCK_KINDS, type Kind } from '../snippets/compose';
+import { KINDS, LOCK_KINDS, type Kind } from '../snippets/compose';
 import {
   carriedKinds,
   checkHelperFile,
@@ -20,6 +20,7 @@ import {
   helperWithKinds,
   refreshHelper,
   renderHelper,
+  suggestedKinds,
   updatedHelper,
 } from '../snippets/helper';
 import { outdatedHelper } from '../server/src/lockFix';
@@ -221,22 +222,62 @@ describe('lock kinds', () => {
     assert.equal(outdatedHelper(old, newer)!.update, renderHelper('redis-py', newer, kinds).text);
   });
 
-  // Written before waiting in line became the wakeups part (main at 25f7f92): the core had it.
-  // Its core had redis-py's asyncio API then too: the asyncio part.
-  for (const [client, file, had, core] of [
-    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups']],
-    ['redis-py', 'redis-py-reentrant-waiting-in-line.py', ['reentrant'], ['wakeups', 'asyncio']],
+  // Written before wake-ups became the wakeups part (main at 25f7f92): the core had them, in line
+  // (acquire_queued) or, for the JVM helpers, subscribed without a queue. redis-py's core had its
+  // asyncio API then too: the asyncio part.
+  for (const [client, file, had, core, woken] of [
+    ['ioredis', 'ioredis-core-waiting-in-line.ts', [], ['wakeups'], /@locksmith-script acquire_queued /],
+    [
+      'redis-py',
+      'redis-py-reentrant-waiting-in-line.py',
+      ['reentrant'],
+      ['wakeups', 'asyncio'],
+      /@locksmith-script acquire_queued /,
+    ],
+    ['jedis', 'jedis-core-wake-ups.java', [], ['wakeups'], /ssubscribe/i],
+    ['lettuce', 'lettuce-reentrant-wake-ups.java', ['reentrant'], ['wakeups'], /Options wakeups\(/],
+    ['glide-java', 'glide-java-core-wake-ups.java', [], ['wakeups'], /Options wakeups\(/],
   ] as const) {
-    test(`${client}: a helper whose core waited in line keeps waiting in line (the wakeups part) when a part is added or it is updated`, () => {
+    test(`${client}: a helper whose core was woken keeps its wake-ups (the wakeups part) when a part is added or it is updated`, () => {
       const old = readFileSync(join(__dirname, 'fixtures', 'helpers', file), 'utf8');
       assert.deepEqual(carriedKinds(old), [...had, ...core]);
-      const added = helperWithKinds(old, pack, ['semaphore'])!;
-      assert.deepEqual(added.added, ['semaphore']);
-      assert.deepEqual(carriedKinds(added.helper.text), [...had, 'semaphore', ...core]);
-      assert.match(added.helper.text, /@locksmith-script acquire_queued /);
+      const part = helperKinds(client).includes('semaphore') ? 'semaphore' : 'fenced-writes';
+      const added = helperWithKinds(old, pack, [part])!;
+      assert.deepEqual(added.added, [part]);
+      assert.deepEqual(
+        carriedKinds(added.helper.text),
+        KINDS.filter((kind) => [...had, part, ...core].includes(kind)),
+      );
+      assert.match(added.helper.text, woken);
       assert.deepEqual(carriedKinds(updatedHelper(old, pack)!.text), [...had, ...core]);
     });
   }
+
+  // What tells a helper written before the wakeups part, whose core subscribed: keep it true.
+  test('no helper names SSUBSCRIBE without its wakeups part', () => {
+    for (const client of CLIENTS.filter(({ id }) => helperKinds(id).includes('wakeups'))) {
+      const kinds = helperKinds(client.id).filter((kind) => kind !== 'wakeups');
+      const text = renderHelper(client.id, pack, kinds.length ? { kinds: kinds.join(',') } : {}).text;
+      assert.doesNotMatch(text, /ssubscribe/i, client.id);
+    }
+  });
+
+  test('a new redis-py helper for a file that imports redis.asyncio is offered its asyncio part; other files and clients none', () => {
+    for (const text of [
+      'import redis.asyncio as redis\n',
+      'from redis.asyncio import Redis\n',
+      'from redis import asyncio as aioredis\n',
+    ])
+      assert.deepEqual(suggestedKinds('redis-py', text), ['asyncio'], text);
+    for (const text of [
+      'import redis\n',
+      'from redis import Redis\n',
+      '# see redis.asyncio\n',
+      'import redis_asyncio_shim\n',
+    ])
+      assert.deepEqual(suggestedKinds('redis-py', text), [], text);
+    assert.deepEqual(suggestedKinds('glide-python', 'from redis.asyncio import Redis\n'), []);
+  });
 
   test('a kind the client has no file for gets a message naming its kinds, and nothing is rendered', () => {
     assert.throws(() => renderHelper('stackexchange', pack, { kinds: 'semaphore' }), {
@@ -348,18 +389,20 @@ describe("glide-node: the helper in Valkey GLIDE's idiom", () => {
     }
   });
 
-  test('enableWakeups is exported in every flavor; without it (and on a GlideClient) the waiters poll', () => {
-    const [[, ts], [, esm], [, cjs]] = flavors;
+  test('the wakeups part exports enableWakeups in every flavor; without it (and on a GlideClient) the waiters poll', () => {
+    const woken = JS_FLAVORS.map((flavor) => renderHelper('glide-node', pack, { flavor, kinds: 'wakeups' }).text);
+    const [ts = '', esm = '', cjs = ''] = woken;
     assert.match(
       ts,
       /^export function enableWakeups\(client: GlideClusterClient, configuration: GlideClusterClientConfiguration\): void \{$/m,
     );
     assert.match(esm, /^export function enableWakeups\(client, configuration\) \{$/m);
-    assert.match(cjs, /^module\.exports\.enableWakeups = enableWakeups;$/m);
-    for (const [flavor, text] of flavors) {
-      assert.match(text, /if \(configuration === undefined\) return POLLING;/, flavor);
-      assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/, flavor);
+    assert.match(cjs, /^module\.exports = \{\n(?: {2}\w+,\n)* {2}enableWakeups,\n/m);
+    for (const text of woken) {
+      assert.match(text, /if \(configuration === undefined\) return POLLING;/);
+      assert.match(text, /opened\.ssubscribe\(\[key\], 10_000\)/);
     }
+    for (const [flavor, text] of flavors) assert.doesNotMatch(text, /enableWakeups|ssubscribe/, flavor);
   });
 });
 
@@ -446,21 +489,20 @@ describe("glide-java: the helper in Valkey GLIDE for Java's idiom", () => {
       text,
       /\} catch \(RequestException error\) \{\n\s+if \(!String\.valueOf\(error\.getMessage\(\)\)\.toLowerCase\(Locale\.ROOT\)\.contains\("noscript"\)\) throw error;\n\s+List<String> eval = new ArrayList<>\(List\.of\("EVAL", lua, String\.valueOf\(keys\.size\(\)\)\)\);/,
     );
-    assert.match(text, /Scripts scripts = scripts\(client, client::customCommand\);/);
-    assert.match(text, /client\.customCommand\(command\)\.thenApply\(ClusterValue::getSingleValue\)/);
+    assert.match(text, /cluster\.customCommand\(command\)\.thenApply\(ClusterValue::getSingleValue\)/);
+    assert.match(text, /: \(\(GlideClient\) client\)\.customCommand\(command\)\);/);
   });
 
-  test('waiters poll with jittered back-off, or with Options.wakeups on a cluster client open a sharded subscriber per wait', () => {
+  test('waiters poll; with the wakeups part and Options.wakeups on a cluster client they open a sharded subscriber per wait', () => {
+    assert.doesNotMatch(text, /Wakeups|SHARDED|public Options wakeups/, 'the core alone polls');
+    const woken = renderHelper('glide-java', pack, { kinds: 'wakeups' }).text;
+    assert.match(woken, /wakeups = Wakeups\.listen\(options\.wakeups, key, Math\.min\(options\.retryMs, leftMs\)\);/);
+    assert.match(woken, /\.subscription\(PubSubClusterChannelMode\.SHARDED, key\)/);
     assert.match(
-      text,
-      /if \(wakeups == null && options\.wakeups != null\) \{\n\s+wakeups = Wakeups\.listen\(options\.wakeups, key, Math\.min\(options\.retryMs, leftMs\)\);/,
-    );
-    assert.match(text, /\.subscription\(PubSubClusterChannelMode\.SHARDED, key\)/);
-    assert.match(
-      text,
+      woken,
       /throw new IllegalArgumentException\("wakeups need a GlideClusterClient: GLIDE has sharded pub\/sub in cluster mode only"\);/,
     );
-    assert.doesNotMatch(text, /ACQUIRE_QUEUED/);
+    assert.doesNotMatch(woken, /ACQUIRE_QUEUED/);
   });
 });
 

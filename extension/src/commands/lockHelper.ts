@@ -8,7 +8,14 @@ import type { ClientInfo } from '../../../snippets/clients';
 import { KIND_TITLES, KINDS, noSuchKind, type Kind } from '../../../snippets/compose';
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-import { carriedKinds, checkHelperFile, helperKinds, refreshHelper, renderHelper } from '../../../snippets/helper';
+import {
+  carriedKinds,
+  checkHelperFile,
+  helperKinds,
+  refreshHelper,
+  renderHelper,
+  suggestedKinds,
+} from '../../../snippets/helper';
 import {
   helperImportFor,
   helperSearchPaths,
@@ -96,7 +103,7 @@ async function choosePlacement(
   return picked?.placement;
 }
 
-/** The parts (lock kinds, features) to add: `named` when given (checked), else the user's pick among the client's, the ones it has ticked. */
+/** The parts (lock kinds, features) to add: `named` when given (checked), else the user's pick among the client's, `has` ticked (what the helper carries, or what the file suggests). */
 async function chooseKinds(client: ClientInfo, named: string[] | undefined, has: Kind[]): Promise<Kind[] | undefined> {
   const available = helperKinds(client.id);
   if (named) {
@@ -141,7 +148,7 @@ export function addLockHelper(ctx: Ctx): Cmd {
     const kinds = await chooseKinds(
       client,
       args ? (args.kinds ?? []) : undefined,
-      existingText ? carriedKinds(existingText) : [],
+      existingText ? carriedKinds(existingText) : suggestedKinds(client.id, document.getText()),
     );
     if (!kinds) return 'cancelled';
     if (existing && existingText !== undefined) {

@@ -83,8 +83,8 @@ async function takeAll(redis«ts:: LockClient», groups«ts:: string[][]», toke
  * Takes every lock in keys, all or none (the "move money between two accounts" lock), waiting up
  * to options.waitMs (default 10 s), then LockBusyError naming a busy key. Keys in one hash slot (on
  * one server: all of them) are taken in one call (multi_acquire); across a cluster's slots, slot by
- * slot in one fixed order, and a busy key gives back the slots taken before waiting for that key's
- * release, its lease's end or the jittered retry bound. No caller waits while holding part of its
+ * slot in one fixed order, and a busy key gives back the slots taken before waiting for that key
+ * (see Waiter). No caller waits while holding part of its
  * keys: no deadlock, whatever the key sets overlap.
  */
 «esm:export »async function acquireMulti(redis«ts:: LockClient», keys«ts:: string[]», options«ts:: WaitOptions»)«ts:: Promise<MultiLease>» {
@@ -94,24 +94,21 @@ async function takeAll(redis«ts:: LockClient», groups«ts:: string[][]», toke
   signal?.throwIfAborted();
   const token = newToken();
   const deadline = Date.now() + waitMs;
-  let listening«ts:: { key: string; waiter: Waiter; leave: () => void } | undefined»;
+  let waiter«ts:: Waiter | undefined»;
   try {
     for (;;) {
       const busy = await takeAll(redis, groups, token, ttlMs);
       if (busy === undefined) return new MultiLease(redis, groups, token, ttlMs, renew);
       const leftMs = deadline - Date.now();
       if (leftMs <= 0) throw new LockBusyError(busy.key, waitMs);
-      if (listening?.key !== busy.key) {
-        listening?.leave();
-        const [waiter, leave] = await listen(redis, busy.key, token, retryMs);
-        listening = { key: busy.key, waiter, leave };
-        continue; // its release may have gone out before the subscription: try again at once
+      if (waiter?.key !== busy.key) {
+        waiter?.leave();
+        waiter = await waitFor(redis, busy.key, token, retryMs);
       }
-      const boundMs = retryMs * (0.5 + Math.random() / 2);
-      await listening.waiter.sleep(Math.min(leftMs, boundMs, busy.pttl >= 0 ? busy.pttl : Infinity), signal);
+      await waiter.sleep(leftMs, busy.pttl, signal);
     }
   } finally {
-    listening?.leave();
+    waiter?.leave();
   }
 }
 

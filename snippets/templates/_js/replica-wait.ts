@@ -85,7 +85,7 @@ function shortfallOf(lock«ts:: string», wait«ts:: ReplicaWait», error«ts:: 
 function replicated(wait«ts:: ReplicaWait»)«ts:: typeof call» {
   const command = wait.fsync ? ['WAITAOF', 1, wait.replicas, wait.timeoutMs] : ['WAIT', wait.replicas, wait.timeoutMs];
   return async (redis, name, keys, args) => {
-    const [lock = '', queue] = name === 'locksmithAcquireQueued' ? keys : keys.slice(0, 1);
+    const [lock = '', queue] = name === 'locksmithAcquire' ? keys.slice(0, 1) : keys; // acquire_queued: [lock, queue, fence?]
     const [reply, waitError, waited] = await pipelineWait(redis, name, keys, args, command);
     if (reply !== undefined && Number(Array.isArray(reply) ? reply[0] : reply) === 0) return reply; // busy
     // Compare-and-delete by the token: a no-op when the script did not take the lock.

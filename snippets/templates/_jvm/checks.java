@@ -1,9 +1,4 @@
-    static void checkMs(String name, long value, boolean positive) {
-        if (value < (positive ? 1 : 0)) {
-            throw new IllegalArgumentException(
-                    name + " must be a " + (positive ? "positive" : "non-negative") + " integer of milliseconds, got " + value);
-        }
-    }
+«include:_jvm/check-ms»
 
     static String sha1(String lua) {
         try {

@@ -98,19 +98,10 @@
         }
     }
 
-    /** How a multi-key acquire hears of a busy key's release: a wait on the key (a helper that polls has none). */
+    /** How a multi-key waiter pauses after a pass found key busy (leaseMs: its PTTL; leftMs: what is left of the wait). */
     @FunctionalInterface
-    interface MultiWakeups {
-        /** Listens for key's release; returns once listening, or after patienceMs (then the retry bound covers). */
-        MultiWait listen(String key, long patienceMs) throws InterruptedException;
-    }
-
-    /** A wait on one key's release: sleep returns when it is released or after ms; stop ends the wait. */
-    record MultiWait(String key, Sleep sleep, Runnable stop) {}
-
-    @FunctionalInterface
-    interface Sleep {
-        void sleep(long ms) throws InterruptedException;
+    interface Pause {
+        void pause(String key, long leaseMs, long leftMs) throws InterruptedException;
     }
 
     /** The key a pass found held by another owner, and its lease left (-1: none). */
@@ -120,38 +111,20 @@
      * Takes every lock in keys, all or none (the "move money between two accounts" lock), waiting up
      * to options.waitMs, then LockBusyException naming a busy key. Keys in one hash slot (on one
      * server: all of them) in one call (multi_acquire); across a cluster's slots, slot by slot in one
-     * fixed order, and a busy key gives back the slots taken before waiting for that key's release
-     * (with wakeups), its lease's end or the jittered retry bound. No caller waits while holding part
-     * of its keys: no deadlock, however the key sets overlap.
+     * fixed order, and a busy key gives back the slots taken before the pause (as acquire's, on that
+     * key). No caller waits while holding part of its keys: no deadlock, however the key sets overlap.
      */
-    static MultiLease acquireMulti(Scripts redis, boolean cluster, MultiWakeups wakeups, List<String> keys, Options options)
+    static MultiLease acquireMulti(Scripts redis, boolean cluster, Pause pause, List<String> keys, Options options)
             throws InterruptedException {
         List<List<String>> groups = checkMulti(keys, cluster, options);
         String token = newToken();
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
-        MultiWait listening = null;
-        try {
-            for (int attempt = 0; ; attempt++) {
-                BusyKey busy = takeAll(redis, groups, token, options.ttlMs);
-                if (busy == null) return new MultiLease(redis, groups, token, options.ttlMs, options.renew);
-                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-                if (leftMs <= 0) throw new LockBusyException(busy.key(), options.waitMs);
-                if (wakeups != null && (listening == null || !listening.key().equals(busy.key()))) {
-                    if (listening != null) listening.stop().run();
-                    listening = null; // stopped once, even when the next listen fails
-                    listening = wakeups.listen(busy.key(), Math.min(options.retryMs, leftMs));
-                    continue; // its release may have gone out before the subscription: try again at once
-                }
-                double boundMs = listening != null
-                        ? options.retryMs
-                        : Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs);
-                long ms = Math.min((long) (boundMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs);
-                if (busy.pttlMs() >= 0) ms = Math.min(ms, busy.pttlMs());
-                if (listening != null) listening.sleep().sleep(ms);
-                else Thread.sleep(ms);
-            }
-        } finally {
-            if (listening != null) listening.stop().run();
+        for (;;) {
+            BusyKey busy = takeAll(redis, groups, token, options.ttlMs);
+            if (busy == null) return new MultiLease(redis, groups, token, options.ttlMs, options.renew);
+            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0) throw new LockBusyException(busy.key(), options.waitMs);
+            pause.pause(busy.key(), busy.pttlMs(), leftMs);
         }
     }
 
@@ -182,8 +155,6 @@
      */
     private static List<List<String>> checkMulti(List<String> keys, boolean cluster, Options options) {
         checkMs("ttlMs", options.ttlMs, true);
-        checkMs("waitMs", options.waitMs, false);
-        checkMs("retryMs", options.retryMs, true);
         if (options.fenceKey != null) {
             throw new IllegalArgumentException("fenceKey works with the plain lock, not with a multi-key lock");
         }

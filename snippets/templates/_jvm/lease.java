@@ -1,6 +1,5 @@
     /** The lock stayed held by another owner for the whole wait. */
     public static final class LockBusyException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
         public final String key;
         public final long waitedMs;
 
@@ -14,7 +13,6 @@
 
     /** The lease ended while the holder still relied on it: taken by another owner, expired, or not renewable. */
     public static final class LeaseLostException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
         public final String key;
 
         LeaseLostException(String key, String why, Throwable cause) {
@@ -33,21 +31,13 @@
     /** A held lock. Closing it releases it and throws LeaseLostException if the lease was gone by then. */
     public static final class Lease implements AutoCloseable {
         private final Scripts redis;
-        private final String extendLua;
-        private final String releaseLua;
-        private final String key;
-        private final String token;
+        private final String extendLua, releaseLua, key, token;
         private final Long fence;
         private final long ttlMs;
         private final ScheduledFuture<?> renewal;
         private volatile LeaseLostException lostReason;
-        private boolean released;
+        private volatile boolean released;
 
-        Lease(Scripts redis, String key, String token, Long fence, long ttlMs, boolean renew) {
-            this(redis, EXTEND, RELEASE, key, token, fence, ttlMs, renew);
-        }
-
-        /** A lease of a kind whose scripts extendLua and releaseLua extend and release it. */
         Lease(Scripts redis, String extendLua, String releaseLua, String key, String token, Long fence, long ttlMs,
                 boolean renew) {
             this.redis = redis;
@@ -61,29 +51,14 @@
             this.renewal = renew ? RENEWER.scheduleAtFixedRate(this::renewOnce, every, every, TimeUnit.MILLISECONDS) : null;
         }
 
-        public String key() {
-            return key;
-        }
-
+        public String key() { return key; }
         /** This holder's owner token: the lock key's value while it is held. */
-        public String token() {
-            return token;
-        }
-
+        public String token() { return token; }
         /** The fencing token with a fence key (else null): the guarded resource refuses older ones. */
-        public Long fence() {
-            return fence;
-        }
-
-        /** True once a renewal found the lease gone or failed: stop writing. */
-        public boolean lost() {
-            return lostReason != null;
-        }
-
-        /** Why the lease was lost, or null. */
-        public LeaseLostException lostReason() {
-            return lostReason;
-        }
+        public Long fence() { return fence; }
+        /** True once a renewal found the lease gone or failed: stop writing. Why: lostReason(), else null. */
+        public boolean lost() { return lostReason != null; }
+        public LeaseLostException lostReason() { return lostReason; }
 
         /** Sets the lease to ttlMs from now; false when it is no longer held. */
         public boolean extend(long ttlMs) {
@@ -105,10 +80,8 @@
         /** Releases; throws LeaseLostException when the lease was gone before that (another holder may have run too). */
         @Override
         public void close() {
-            synchronized (this) {
-                if (released) return;
-            }
-            if (!release()) throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
+            if (released || release()) return;
+            throw new LeaseLostException(key, "it expired or was taken before release", lostReason);
         }
 
         private synchronized void renewOnce() {

@@ -11,13 +11,9 @@ import java.util.regex.Pattern;
 «section:options»
 «include:_jvm/replica-wait-options»
 «section:attempt»
-        if (options.waitForReplicas != null) return attemptAndWait(redis, key, keys, token, options);
-«section:scripts-of»
-        scripts = new On(client, scripts);
+        if (options.waitForReplicas != null) return attemptAndWait(redis, client, key, keys, token, options);
 «section:code»
 «include:_jvm/replica-wait»
-
-«include:_jvm/replica-wait-on»
 
     /**
      * The acquire and WAIT (WAITAOF) as one non-atomic GLIDE batch: a pipeline on GLIDE's one
@@ -25,10 +21,10 @@ import java.util.regex.Pattern;
      * has no key), each reply read on its own. GLIDE's request timeout (250 ms by default) would
      * cut a longer WAIT: the batch has timeoutMs plus a second. NOSCRIPT: the pair again with EVAL.
      */
-    private static Lease attemptAndWait(Scripts redis, String key, List<String> keys, String token, Options options) {
+    private static Lease attemptAndWait(Scripts redis, Object client, String key, List<String> keys, String token,
+            Options options) {
         ReplicaWait wait = options.waitForReplicas;
         wait.check(options.ttlMs);
-        Object client = redis instanceof On on ? on.client() : null;
         if (!(client instanceof GlideClient || client instanceof GlideClusterClient)) {
             throw new IllegalArgumentException("waitForReplicas needs acquire on a GlideClient or GlideClusterClient: "
                     + "the acquire and WAIT go in one batch on its connection");
@@ -38,7 +34,8 @@ import java.util.regex.Pattern;
                 : new String[] {"WAIT", String.valueOf(wait.replicas), String.valueOf(wait.timeoutMs)};
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, wait.timeoutMs + 1000);
         for (boolean flushed = false; ; flushed = true) {
-            List<String> acquire = new ArrayList<>(flushed ? List.of("EVAL", ACQUIRE) : List.of("EVALSHA", script(ACQUIRE).getHash()));
+            String sha1 = SCRIPTS.computeIfAbsent(ACQUIRE, source -> new Script(source, false)).getHash();
+            List<String> acquire = new ArrayList<>(flushed ? List.of("EVAL", ACQUIRE) : List.of("EVALSHA", sha1));
             acquire.add(String.valueOf(keys.size()));
             acquire.addAll(keys);
             acquire.addAll(List.of(token, String.valueOf(options.ttlMs)));
@@ -51,7 +48,7 @@ import java.util.regex.Pattern;
                         : ((GlideClusterClient) client).exec(new ClusterBatch(false).customCommand(script).customCommand(waitCommand),
                                 false, ClusterBatchOptions.builder().timeout(timeoutMs).route(new SlotKeyRoute(key, SlotType.PRIMARY)).build()));
             } catch (GlideException lost) {
-                Lease maybe = new Lease(redis, key, token, null, options.ttlMs, false);
+                Lease maybe = new Lease(redis, EXTEND, RELEASE, key, token, null, options.ttlMs, false);
                 throw new ReplicaShortfallException(wait.shortfall(key, "connection-lost", null, null), giveBack(maybe));
             }
             if (replies[0] instanceof RequestException error) {
@@ -59,7 +56,7 @@ import java.util.regex.Pattern;
                 throw error;
             }
             if ((Long) replies[0] == 0) return null;
-            Lease lease = new Lease(redis, key, token, options.fenceKey == null ? null : (Long) replies[0], options.ttlMs, options.renew);
+            Lease lease = new Lease(redis, EXTEND, RELEASE, key, token, options.fenceKey == null ? null : (Long) replies[0], options.ttlMs, options.renew);
             if (replies[1] instanceof RequestException error) {
                 ReplicaShortfall shortfall = wait.shortfall(key, serverError(error));
                 if (shortfall != null) return wait.settle(lease, shortfall);

@@ -3,9 +3,9 @@
 // Locks for ioredis: withLock(redis, key, { ttlMs }, async (lease) => ...) holds a lock around the
 // callback; acquire() and lease.release() are for code that cannot use one; tryAcquire() tries once
 // and never waits (null when busy); releaseLock() and extendLock() take a key and a token. A waiter
-// sleeps in line until the release wakes it (SSUBSCRIBE on the lock key, one connection per client
-// shared by its waiters, closed when none is left), the holder's lease ends, or a jittered retry
-// bound passes: a missed wake-up costs at most that bound.
+// tries again when the holder's lease ends (PTTL) or a jittered retry bound passes.
+«kinds:about»
+«set:pttl»pttl
 «ts:import type { Cluster, Redis } from 'ioredis';»
 «esm:import { randomUUID } from 'node:crypto';»
 «esm:import { hostname } from 'node:os';»
@@ -17,7 +17,6 @@
 // failover) it sends the source once with EVAL, which caches it again.
 const SCRIPTS = {
   locksmithAcquire: `«lua:acquire»`,
-  locksmithAcquireQueued: `«lua:acquire_queued»`,
   locksmithExtend: `«lua:extend»`,
   locksmithRelease: `«lua:release»`,
 «kinds:scripts»
@@ -34,24 +33,6 @@ function call(redis«ts:: LockClient», name«ts:: ScriptName», keys«ts:: stri
   }
   const commands = redis«ts: as unknown as Record<ScriptName, (...keysAndArgs: (string | number)[]) => Promise<unknown>>»;
   return commands[name](keys.length, ...keys, ...args);
-}
-
-function leaveLine(redis«ts:: LockClient», queue«ts:: string», token«ts:: string»)«ts:: Promise<unknown>» {
-  return redis.zrem(queue, token);
-}
-
-/** The client's wake-ups, on a duplicate connection (a Cluster's with sharded subscribers). */
-function openWakeups(redis«ts:: LockClient», wake«ts:: (channel: string, payload: string) => void»)«ts:: Wakeups» {
-  const subscriber = redis.isCluster
-    ? «ts:(redis as Cluster)»«js:redis».duplicate([], { shardedSubscribers: true })
-    : «ts:(redis as Redis)»«js:redis».duplicate();
-  subscriber.on('error', () => undefined); // it reconnects and resubscribes; the timers cover the gap
-  subscriber.on('smessage', wake);
-  return {
-    subscribe: (key) => subscriber.ssubscribe(key),
-    unsubscribe: (key) => void subscriber.sunsubscribe(key).catch(() => undefined),
-    close: () => subscriber.disconnect(),
-  };
 }
 
 «include:_js/core»

@@ -8,22 +8,18 @@ import redis.clients.jedis.util.KeyValue;
 «section:options»
 «include:_jvm/replica-wait-options»
 «section:attempt»
-        if (options.waitForReplicas != null) return attemptAndWait(redis, key, keys, token, options);
-«section:scripts-of»
-        scripts = new On(client, scripts);
+        if (options.waitForReplicas != null) return attemptAndWait(redis, client, key, keys, token, options);
 «section:code»
 «include:_jvm/replica-wait»
-
-«include:_jvm/replica-wait-on»
 
     /**
      * The acquire and WAIT (WAITAOF) in one Jedis Pipeline: one connection (a pool's, or the
      * cluster node's that owns the key: WAIT goes where its sample key, the lock, goes), one round trip.
      */
-    private static Lease attemptAndWait(Scripts redis, String key, List<String> keys, String token, Options options) {
+    private static Lease attemptAndWait(Scripts redis, Object client, String key, List<String> keys, String token,
+            Options options) {
         ReplicaWait wait = options.waitForReplicas;
         wait.check(options.ttlMs);
-        Object client = redis instanceof On on ? on.client() : null;
         if (!(client instanceof UnifiedJedis || client instanceof JedisPool || client instanceof Jedis)) {
             throw new IllegalArgumentException("waitForReplicas needs acquire on a UnifiedJedis, JedisPool or Jedis: "
                     + "the acquire and WAIT go in one pipeline on one of its connections");
@@ -41,7 +37,7 @@ import redis.clients.jedis.util.KeyValue;
                 try {
                     pipeline.sync();
                 } catch (JedisConnectionException lost) {
-                    Lease maybe = new Lease(redis, key, token, null, options.ttlMs, false);
+                    Lease maybe = new Lease(redis, EXTEND, RELEASE, key, token, null, options.ttlMs, false);
                     throw new ReplicaShortfallException(wait.shortfall(key, "connection-lost", null, null), giveBack(maybe));
                 }
             }
@@ -53,7 +49,7 @@ import redis.clients.jedis.util.KeyValue;
                 continue; // the pair again, with EVAL
             }
             if (reply == 0) return null;
-            Lease lease = new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+            Lease lease = new Lease(redis, EXTEND, RELEASE, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
             try {
                 Object counts = waited.get();
                 return wait.settle(lease, wait.shortfall(key, counts instanceof KeyValue<?, ?> aof

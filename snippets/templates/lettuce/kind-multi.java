@@ -3,18 +3,16 @@ import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 «include:_jvm/kind-multi»
 
     /**
-     * Takes every lock in keys, all or none, waiting up to options.waitMs (woken by a busy key's
-     * release with options.wakeups, as acquire is), then LockBusyException naming a busy key; on a
-     * cluster connection's commands, slot by slot: see the Scripts overload.
+     * Takes every lock in keys, all or none, waiting up to options.waitMs (pausing as acquire does),
+     * then LockBusyException naming a busy key; on a cluster connection's commands, slot by slot.
      * {@code try (Locksmith.MultiLease lease = Locksmith.acquireMulti(redis, List.of(from, to), Locksmith.ttlMs(10_000))) {...}}
      */
     public static MultiLease acquireMulti(RedisScriptingCommands<String, String> redis, List<String> keys, Options options)
             throws InterruptedException {
-        MultiWakeups wakeups = options.wakeups == null ? null : (key, patienceMs) -> {
-            Wakeups listening = Wakeups.listen(options.wakeups, key, patienceMs);
-            return new MultiWait(key, listening::await, listening::close);
-        };
-        return acquireMulti(multiScripts(redis), redis instanceof RedisAdvancedClusterCommands, wakeups, keys, options);
+        try (Waiting waiting = new Waiting()) {
+            Pause pause = (busy, leaseMs, leftMs) -> waiting.pause(redis, options, busy, leaseMs, leftMs);
+            return acquireMulti(multiScripts(redis), redis instanceof RedisAdvancedClusterCommands, pause, keys, options);
+        }
     }
 
     /** One pass, never waits: the lease, or null while a key is held by another owner (none of them left held). */

@@ -1,6 +1,8 @@
 «section:imports»
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -17,13 +19,9 @@ import io.netty.buffer.ByteBuf;
 «section:options»
 «include:_jvm/replica-wait-options»
 «section:attempt»
-        if (options.waitForReplicas != null) return attemptAndWait(redis, key, keys, token, options);
-«section:scripts-of»
-        scripts = new On(client, scripts);
+        if (options.waitForReplicas != null) return attemptAndWait(redis, client, key, keys, token, options);
 «section:code»
 «include:_jvm/replica-wait»
-
-«include:_jvm/replica-wait-on»
 
     /**
      * A command that counts its writes. Lettuce resends unanswered commands on its new connection
@@ -50,10 +48,11 @@ import io.netty.buffer.ByteBuf;
      * The acquire and WAIT (WAITAOF) written back to back on the connection of the commands given
      * (its async side; auto-flush untouched, as the connection is the application's): one round trip.
      */
-    private static Lease attemptAndWait(Scripts redis, String key, List<String> keys, String token, Options options) {
+    private static Lease attemptAndWait(Scripts redis, Object client, String key, List<String> keys, String token,
+            Options options) {
         ReplicaWait wait = options.waitForReplicas;
         wait.check(options.ttlMs);
-        if (!(redis instanceof On on && on.client() instanceof RedisCommands<?, ?> commands)) {
+        if (!(client instanceof RedisCommands<?, ?> commands)) {
             throw new IllegalArgumentException("waitForReplicas needs acquire on the synchronous commands of a standalone "
                     + "connection (connection.sync()): the acquire and WAIT go back to back on that connection");
         }
@@ -83,13 +82,13 @@ import io.netty.buffer.ByteBuf;
                 if (failed.getCause() instanceof RedisNoScriptException && !flushed) continue; // the pair again, with EVAL
                 throw failed.getCause() instanceof RedisException cause ? cause : new RedisException(failed.getCause());
             } catch (TimeoutException | InterruptedException late) {
-                Lease maybe = new Lease(redis, key, token, null, options.ttlMs, false);
+                Lease maybe = new Lease(redis, EXTEND, RELEASE, key, token, null, options.ttlMs, false);
                 boolean released = giveBack(maybe);
                 if (late instanceof InterruptedException) throw interrupted(key, late);
                 throw new ReplicaShortfallException(wait.shortfall(key, "connection-lost", null, null), released);
             }
             if (reply == 0) return null;
-            Lease lease = new Lease(redis, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
+            Lease lease = new Lease(redis, EXTEND, RELEASE, key, token, options.fenceKey == null ? null : reply, options.ttlMs, options.renew);
             Object counts;
             try {
                 counts = waited.get(patienceMs, TimeUnit.MILLISECONDS);

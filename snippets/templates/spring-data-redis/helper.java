@@ -25,8 +25,8 @@ import java.util.function.Consumer;
  * takes the lock, and closing it releases it. The scripts run through the template
  * (RedisTemplate.execute: EVALSHA, and EVAL on NOSCRIPT), so its connection factory (Lettuce or
  * Jedis, standalone, Sentinel or Cluster) is the one used; not in its pipeline or MULTI, which
- * would hold the reply back. A waiter polls, so it sees a release at most options.retryMs late:
- * Spring Data Redis has no sharded pub/sub (SSUBSCRIBE), which the release's wake-up is sent on.
+ * would hold the reply back. A waiter polls, never sleeping past the holder's lease: Spring Data
+ * Redis has no sharded pub/sub (SSUBSCRIBE), which the release's wake-up is sent on.
  * tryAcquire tries once and never waits (null when busy); releaseLock and extendLock take a key and
  * a token.
  */
@@ -73,7 +73,7 @@ public final class Locksmith {
             return with(copy -> copy.renew = true);
         }
 
-        /** The longest sleep between two tries while waiting (default 500): how late a waiter may see a release. */
+        /** The longest pause between two tries while waiting, jittered down to half (default 500). */
         public Options retryMs(long retryMs) {
             return with(copy -> copy.retryMs = retryMs);
         }
@@ -87,9 +87,8 @@ public final class Locksmith {
     }
 
     /**
-     * Takes the lock, waiting up to options.waitMs (back-off: 10 ms doubling to options.retryMs,
-     * each sleep jittered down to half, so contenders spread, and never past the holder's lease: its
-     * PTTL), then LockBusyException. Redis errors are thrown as Spring translates them (DataAccessException).
+     * Takes the lock, waiting up to options.waitMs, then LockBusyException. Redis errors are thrown as
+     * Spring translates them (DataAccessException).
      */
     public Lease acquire(String key, Options options) throws InterruptedException {
         checkMs("ttlMs", options.ttlMs, true);
@@ -97,18 +96,20 @@ public final class Locksmith {
         checkMs("retryMs", options.retryMs, true);
         String token = newToken();
         long deadline = System.nanoTime() + options.waitMs * 1_000_000;
-        for (int attempt = 0; ; attempt++) {
+        for (;;) {
             Lease lease = attempt(key, token, options);
             if (lease != null) return lease;
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) throw new LockBusyException(key, options.waitMs);
-            // PTTL -2 (freed since the try): again at once; -1 (no lease): the back-off alone.
             long leaseMs = Objects.requireNonNull(redis.getExpire(key, TimeUnit.MILLISECONDS), "PTTL's reply");
-            if (leaseMs == -2) continue;
-            double backoffMs = Math.min(10 * Math.pow(2, Math.min(attempt, 20)), options.retryMs);
-            long ms = Math.min((long) (backoffMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs);
-            Thread.sleep(leaseMs < 0 ? ms : Math.min(ms, leaseMs + 1));
+            Thread.sleep(pauseMs(leaseMs, leftMs, options.retryMs));
         }
+    }
+
+    /** After a busy try: the shortest of the wait left, the retry bound jittered down to half, the holder's lease + 1 ms. */
+    static long pauseMs(long leaseMs, long leftMs, long retryMs) {
+        long ms = Math.min((long) (retryMs * (0.5 + ThreadLocalRandom.current().nextDouble() / 2)), leftMs);
+        return leaseMs == -2 ? 0 : leaseMs == -1 ? ms : Math.min(ms, leaseMs + 1); // PTTL -2: freed since; -1: no lease
     }
 
     /** One try, never waits: the lease, or null while another holder has the lock (try-with-resources skips a null). */

@@ -14,12 +14,13 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
     static final RedisScript<Long> MULTI_RELEASE_SCRIPT = RedisScript.of(MULTI_RELEASE, Long.class);
 
     /**
-     * Takes every lock in keys, all or none, waiting up to options.waitMs (back-off, as acquire),
+     * Takes every lock in keys, all or none, waiting up to options.waitMs (pausing as acquire does),
      * then LockBusyException naming a busy key; on a cluster connection, slot by slot: see the
      * Scripts overload. {@code try (Locksmith.MultiLease lease = locksmith.acquireMulti(List.of(from, to), Locksmith.ttlMs(10_000))) {...}}
      */
     public MultiLease acquireMulti(List<String> keys, Options options) throws InterruptedException {
-        return acquireMulti(this::runMulti, isCluster(), null, keys, options);
+        Pause pause = (busy, leaseMs, leftMs) -> Thread.sleep(pauseMs(leaseMs, leftMs, options.retryMs));
+        return acquireMulti(this::runMulti, isCluster(), pause, keys, options);
     }
 
     /** One pass, never waits: the lease, or null while a key is held by another owner (none of them left held). */

@@ -2,13 +2,13 @@
 // Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper predis kinds=fenced-writes
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script guarded_set 9123752b5f766ec8e73186dfe98daa6f4228d411
 // @locksmith-script fenced_set 6bb1501cf1efdefb7ceeb735927fd60225f8fbdb
-// @locksmith-digest 9bd5f864906af12cb0c5a8d09befc039f417f4d2
+// @locksmith-digest a8d406979ebfa8e326a8a0a46c0fc6d114a23a62
 
 declare(strict_types=1);
 

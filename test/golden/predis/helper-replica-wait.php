@@ -2,11 +2,11 @@
 // Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper predis kinds=replica-wait
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 508920d5ef9d7e9ba82ef0e545022248fc1020e3
+// @locksmith-digest f3f03ded6670cd49fa5d2bd98868b6c74630adcf
 
 declare(strict_types=1);
 

@@ -2,11 +2,11 @@
 // Redis Locksmith lock helper for Predis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper predis
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 62fad7b0352ed113c945b1d4a219285b67038628
+// @locksmith-digest b7f9f32f8d48177ae37510c443e52758705e5a7d
 
 declare(strict_types=1);
 

@@ -1,13 +1,13 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=fenced-writes namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script guarded_set 9123752b5f766ec8e73186dfe98daa6f4228d411
 // @locksmith-script fenced_set 6bb1501cf1efdefb7ceeb735927fd60225f8fbdb
-// @locksmith-digest b1a838a9f681346bcc825e79d8a32505a4e113bb
+// @locksmith-digest 90d01fda13744e8d1af70255cccaa0b7fc80febd
 
 #nullable enable
 using System;

@@ -1,14 +1,14 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=multi namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script multi_acquire cf0843373124df2cf563082ac4b06f37917f70af
 // @locksmith-script multi_extend 83e9a1637b2631bd471e6d6e1317e415218f3af3
 // @locksmith-script multi_release cd2be6d6157211d1207d65e968760cb4ca6b7e2b
-// @locksmith-digest 0769b962193d710531aeed5b97e08f868dfe563c
+// @locksmith-digest f753245fff2467fca9646455fdb78e7bea841125
 
 #nullable enable
 using System;

@@ -1,11 +1,11 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=replica-wait namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest e3971cf358e3b9931d207f4690d94fee7c6c698f
+// @locksmith-digest ed3613b536534b93f1134ac2b73f852ac18465bc
 
 #nullable enable
 using System;

@@ -1,12 +1,12 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange kinds=wakeups namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
 // @locksmith-script acquire_queued 273778d7c55f306da68b8c8bd9d6e1ec373e5070
-// @locksmith-digest 52b788511fc675e5e7eb948f3a67fb4a82878780
+// @locksmith-digest 14b9a1abec16eaa727c730952f48a994757ebad3
 
 #nullable enable
 using System;

@@ -1,11 +1,11 @@
 // Redis Locksmith lock helper for StackExchange.Redis, generated from the Locksmith script pack.
 // Update it with the extension rather than by hand: the tags below tell an outdated or edited copy.
 // @locksmith-helper stackexchange namespace=Locksmith
-// @locksmith-pack dad5d517151e
+// @locksmith-pack 0d8270976b00
 // @locksmith-script acquire 49fe292d035210612db402c8ea343fad6191a4f3
 // @locksmith-script extend 803506a1d3748187e99f5dceb249b9771ad4bf37
 // @locksmith-script release dbaee1a0982f3cb60a2520f66af6bc67d62c7800
-// @locksmith-digest 350f94e043bab0f52bce8625f14fdc1457abf6f1
+// @locksmith-digest 4ca8012916a04b9d301c99b53b20b8c21bc5ba63
 
 #nullable enable
 using System;

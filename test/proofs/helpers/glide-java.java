@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 public final class Proof {
     static final String LOCK = System.getenv().getOrDefault("PROOF_LOCK", "proof:lock");
@@ -80,6 +81,18 @@ public final class Proof {
                 .build();
     }
 
+    /** options with a subscriber client per wait, when the helper carries its wakeups part (else as given: it polls). */
+    static Locksmith.Options woken(Locksmith.Options options) {
+        Function<ClusterSubscriptionConfiguration, GlideClusterClientConfiguration> configuration = Proof::subscriber;
+        try {
+            return (Locksmith.Options) Locksmith.Options.class.getMethod("wakeups", Function.class).invoke(options, configuration);
+        } catch (NoSuchMethodException coreOnly) {
+            return options;
+        } catch (ReflectiveOperationException failed) {
+            throw new IllegalStateException(failed);
+        }
+    }
+
     /** The client the multi part's modes (jvm-multi.java) call the helper's acquireMulti with. */
     static Object multiClient() {
         return client;
@@ -87,7 +100,7 @@ public final class Proof {
 
     /** The multi part's modes' options: the lease, and on a Cluster the waiters' wake-ups. */
     static Locksmith.Options multiOptions(long ttlMs) {
-        return cluster != null ? Locksmith.ttlMs(ttlMs).wakeups(Proof::subscriber) : Locksmith.ttlMs(ttlMs);
+        return cluster != null ? woken(Locksmith.ttlMs(ttlMs)) : Locksmith.ttlMs(ttlMs);
     }
 
     // The multi part's modes count and move money through these.
@@ -194,7 +207,7 @@ public final class Proof {
 
     /** A Cluster waiter with a 30 s retry bound, woken by the release through its own subscriber client. */
     static void woken() throws InterruptedException {
-        Locksmith.Options options = Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000).wakeups(Proof::subscriber);
+        Locksmith.Options options = woken(Locksmith.ttlMs(5000).waitMs(60_000).retryMs(30_000));
         try (Locksmith.Lease lease = acquire(options)) {
             System.out.println("held " + System.currentTimeMillis());
         }

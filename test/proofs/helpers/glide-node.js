@@ -2,7 +2,8 @@
 // ./node_modules as a user's project has it). Usage:
 //   node proof.js <url> <mode> [rounds or kind]; modes: counter, renew, steal, fence, busy, and
 //   those of kinds.js and parts.js (replica, fenced). <url> is a redis:// URL (a GlideClient), or cluster://host:port,host:port (a
-//   GlideClusterClient given to enableWakeups, the lock and fence keys from PROOF_LOCK and PROOF_FENCE).
+//   GlideClusterClient, given to enableWakeups when the helper has its wakeups part; the lock and fence keys from PROOF_LOCK
+//   and PROOF_FENCE).
 const { GlideClient, GlideClusterClient } = require('@valkey/valkey-glide');
 const helper = require('./locksmith');
 const { kindModes } = require('./kinds');
@@ -30,7 +31,7 @@ async function connect() {
     requestTimeout,
   };
   const client = await GlideClusterClient.createClient(configuration);
-  enableWakeups(client, configuration);
+  enableWakeups?.(client, configuration); // the wakeups part's: without it, waiters poll
   return client;
 }
 

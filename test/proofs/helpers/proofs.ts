@@ -84,9 +84,9 @@ const node = (client: string, program: string, options: HelperOptions): HelperPr
 
 /**
  * Valkey GLIDE for Node's helper proof: GLIDE pinned in test/proofs/glide (installed under the
- * cache), linked as the program's node_modules, where a user's project has it. Its waiters wake
- * (SSUBSCRIBE) on a GlideClusterClient given to enableWakeups; on a GlideClient, which has no
- * sharded pub/sub, they poll, in line (acquire_queued) and no later than the holder's lease ends.
+ * cache), linked as the program's node_modules, where a user's project has it. With the wakeups
+ * part its waiters wake (SSUBSCRIBE) on a GlideClusterClient given to enableWakeups; on a
+ * GlideClient, which has no sharded pub/sub, they poll in line (acquire_queued); the core's poll.
  */
 const glideNode: HelperProof = {
   client: 'glide-node',
@@ -107,8 +107,9 @@ const glideNode: HelperProof = {
 /**
  * Valkey GLIDE for Java's helper proof: Locksmith.java and Proof.java compiled against the pinned
  * GLIDE jar (test/proofs/glide/pom.xml), one JVM per process. Its waiters poll on a GlideClient
- * (GLIDE has sharded pub/sub in cluster mode only) and wake by SSUBSCRIBE on a GlideClusterClient
- * given Options.wakeups (a subscriber client per wait: 2.1 fixes subscriptions at creation).
+ * (GLIDE has sharded pub/sub in cluster mode only) and, with the wakeups part, wake by SSUBSCRIBE
+ * on a GlideClusterClient given Options.wakeups (a subscriber client per wait: 2.1 fixes
+ * subscriptions at creation).
  */
 const glideJava: HelperProof = {
   client: 'glide-java',
