@@ -24,7 +24,7 @@ import (
 )
 
 «set:client»Client
-// Client is either GLIDE client: *glide.Client or *glide.ClusterClient.
+// Client is what GLIDE's two clients share: pass a *glide.Client or a *glide.ClusterClient.
 type Client = interfaces.BaseClientCommands
 
 var (
