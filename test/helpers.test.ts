@@ -458,7 +458,7 @@ describe("glide-go: the helper in Valkey GLIDE for Go's idiom", () => {
     );
     assert.ok(
       text.includes(
-        'eval := append(append([]string{"EVAL", sources[script], strconv.Itoa(len(keys))}, keys...), values...)',
+        'eval := append(append([]string{"EVAL", sources[script], fmt.Sprint(len(keys))}, keys...), values...)',
       ),
     );
     assert.equal(text.match(/\.CustomCommand\(ctx, eval\)/g)?.length, 2, '*glide.Client and *glide.ClusterClient');

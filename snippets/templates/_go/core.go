@@ -5,10 +5,9 @@ type kind struct {
 }
 
 var (
-	plainKind = kind{extendScript, releaseScript, "another owner"}
-	// ErrBusy matches (errors.Is) a *BusyError, ErrLeaseLost a *LeaseLostError.
-	ErrBusy      = errors.New("lock busy")
-	ErrLeaseLost = errors.New("lease lost")
+	plainKind    = kind{extendScript, releaseScript, "another owner"}
+	ErrBusy      = errors.New("lock busy")  // errors.Is(err, ErrBusy) for a *BusyError
+	ErrLeaseLost = errors.New("lease lost") // errors.Is(err, ErrLeaseLost) for a *LeaseLostError
 )
 
 // BusyError: the lock stayed held (by Holders) for the whole wait.
@@ -61,22 +60,14 @@ type Lease struct {
 	Fence      int64
 «kinds:lease-fields»
 
-	client   «var:client»
-	kind     kind
-	ttl      time.Duration
-	lost     context.Context // done, with a *LeaseLostError as its cause, once the lease is lost
-	lose     context.CancelCauseFunc
-	stopped  context.Context // done once Release began
-	stop     context.CancelFunc
-	renewing sync.WaitGroup
+	client        «var:client»
+	kind          kind
+	ttl           time.Duration
+	lost, stopped context.Context // done once the lease is lost (cause: a *LeaseLostError), once Release began
+	lose          context.CancelCauseFunc
+	stop          context.CancelFunc
+	renewing      sync.WaitGroup
 «kinds:lease-state»
-}
-
-func checkTTL(ttl time.Duration) error {
-	if ttl < time.Millisecond || ttl%time.Millisecond != 0 {
-		return fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
-	}
-	return nil
 }
 
 func configure(ttl time.Duration, opts []Option) (options, string, error) {
@@ -90,16 +81,15 @@ func configure(ttl time.Duration, opts []Option) (options, string, error) {
 		err = fmt.Errorf("locksmith: WaitFor must not be negative, got %v", o.wait)
 	case o.retry < time.Millisecond:
 		err = fmt.Errorf("locksmith: RetryEvery must be at least 1 ms, got %v", o.retry)
-	case checkTTL(ttl) != nil:
-		err = checkTTL(ttl)
+	case ttl < time.Millisecond || ttl%time.Millisecond != 0:
+		err = fmt.Errorf("locksmith: ttl must be a whole number of milliseconds, at least 1, got %v", ttl)
 «kinds:configure»
 	}
 	host, _ := os.Hostname()
 	return o, fmt.Sprintf("%s:%d:%x", host, os.Getpid(), random), err
 }
 
-// take runs try (its reply, 0: busy; the holder's PTTL in ms, -1: unknown) until WaitFor ends, sleeping
-// the shortest of the wait left, the retry bound jittered down to half, the lease left + 1 ms.
+// take runs try (reply 0: busy; PTTL -1: unknown) until WaitFor ends, sleeping min(wait left, jittered retry, PTTL + 1 ms).
 func take(ctx context.Context, client «var:client», key, token string, o options, try func() (int64, int64, error)) (int64, error) {
 	deadline, sleep := time.Now().Add(o.wait), pause
 	reply, pttl, err := try()
@@ -119,12 +109,11 @@ func take(ctx context.Context, client «var:client», key, token string, o optio
 	return reply, err
 }
 
-// pause sleeps d, or returns ctx's error when it ends first.
 func pause(ctx context.Context, d time.Duration) error {
 	napping, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	<-napping.Done()
-	return ctx.Err()
+	return ctx.Err() // nil after d, unless ctx ended first
 }
 
 // Acquire takes the lock with a lease of ttl (whole ms, at least 1), waiting up to WaitFor, then a BusyError.
@@ -184,7 +173,7 @@ func (l *Lease) Err() error { return context.Cause(l.lost) }
 
 // Extend sets the lease to ttl from now; false when it is no longer held.
 func (l *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
-	if err := checkTTL(ttl); err != nil {
+	if _, _, err := configure(ttl, nil); err != nil { // Acquire's ttl check
 		return false, err
 	}
 «kinds:extend»

@@ -1,5 +1,5 @@
 «section:lease-state»
-	queue    string // taken in line: its release wakes the next in line
+	queue         string // taken in line: its release wakes the next in line
 «section:take»
 	if err == nil && reply == 0 && o.wait > 0 {
 		w := listen(ctx, client, key, token, o.retry)

@@ -1,3 +1,5 @@
+«section:imports»
+«include-once:glide-go/import-glide»
 «section:scripts»
 	multiAcquireScript = newScript(`«lua:multi_acquire»`)
 	multiExtendScript = newScript(`«lua:multi_extend»`)

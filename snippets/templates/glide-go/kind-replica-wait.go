@@ -1,5 +1,7 @@
 «section:imports»
+«include-once:glide-go/import-glide»
 «include-once:glide-go/import-config»
+«section:imports-last»
 	"github.com/valkey-io/valkey-glide/go/v2/pipeline"
 «include:_go/replica-wait-options»
 «section:attempt»
@@ -46,7 +48,7 @@ func (r replicated) InvokeScriptWithOptions(ctx context.Context, script redis.Sc
 			source = text
 		}
 	}
-	args := append([]string{strconv.Itoa(len(o.Keys))}, append(o.Keys, o.Args...)...)
+	args := append([]string{fmt.Sprint(len(o.Keys))}, append(o.Keys, o.Args...)...)
 	var replies []any
 	var err error
 	if _, sent := sentSource.Load(hash); sent {

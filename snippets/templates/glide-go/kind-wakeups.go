@@ -6,6 +6,7 @@
 // (SSUBSCRIBE on the lock key, from a subscriber client of the helper's own), and elsewhere
 // waiters poll in line.
 «section:imports»
+«include-once:glide-go/import-glide»
 «include-once:glide-go/import-config»
 «section:scripts»
 	acquireQueuedScript = newScript(`«lua:acquire_queued»`)
@@ -30,19 +31,12 @@ func runQueued(ctx context.Context, client Client, keys []string, args ...interf
 	return numbers, nil
 }
 
-// queuer is what waiting in line needs besides the scripts: both GLIDE clients have it.
-type queuer interface {
-	ZRem(ctx context.Context, key string, members []string) (int64, error)
-}
-
-func canQueue(client Client) bool {
-	_, ok := client.(queuer)
-	return ok
-}
+// canQueue: every Client has ZRem, which leaving the line needs.
+func canQueue(Client) bool { return true }
 
 // leaveLine takes a waiter that gave up off the queue, with a fresh context: ctx may be why.
 func leaveLine(client Client, queue, token string) {
-	client.(queuer).ZRem(context.Background(), queue, []string{token})
+	client.ZRem(context.Background(), queue, []string{token})
 }
 
 // EnableWakeups lets the waiters of a cluster client be woken by the release: GLIDE cannot

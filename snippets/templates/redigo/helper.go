@@ -44,7 +44,7 @@ func ReleaseLock(conn redis.Conn, key, token string) (bool, error) {
 
 // ExtendLock sets key's lease to ttl while it holds token (compare-and-extend): false when it held another or none.
 func ExtendLock(conn redis.Conn, key, token string, ttl time.Duration) (bool, error) {
-	if err := checkTTL(ttl); err != nil {
+	if _, _, err := configure(ttl, nil); err != nil {
 		return false, err
 	}
 	return redis.Bool(extendScript.Do(conn, 1, key, token, ttl.Milliseconds()))

@@ -178,13 +178,15 @@ func steal(ctx context.Context, c client) error {
 	return nil
 }
 
-// fenceRound runs through WithLock: the lease it gives carries the fencing token.
 func fenceRound(ctx context.Context, c client) error {
-	return locksmith.WithLock(ctx, c, lockKey, 5*time.Second, func(lease *locksmith.Lease) error {
-		time.Sleep(5 * time.Millisecond)
-		_, err := c.RPush(ctx, "proof:tokens", []string{strconv.FormatInt(lease.Fence, 10)})
+	lease, err := locksmith.Acquire(ctx, c, lockKey, 5*time.Second, locksmith.WaitFor(time.Minute), locksmith.Fence(fenceKey))
+	if err != nil {
 		return err
-	}, locksmith.WaitFor(time.Minute), locksmith.Fence(fenceKey))
+	}
+	defer lease.Release(ctx)
+	time.Sleep(5 * time.Millisecond)
+	_, err = c.RPush(ctx, "proof:tokens", []string{strconv.FormatInt(lease.Fence, 10)})
+	return err
 }
 
 func busy(ctx context.Context, c client) error {

@@ -1,0 +1,1 @@
+	glide "github.com/valkey-io/valkey-glide/go/v2"
