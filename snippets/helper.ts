@@ -182,8 +182,9 @@ export function renderHelper(clientId: string, pack: Pack, options: HelperOption
 }
 
 /**
- * The options a helper was rendered with, from its header: what it records, and for a header from
- * before kinds were recorded (all kinds in one file), the kinds whose scripts it embeds.
+ * The options a helper was rendered with, from its header and text: what the header records, for
+ * a header from before kinds were recorded (all kinds in one file) the kinds whose scripts it
+ * embeds, and for a helper whose core was woken (before the wakeups part) that part.
  */
 export function headerOptions(header: HelperHeader, text: string): Record<string, string> {
   const client = findClient(header.client);
@@ -285,7 +286,7 @@ export function suggestedKinds(clientId: string, fileText: string): Kind[] {
     : [];
 }
 
-/** The lock kinds a helper file carries beyond the plain lock (for an old header, those whose scripts it embeds). */
+/** The parts a helper file carries beyond the plain lock (for an old helper, read as headerOptions reads it). */
 export function carriedKinds(text: string): Kind[] {
   const header = readHelperHeader(text);
   return header ? kindsOf(headerOptions(header, text)) : [];
