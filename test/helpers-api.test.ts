@@ -32,7 +32,7 @@ import {
   glideJavaClasspath,
   go,
   javac,
-  JVM_FLAGS,
+  javaCommand,
   npmPackages,
   pypiPython,
   writeCargoPackage,
@@ -634,7 +634,7 @@ public class Api {
     );
     const jars = client === 'glide-java' ? await glideJavaClasspath() : undefined;
     const classpath = await javac(dir, ['Locksmith.java', 'Api.java'], [], jars);
-    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Api'];
+    return javaCommand(classpath, 'Api');
   },
 });
 

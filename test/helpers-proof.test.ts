@@ -1,13 +1,12 @@
 // Runs the generated lock helpers of every client this machine runs (ioredis, node-redis from
 // node_modules; redis-py from Debian's package and from PyPI; phpredis, redis-rb and Predis from
 // Debian's packages; redigo and go-redis as Go modules; Jedis and Lettuce from Maven; redis-rs
-// from Cargo: test/proofs/ pins them) as real programs against a throwaway Redis 7.0 and Valkey 9.
-// Each client has a proof program in test/proofs/helpers/ that imports the helper written next to
-// it and runs one mode:
-//   counter  rounds around a non-atomic counter and an occupancy counter, SCRIPT FLUSH in each (NOSCRIPT path);
+// from Cargo: test/proofs/ pins them) as real programs against a throwaway Redis 7.0 and Valkey 9:
+// the proofs that bound a delay, so this file runs alone (test/helpers-exclusion-proof.test.ts
+// has mutual exclusion and fencing under contention). Each client has a proof program in
+// test/proofs/helpers/ that imports the helper written next to it and runs one mode:
 //   renew    a 300 ms lease kept through 1 s of work; no renewal after release;
 //   steal    holds a renewing 300 ms lease until the loss signal fires after this test steals it;
-//   fence    fencing tokens pushed in lock order;
 //   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error (and leaves the line);
 //   hold     takes the lock ($PROOF_HOLD_MS lease) and waits to be killed; take: waits for it.
 import assert from 'node:assert/strict';
@@ -27,7 +26,6 @@ const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-proof-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const TTL_MS = 300;
-const CONTENDERS = 20;
 /**
  * The takeover proof's holder takes a long lease; once it is killed and the waiter is in its
  * wait, the test cuts what is left to LEASE_LEFT_MS, so no process's start-up time counts.
@@ -41,7 +39,12 @@ const LEASE_LEFT_MS = 1000;
  */
 const TAKEOVER_SLACK_MS = 100;
 
-for (const server of SERVER_KINDS) describe(server, () => proofs(server));
+// The two servers side by side: a process or two per proof and server. Side by side, the widest
+// margins seen were a takeover 6 ms after the lease (bound 100), a loss reported 106 ms after the
+// theft (bound 200) and the busy error after 528 ms (bound 500 to 1500).
+describe('Redis 7.0 and Valkey 9.1 side by side', { concurrency: SERVER_KINDS.length }, () => {
+  for (const server of SERVER_KINDS) describe(server, { concurrency: 1 }, () => proofs(server));
+});
 
 function proofs(server: ServerKind): void {
   const fx = useRedis({ server });
@@ -56,13 +59,6 @@ function proofs(server: ServerKind): void {
       });
       beforeEach(async () => {
         await fx.redis.flushall();
-      });
-
-      test(`${CONTENDERS} processes x 10 rounds around a non-atomic counter end exact, never two holders, SCRIPT FLUSH in every round`, async () => {
-        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '10').done));
-        assert.equal(await fx.redis.get('proof:counter'), String(CONTENDERS * 10));
-        assert.equal(await fx.redis.get('proof:occupancy'), '0');
-        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
       });
 
       test(`a SIGKILLed holder's lock is taken by a waiting process within its lease + ${TAKEOVER_SLACK_MS} ms`, async (t) => {
@@ -96,12 +92,13 @@ function proofs(server: ServerKind): void {
         assert.equal(await fx.redis.exists('proof:lock'), 0);
       });
 
-      test('a stolen lease is reported lost within ttl/3 + 100 ms', async () => {
+      test('a stolen lease is reported lost within ttl/3 + 100 ms', async (t) => {
         const holder = run('steal');
         await holder.printed('held');
         const stolenAt = Date.now();
         await fx.redis.set('proof:lock', 'thief', 'PX', 10_000);
         const lostAt = Number(/^lost (\d+)$/m.exec(await holder.done)?.[1]);
+        t.diagnostic(`loss reported ${lostAt - stolenAt} ms after the theft`);
         assert.ok(lostAt >= stolenAt, `loss reported at ${lostAt}, before the theft at ${stolenAt}`);
         assert.ok(
           lostAt - stolenAt <= TTL_MS / 3 + 100,
@@ -110,19 +107,12 @@ function proofs(server: ServerKind): void {
         assert.equal(await fx.redis.get('proof:lock'), 'thief', "the thief's lock is left alone");
       });
 
-      test('fencing tokens strictly increase across two contending processes', async () => {
-        await Promise.all([run('fence', '50').done, run('fence', '50').done]);
-        const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
-        assert.equal(tokens.length, 100);
-        for (let i = 1; i < tokens.length; i++)
-          assert.ok(tokens[i] > tokens[i - 1], `${tokens[i]} after ${tokens[i - 1]}`);
-      });
-
-      test('waiting for a held lock gives up after the bound with the "busy" error', async () => {
+      test('waiting for a held lock gives up after the bound with the "busy" error', async (t) => {
         await fx.redis.set('proof:lock', 'other-owner', 'PX', 60_000);
         const output = await run('busy').done;
         const [, elapsed, message] = /^busy (\d+) (.*)$/m.exec(output) ?? [];
         assert.ok(elapsed, output);
+        t.diagnostic(`gave up after ${elapsed} ms`);
         assert.ok(Number(elapsed) >= 500, `gave up after ${elapsed} ms, before the 500 ms bound`);
         assert.ok(Number(elapsed) < 1500, `gave up after ${elapsed} ms, long after the 500 ms bound`);
         assert.match(message, /proof:lock is held by another owner; gave up after waiting 500 ms/);

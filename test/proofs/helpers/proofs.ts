@@ -10,7 +10,7 @@ import {
   glideJavaClasspath,
   go,
   javac,
-  JVM_FLAGS,
+  javaCommand,
   npmPackages,
   pypiPython,
   writeCargoPackage,
@@ -125,7 +125,7 @@ const glideJava: HelperProof = {
     for (const [as, file] of Object.entries(modes))
       if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts], [], await glideJavaClasspath());
-    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+    return javaCommand(classpath, 'Proof');
   },
   wakes: false,
   queues: false,
@@ -222,7 +222,7 @@ const jvm = (
     for (const [as, file] of Object.entries(modes))
       if (kinds === 'all') copyFileSync(join(__dirname, file), join(dir, as));
     const classpath = await javac(dir, [helper.fileName, 'Proof.java', ...parts]);
-    return ['java', ...JVM_FLAGS, '-cp', classpath, 'Proof'];
+    return javaCommand(classpath, 'Proof');
   },
   ...capabilities,
 });

@@ -1,5 +1,6 @@
 // Runs a helper proof program against a Redis URL and watches what it prints.
 import { spawn } from 'node:child_process';
+import { withClassArchive } from '../../../harness/toolchains';
 
 export interface Running {
   /** Resolves with the program's stdout once it exits 0; rejects with its output otherwise. */
@@ -13,7 +14,8 @@ export interface Running {
 }
 
 export function start(command: string[], url: string, env: Record<string, string>, args: string[]): Running {
-  const [file, ...rest] = command;
+  const run = withClassArchive(command);
+  const [file, ...rest] = run.command;
   const child = spawn(file, [...rest, url, ...args], {
     env: { ...process.env, ...env },
     timeout: 120_000,
@@ -28,11 +30,11 @@ export function start(command: string[], url: string, env: Record<string, string
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<string>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) =>
-      code === 0
-        ? resolve(stdout)
-        : reject(new Error(`${command.join(' ')} ${args.join(' ')} exited ${code ?? signal}:\n${stdout}${stderr}`)),
-    );
+    child.on('close', (code, signal) => {
+      run.exited(code === 0);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${command.join(' ')} ${args.join(' ')} exited ${code ?? signal}:\n${stdout}${stderr}`));
+    });
   });
   return {
     done,
