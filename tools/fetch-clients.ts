@@ -23,11 +23,12 @@ import { ensureValkey } from '../harness/valkey';
 
 const scratch = mkdtempSync(join(tmpdir(), 'locksmith-fetch-clients-'));
 
+/** The steps, the longest first (a cold run's times): two at a time, a build beside a download. */
 const STEPS: Array<[string, () => Promise<unknown>]> = [
+  ['code-server, for the extension-host suite', () => ensureCodeServer()],
   // Downloads the modules and compiles them (GLIDE's cgo core included) into the build cache.
   ['Go modules (go-redis, redigo, valkey-glide), built', () => go(['build', './...'], join(PINNED, 'go'))],
-  ['Maven (Jedis, Lettuce, Spring Data Redis)', () => javaClasspath()],
-  ['Maven (Valkey GLIDE for Java)', () => glideJavaClasspath()],
+  ["Valkey 9, built from Debian's source", () => ensureValkey()],
   [
     'Cargo (redis-rs, rand), built and checked',
     async () => {
@@ -36,22 +37,29 @@ const STEPS: Array<[string, () => Promise<unknown>]> = [
       await cargo(scratch, 'check');
     },
   ],
+  // One after the other: both write the one local repository.
+  ['Maven (Jedis, Lettuce, Spring Data Redis; Valkey GLIDE for Java)', () => javaClasspath().then(glideJavaClasspath)],
   ['PyPI (redis-py) into a virtual environment', () => pypiPython()],
   ['PyPI (valkey-glide) into a virtual environment', () => pypiPython('glide/requirements.txt')],
   ['npm (@valkey/valkey-glide)', () => npmPackages('glide')],
-  ["Valkey 9, built from Debian's source", () => ensureValkey()],
-  ['code-server, for the extension-host suite', () => ensureCodeServer()],
   ['PyPI (pre-commit) into a virtual environment', () => ensurePreCommit()],
 ];
+/** Each step downloads into a cache folder of its own under its own lock (harness/cacheLock.ts). */
+const CONCURRENCY = 2;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  try {
-    for (const [name, step] of STEPS) {
+  const queue = [...STEPS];
+  const lane = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [name, step] = next;
       const stepStarted = Date.now();
       await step();
       process.stdout.write(`${name}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
