@@ -39,19 +39,20 @@ function proofs(server: ServerKind): void {
         await fx.redis.flushall();
       });
 
-      test(`${CONTENDERS} processes x 10 rounds around a non-atomic counter end exact, never two holders, SCRIPT FLUSH in every round`, async () => {
-        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '10').done));
-        assert.equal(await fx.redis.get('proof:counter'), String(CONTENDERS * 10));
-        assert.equal(await fx.redis.get('proof:occupancy'), '0');
-        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
-      });
-
+      // Fencing first: for a Java client, its first run writes the class-data archive the 20 then map.
       test('fencing tokens strictly increase across two contending processes', async () => {
         await Promise.all([run('fence', '50').done, run('fence', '50').done]);
         const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
         assert.equal(tokens.length, 100);
         for (let i = 1; i < tokens.length; i++)
           assert.ok(tokens[i] > tokens[i - 1], `${tokens[i]} after ${tokens[i - 1]}`);
+      });
+
+      test(`${CONTENDERS} processes x 10 rounds around a non-atomic counter end exact, never two holders, SCRIPT FLUSH in every round`, async () => {
+        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '10').done));
+        assert.equal(await fx.redis.get('proof:counter'), String(CONTENDERS * 10));
+        assert.equal(await fx.redis.get('proof:occupancy'), '0');
+        assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');
       });
     });
   }

@@ -108,6 +108,12 @@ for (const server of SERVER_KINDS) {
         try {
           holder.signal('SIGSTOP');
           await waitFor('the paused lease ended', async () => (await redis.exists('proof:{paused}')) === 0);
+          // The premise: the stop took hold in the holder's sleep, before it wrote anything.
+          assert.equal(
+            await redis.exists('proof:{paused}:data', 'proof:paused-fenced'),
+            0,
+            'the holder wrote before the stop took hold: rerun on a less loaded machine',
+          );
           const fence = 'proof:{paused}:fence';
           assert.equal(await locks.acquire('proof:{paused}', 'next', 60_000, { fence }), 2);
           assert.equal(await locks.fenced.setIfHeld('proof:{paused}', 'proof:{paused}:data', 'next', 'next'), true);
