@@ -27,10 +27,11 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'locksmith-bench-jvm-'));
   const server = await startRedis();
   const rows: string[][] = [];
+  const pack = loadPack();
   try {
     for (const client of CLIENTS) {
       const proof = HELPER_PROOFS.find((candidate) => candidate.client === client)!;
-      const archived = await proof.prepare(join(work, client), loadPack());
+      const archived = await proof.prepare(join(work, client), pack);
       const plain = archived.filter((arg) => !arg.startsWith('-XX:SharedArchiveFile='));
       await batch(archived, server.url); // writes the archive, as a test file's first run does
       const times = { archived: [] as number[], plain: [] as number[] };

@@ -165,7 +165,7 @@ const SHARED_ARCHIVE = '-XX:SharedArchiveFile=';
 /**
  * The command that runs `main` from the classes javac wrote (`classpath` as javac returned it),
  * mapping a class-data archive: a proof JVM spends most of its start loading and verifying the
- * client library's classes (Lettuce's, Netty's, Spring's), about half of it saved by the archive.
+ * client library's classes (Lettuce's, Netty's, Spring's), a third to a half of it saved by the archive.
  * Class-data sharing takes jars only, so the classes are packed into one. The archive is written
  * by the command's first run (`withClassArchive`); until then the JVM starts without it.
  */

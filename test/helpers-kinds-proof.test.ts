@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { sleep, useRedis, waitFor } from './helpers';
+import { serversSideBySide, sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
-import { SERVER_KINDS, type ServerKind } from '../harness/redis';
+import type { ServerKind } from '../harness/redis';
 import { start } from './proofs/helpers/run';
 
 const pack = loadPack();
@@ -32,9 +32,7 @@ const HOLD_TTL_MS = 1000;
 
 // The two servers side by side: each proof waits mostly on leases and its own server, and bounds
 // no delay tighter than seconds.
-describe('Redis 7.0 and Valkey 9.1 side by side', { concurrency: SERVER_KINDS.length }, () => {
-  for (const server of SERVER_KINDS) describe(server, { concurrency: 1 }, () => proofs(server));
-});
+serversSideBySide(proofs);
 
 function proofs(server: ServerKind): void {
   const fx = useRedis({ server });

@@ -1,10 +1,10 @@
 // Shared test plumbing: one throwaway Redis per test file (or per describe block), stopped after it whatever happens.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, beforeEach } from 'node:test';
+import { after, afterEach, before, beforeEach, describe } from 'node:test';
 import type Redis from 'ioredis';
 import { loadPack } from '../pack/pack';
 import { LockScripts, type LockScriptsOptions } from '../pack/runtime';
-import { startRedis, type RedisServer, type StartOptions } from '../harness/redis';
+import { SERVER_KINDS, startRedis, type RedisServer, type ServerKind, type StartOptions } from '../harness/redis';
 
 /** The pack, read once for every test file. */
 export const pack = loadPack();
@@ -99,4 +99,15 @@ export async function waitFor(
 export async function commandCalls(redis: Redis, command: string): Promise<number> {
   const stats = await redis.info('commandstats');
   return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+}
+
+/**
+ * Each server's proofs in a suite of its own, Redis 7.0's and Valkey 9.1's side by side: for files
+ * whose proofs mostly wait on leases and their own server. Within a server the tests stay one
+ * after another (a suite's subtests take its concurrency unless given their own).
+ */
+export function serversSideBySide(proofs: (server: ServerKind) => void): void {
+  describe('Redis 7.0 and Valkey 9.1 side by side', { concurrency: SERVER_KINDS.length }, () => {
+    for (const server of SERVER_KINDS) describe(server, { concurrency: 1 }, () => proofs(server));
+  });
 }

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
-import { useRedis } from './helpers';
-import { SERVER_KINDS, type ServerKind } from '../harness/redis';
+import { serversSideBySide, useRedis } from './helpers';
+import type { ServerKind } from '../harness/redis';
 import { loadPack } from '../pack/pack';
 import { SNIPPET_PROOFS, snippetPrograms } from './proofs/snippets';
 
@@ -17,9 +17,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const { program, runProgram } = snippetPrograms(work, loadPack());
 
 // The two servers side by side: one program per server at a time.
-describe('Redis 7.0 and Valkey 9.1 side by side', { concurrency: SERVER_KINDS.length }, () => {
-  for (const server of SERVER_KINDS) describe(server, { concurrency: 1 }, () => proofs(server));
-});
+serversSideBySide(proofs);
 
 function proofs(server: ServerKind): void {
   const fx = useRedis({ server });

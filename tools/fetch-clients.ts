@@ -20,6 +20,7 @@ import {
   writeCargoPackage,
 } from '../harness/toolchains';
 import { ensureValkey } from '../harness/valkey';
+import { inLanes } from './lanes';
 
 const scratch = mkdtempSync(join(tmpdir(), 'locksmith-fetch-clients-'));
 
@@ -49,17 +50,12 @@ const CONCURRENCY = 2;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const queue = [...STEPS];
-  const lane = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [name, step] = next;
+  try {
+    await inLanes(STEPS, CONCURRENCY, async ([name, step]) => {
       const stepStarted = Date.now();
       await step();
       process.stdout.write(`${name}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

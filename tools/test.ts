@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { inLanes } from './lanes';
 
 const ROOT = join(__dirname, '..');
 
@@ -20,7 +21,7 @@ const ROOT = join(__dirname, '..');
 const TIMED: Record<string, string> = {
   'contention.test.ts': 'a SIGKILLed holder is replaced within TTL + 100 ms',
   'helpers-proof.test.ts': 'takeover within lease + 100 ms, loss reported within ttl/3 + 100 ms, the busy error bound',
-  'helpers-kinds-proof.test.ts': 'woken within 5 s of the release, taken within the lease + 4 s; 20 contenders',
+  'helpers-kinds-proof.test.ts': 'woken within 5 s of the release, taken within the lease + 4 s',
   'snippets-proof.test.ts': 'renewal keeps a lock past 3x its TTL',
   'helpers-js-parts-proof.test.ts': 'a real replica acknowledges within 100 ms; a cut timed to land in the WAIT',
   'helpers-parts-redis-rs.test.ts': 'the shortfall within 5 s',
@@ -134,16 +135,12 @@ function report(outcome: Outcome, label: string): void {
 
 /** Runs `files` at most `concurrency` at a time, in the order given; reports each as it ends. */
 async function runFiles(files: string[], concurrency: number, outcomes: Outcome[]): Promise<void> {
-  const queue = [...files];
-  const lane = async () => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-      const args = ['--import', 'tsx', '--test', '--test-reporter=spec', join('test', file)];
-      const outcome = await run(file, process.execPath, args, FILE_TIMEOUT_MS);
-      report(outcome, `test/${file}`);
-      outcomes.push(outcome);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, lane));
+  await inLanes(files, concurrency, async (file) => {
+    const args = ['--import', 'tsx', '--test', '--test-reporter=spec', join('test', file)];
+    const outcome = await run(file, process.execPath, args, FILE_TIMEOUT_MS);
+    report(outcome, `test/${file}`);
+    outcomes.push(outcome);
+  });
 }
 
 /** The test counts node:test's spec reporter prints at the end of a file's output, summed. */
