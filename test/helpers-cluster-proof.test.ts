@@ -15,7 +15,7 @@ import { loadPack } from '../pack/pack';
 import { sleep, waitFor } from './helpers';
 import { SERVER_KINDS, startCluster, type RedisCluster, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
-import { start } from './proofs/helpers/run';
+import { allDone, start } from './proofs/helpers/run';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-cluster-'));
@@ -72,7 +72,7 @@ function proofs(server: ServerKind): void {
 
       // Fencing first: for a Java client, its first run writes the class-data archive the 20 then map.
       test('fencing tokens strictly increase across two contending processes', async () => {
-        await Promise.all([run('fence', '30').done, run('fence', '30').done]);
+        await allDone([run('fence', '30'), run('fence', '30')]);
         const tokens = (await redis.lrange('proof:tokens', 0, -1)).map(Number);
         assert.equal(tokens.length, 60);
         for (let i = 1; i < tokens.length; i++)
@@ -80,7 +80,7 @@ function proofs(server: ServerKind): void {
       });
 
       test(`${CONTENDERS} processes x 5 rounds around a non-atomic counter end exact, never two holders`, async () => {
-        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '5').done));
+        await allDone(Array.from({ length: CONTENDERS }, () => run('counter', '5')));
         assert.equal(await redis.get('proof:counter'), String(CONTENDERS * 5));
         assert.equal(await redis.exists(LOCK), 0, 'released');
       });

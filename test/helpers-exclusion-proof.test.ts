@@ -2,8 +2,10 @@
 // against a throwaway Redis 7.0 and Valkey 9: mutual exclusion and fencing under contention. No
 // assertion here bounds a delay, so the 20 processes per client (20 JVMs for the Java clients) run
 // beside other files; test/helpers-proof.test.ts has the proofs that do (takeover, renewal, loss,
-// the busy error), which run alone.
-//   counter  rounds around a non-atomic counter and an occupancy counter, SCRIPT FLUSH in each (NOSCRIPT path);
+// the busy error), which run one timed file at a time.
+//   counter  rounds around a non-atomic counter and an occupancy counter, SCRIPT FLUSH in each (NOSCRIPT path),
+//            under a 30 s lease: no round waits for it to run out, and a holder that waits for a core
+//            while 19 JVMs start must not lose it;
 //   fence    fencing tokens pushed in lock order.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { loadPack } from '../pack/pack';
 import { useRedis } from './helpers';
 import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
-import { start } from './proofs/helpers/run';
+import { allDone, start } from './proofs/helpers/run';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-exclusion-'));
@@ -41,7 +43,7 @@ function proofs(server: ServerKind): void {
 
       // Fencing first: for a Java client, its first run writes the class-data archive the 20 then map.
       test('fencing tokens strictly increase across two contending processes', async () => {
-        await Promise.all([run('fence', '50').done, run('fence', '50').done]);
+        await allDone([run('fence', '50'), run('fence', '50')]);
         const tokens = (await fx.redis.lrange('proof:tokens', 0, -1)).map(Number);
         assert.equal(tokens.length, 100);
         for (let i = 1; i < tokens.length; i++)
@@ -49,7 +51,7 @@ function proofs(server: ServerKind): void {
       });
 
       test(`${CONTENDERS} processes x 10 rounds around a non-atomic counter end exact, never two holders, SCRIPT FLUSH in every round`, async () => {
-        await Promise.all(Array.from({ length: CONTENDERS }, () => run('counter', '10').done));
+        await allDone(Array.from({ length: CONTENDERS }, () => run('counter', '10')));
         assert.equal(await fx.redis.get('proof:counter'), String(CONTENDERS * 10));
         assert.equal(await fx.redis.get('proof:occupancy'), '0');
         assert.equal(await fx.redis.exists('proof:lock'), 0, 'released');

@@ -11,7 +11,7 @@ import { loadPack } from '../pack/pack';
 import { commandCalls, useRedis } from './helpers';
 import { SERVER_KINDS } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce } from './proofs/helpers/proofs';
-import { start } from './proofs/helpers/run';
+import { allDone, start } from './proofs/helpers/run';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-glide-java-'));
@@ -35,8 +35,8 @@ for (const server of SERVER_KINDS) {
         while (flushing) await flusher.script('FLUSH');
       })();
       try {
-        await Promise.all(
-          Array.from({ length: PROCESSES }, () => start(command, fx.server.url, {}, ['counter', String(ROUNDS)]).done),
+        await allDone(
+          Array.from({ length: PROCESSES }, () => start(command, fx.server.url, {}, ['counter', String(ROUNDS)])),
         );
       } finally {
         flushing = false;

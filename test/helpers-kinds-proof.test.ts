@@ -17,7 +17,7 @@ import { loadPack } from '../pack/pack';
 import { serversSideBySide, sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import type { ServerKind } from '../harness/redis';
-import { start } from './proofs/helpers/run';
+import { allDone, start } from './proofs/helpers/run';
 
 const pack = loadPack();
 const work = mkdtempSync(join(tmpdir(), 'locksmith-helper-kinds-'));
@@ -99,18 +99,13 @@ function proofs(server: ServerKind): void {
       if (!proof.kinds) return;
 
       test('reentrant: two processes x 100 rounds, each re-entering once, keep a non-atomic counter exact', async () => {
-        await Promise.all([run('reentrant', '100').done, run('reentrant', '100').done]);
+        await allDone([run('reentrant', '100'), run('reentrant', '100')]);
         assert.equal(await fx.redis.get('proof:counter'), '200');
         assert.equal(await fx.redis.exists(KEY), 0, 'released');
       });
 
       test('read-write: two writers keep a non-atomic counter exact; readers never read with a writer', async () => {
-        await Promise.all([
-          run('rw-writer', '40').done,
-          run('rw-writer', '40').done,
-          run('rw-reader', '40').done,
-          run('rw-reader', '40').done,
-        ]);
+        await allDone([run('rw-writer', '40'), run('rw-writer', '40'), run('rw-reader', '40'), run('rw-reader', '40')]);
         assert.equal(await fx.redis.get('proof:counter'), '80');
         assert.equal(await fx.redis.exists('proof:rw'), 0, 'released');
       });
@@ -124,7 +119,7 @@ function proofs(server: ServerKind): void {
       });
 
       test('semaphore of 2: three processes never exceed 2 holders', async () => {
-        await Promise.all([run('semaphore', '30').done, run('semaphore', '30').done, run('semaphore', '30').done]);
+        await allDone([run('semaphore', '30'), run('semaphore', '30'), run('semaphore', '30')]);
         assert.equal(await fx.redis.exists('proof:sem'), 0, 'released');
       });
 

@@ -2,7 +2,7 @@
 // node_modules; redis-py from Debian's package and from PyPI; phpredis, redis-rb and Predis from
 // Debian's packages; redigo and go-redis as Go modules; Jedis and Lettuce from Maven; redis-rs
 // from Cargo: test/proofs/ pins them) as real programs against a throwaway Redis 7.0 and Valkey 9:
-// the proofs that bound a delay, so this file runs alone (test/helpers-exclusion-proof.test.ts
+// the proofs that bound a delay, so this file is timed (one at a time; test/helpers-exclusion-proof.test.ts
 // has mutual exclusion and fencing under contention). Each client has a proof program in
 // test/proofs/helpers/ that imports the helper written next to it and runs one mode:
 //   renew    a 300 ms lease kept through 1 s of work; no renewal after release;

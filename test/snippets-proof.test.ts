@@ -1,6 +1,6 @@
 // Runs the generated auto-extend snippet of every client that runs here as a real program against
 // a throwaway Redis 7.0 and Valkey 9: it keeps its lock past 3x the TTL and stops renewing after
-// release. Renewing a 300 ms lease every 100 ms is a bound on delays, so this file runs alone;
+// release. Renewing a 300 ms lease every 100 ms is a bound on delays, so this file is timed (one at a time);
 // test/snippets-exclusion-proof.test.ts runs the guarded-section and fenced snippets under contention.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,22 +1,24 @@
-// `npm test`: the checks (typecheck, lint, package) side by side, and every test file in a process
-// of its own, in two phases. First, once packaged, the files without timing bounds, several at a
-// time: most of their time is spent waiting on servers, child processes and sleeps. Then, one after
-// another and with nothing else of the suite running, the files in TIMED: their assertions bound
-// how late something may happen, or they load the CPU in bursts. Node's own runner takes files
-// availableParallelism() - 1 at a time (one on 2 cores) and cannot keep a group apart.
-//   node --import tsx tools/test.ts                       the checks, then every test file
-//   node --import tsx tools/test.ts test/a.test.ts ...    only these files (no checks), in their phases
-// LOCKSMITH_TEST_CONCURRENCY sets how many files run side by side in the first phase (default 2).
+// `npm test`: the package, then the checks (typecheck, lint) and every test file, each in a
+// process of its own and a session of its own. The files in TIMED, whose assertions bound how late
+// something may happen or which load the CPU in bursts, run one after another; the others run two
+// at a time beside them. The kernel's autogroup shares the CPU between sessions, not processes, so
+// a timed file gets its share however many processes the files beside it start. Where the kernel
+// does not (no autogroup), the timed files wait until the others are done. Node's own runner takes
+// files availableParallelism() - 1 at a time (one on 2 cores) and cannot keep a group apart.
+//   node --import tsx tools/test.ts                       the package and checks, then every test file
+//   node --import tsx tools/test.ts test/a.test.ts ...    only these files (no checks), in their groups
+// LOCKSMITH_TEST_CONCURRENCY sets how many untimed files run side by side (default 2).
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inLanes } from './lanes';
 
 const ROOT = join(__dirname, '..');
 
 /**
- * Files that run alone, and why: a bound in ms that another file's load could break, or work
- * heavy enough to break another's.
+ * Files that run one at a time, and why: a bound in ms that the load of files beside it, each
+ * with its share of the CPU, does not break, but that of several more would; or work heavy enough
+ * to break another's.
  */
 const TIMED: Record<string, string> = {
   'contention.test.ts': 'a SIGKILLed holder is replaced within TTL + 100 ms',
@@ -44,7 +46,7 @@ const TIMED: Record<string, string> = {
 
 const isTimed = (name: string) => Object.hasOwn(TIMED, name);
 
-/** The longest files of the first phase (from a full run's log) start first, so none of them starts last. */
+/** The longest untimed files (from a full run's log) start first, so none of them starts last. */
 const SLOWEST_FIRST = [
   'helpers-jvm-parts-proof.test.ts',
   'helpers-exclusion-proof.test.ts',
@@ -65,11 +67,20 @@ const READING_CHECKS = ['typecheck', 'lint'];
 /** A file still running after this is stopped and reported as timed out. */
 const FILE_TIMEOUT_MS = 30 * 60_000;
 /**
- * The first phase's files two at a time, one per core: they wait mostly on servers and child
- * processes, and bound no delay. Two at a time took the phase from 735 s to 422 s with every file
- * passing; LOCKSMITH_TEST_CONCURRENCY sets another number.
+ * Untimed files two at a time: they wait mostly on servers and child processes, and bound no delay.
+ * Two at a time took them from 735 s to 422 s with every file passing; LOCKSMITH_TEST_CONCURRENCY
+ * sets another number.
  */
-const FIRST_PHASE_CONCURRENCY = 2;
+const UNTIMED_CONCURRENCY = 2;
+
+/** Whether the kernel shares the CPU between sessions (autogroup), each test file being one. */
+function sharesPerSession(): boolean {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+  } catch {
+    return false;
+  }
+}
 
 interface Outcome {
   name: string;
@@ -81,7 +92,7 @@ interface Outcome {
 
 const live = new Set<number>();
 
-/** Runs a command in a process group of its own, its output (stdout and stderr) collected. */
+/** Runs a command in a session (and process group) of its own, its output (stdout and stderr) collected. */
 function run(name: string, command: string, args: string[], timeoutMs: number): Promise<Outcome> {
   const started = performance.now();
   return new Promise((resolve) => {
@@ -168,12 +179,11 @@ async function main(): Promise<number> {
   const unknown = asked.filter((name) => !existsSync(join(ROOT, 'test', name)));
   if (unknown.length) throw new Error(`no such test file: ${unknown.map((n) => `test/${n}`).join(', ')}`);
   const files = asked.length ? all.filter((name) => asked.includes(name)) : all;
-  const concurrency = Number(process.env.LOCKSMITH_TEST_CONCURRENCY) || FIRST_PHASE_CONCURRENCY;
+  const concurrency = Number(process.env.LOCKSMITH_TEST_CONCURRENCY) || UNTIMED_CONCURRENCY;
   const started = performance.now();
 
   // The package first: it is the production build and the .vsix that test files run. The
-  // typecheck and lint only read the sources: they go on beside the first phase and end before
-  // the timed files start.
+  // typecheck and lint only read the sources: they start beside it.
   let checks: Promise<Outcome[]> = Promise.resolve([]);
   if (!asked.length) {
     const check = (name: string) =>
@@ -191,32 +201,32 @@ async function main(): Promise<number> {
   }
 
   const rank = (name: string) => (SLOWEST_FIRST.includes(name) ? SLOWEST_FIRST.indexOf(name) : SLOWEST_FIRST.length);
-  const together = files.filter((name) => !isTimed(name)).sort((a, b) => rank(a) - rank(b));
-  const alone = files.filter(isTimed);
+  const untimed = files.filter((name) => !isTimed(name)).sort((a, b) => rank(a) - rank(b));
+  const timed = files.filter(isTimed);
   const outcomes: Outcome[] = [];
-  const phase1 = performance.now();
-  await runFiles(together, concurrency, outcomes);
-  const phase1End = performance.now();
+  const testsStarted = performance.now();
+  const took = (group: Promise<void>) => group.then(() => performance.now() - testsStarted);
+  const besides = sharesPerSession();
+  const untimedRun = took(runFiles(untimed, concurrency, outcomes));
+  const timedMs = await took((besides ? Promise.resolve() : untimedRun).then(() => runFiles(timed, 1, outcomes)));
+  const untimedMs = await untimedRun;
   const failedChecks = (await checks).filter((check) => !check.ok);
-  const phase2 = performance.now();
-  if (!failedChecks.length) await runFiles(alone, 1, outcomes);
   const end = performance.now();
 
   const failed = outcomes.filter((outcome) => !outcome.ok);
   process.stdout.write('\n── test files, longest first ──\n');
   for (const outcome of [...outcomes].sort((a, b) => b.ms - a.ms))
     process.stdout.write(
-      `${seconds(outcome.ms).padStart(9)}  test/${outcome.name}${isTimed(outcome.name) ? ' (alone)' : ''}${outcome.ok ? '' : `  FAILED (${outcome.why})`}\n`,
+      `${seconds(outcome.ms).padStart(9)}  test/${outcome.name}${isTimed(outcome.name) ? ' (timed)' : ''}${outcome.ok ? '' : `  FAILED (${outcome.why})`}\n`,
     );
   process.stdout.write(
     `\n${counts(outcomes)}\n` +
-      `${together.length} files ${concurrency} at a time: ${seconds(phase1End - phase1)}; ` +
-      `${alone.length} files alone: ${seconds(end - phase2)}; all: ${seconds(end - started)}\n`,
+      `${untimed.length} untimed files ${concurrency} at a time: ${seconds(untimedMs)}; ` +
+      `${timed.length} timed files one at a time, ${besides ? 'beside them' : 'after them (no autogroup)'}: ` +
+      `${seconds(timedMs)} from the start; all: ${seconds(end - started)}\n`,
   );
-  if (failedChecks.length) {
-    const names = failedChecks.map((check) => `npm run ${check.name}`).join(', ');
-    process.stdout.write(`\nFAILED: ${names}; the ${alone.length} timed files did not run\n`);
-  }
+  if (failedChecks.length)
+    process.stdout.write(`\nFAILED: ${failedChecks.map((check) => `npm run ${check.name}`).join(', ')}\n`);
   if (failed.length) {
     process.stdout.write(`\nFAILED: ${failed.length} of ${outcomes.length} test files; each alone:\n`);
     for (const outcome of failed)

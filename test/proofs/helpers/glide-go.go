@@ -98,7 +98,7 @@ func get(ctx context.Context, c client, key string) (string, error) {
 }
 
 func counterRound(ctx context.Context, c client) error {
-	lease, err := locksmith.Acquire(ctx, c, lockKey, 5*time.Second, locksmith.WaitFor(time.Minute))
+	lease, err := locksmith.Acquire(ctx, c, lockKey, 30*time.Second, locksmith.WaitFor(time.Minute))
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ public final class Proof {
 
     static void counter(int rounds) throws Exception {
         for (int round = 0; round < rounds; round++) {
-            try (Locksmith.Lease lease = acquire(Locksmith.ttlMs(5000).waitMs(60_000))) {
+            try (Locksmith.Lease lease = acquire(Locksmith.ttlMs(30_000).waitMs(60_000))) {
                 check(client.incr("proof:occupancy").get() == 1, "two holders at once");
                 String value = client.get("proof:counter").get();
                 client.set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1)).get();

@@ -62,7 +62,7 @@ function modes(client) {
     ...partModes(helper, client, commands, connectReplica),
     async counter() {
       for (let round = 0; round < Number(rounds); round++) {
-        await withLock(client, lockKey, { ttlMs: 5000, waitMs: 60_000 }, async () => {
+        await withLock(client, lockKey, { ttlMs: 30_000, waitMs: 60_000 }, async () => {
           if ((await client.incr('proof:occupancy')) !== 1) throw new Error('two holders at once');
           const value = Number(await client.get('proof:counter'));
           await client.set('proof:counter', String(value + 1));

@@ -65,7 +65,7 @@ async def connect():
 
 async def counter(client):
     for _ in range(rounds):
-        async with lock(client, lock_key, ttl_ms=5000, wait_ms=60_000):
+        async with lock(client, lock_key, ttl_ms=30_000, wait_ms=60_000):
             if await client.incr("proof:occupancy") != 1:
                 raise RuntimeError("two holders at once")
             await client.set("proof:counter", str(int(await client.get("proof:counter") or 0) + 1))

@@ -63,7 +63,7 @@ func connect(url string) (redis.UniversalClient, error) {
 }
 
 func counterRound(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 5*time.Second, locksmith.WaitFor(time.Minute))
+	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 30*time.Second, locksmith.WaitFor(time.Minute))
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ const modes = {
   ...partModes(helper, redis, commands, connect),
   async counter() {
     for (let round = 0; round < Number(rounds); round++) {
-      await withLock(redis, 'proof:lock', { ttlMs: 5000, waitMs: 60_000 }, async () => {
+      await withLock(redis, 'proof:lock', { ttlMs: 30_000, waitMs: 60_000 }, async () => {
         if ((await redis.incr('proof:occupancy')) !== 1) throw new Error('two holders at once');
         const value = Number(await redis.get('proof:counter'));
         await redis.set('proof:counter', value + 1);

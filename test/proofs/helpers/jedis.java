@@ -32,7 +32,7 @@ public final class Proof {
 
     static void counter(UnifiedJedis jedis, int rounds) throws InterruptedException {
         for (int round = 0; round < rounds; round++) {
-            try (Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(5000).waitMs(60_000))) {
+            try (Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(30_000).waitMs(60_000))) {
                 check(jedis.incr("proof:occupancy") == 1, "two holders at once");
                 String value = jedis.get("proof:counter");
                 jedis.set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));

@@ -59,7 +59,7 @@ public final class Proof {
 
     static void counter(int rounds) throws InterruptedException {
         for (int round = 0; round < rounds; round++) {
-            try (Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(5000).waitMs(60_000))) {
+            try (Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(30_000).waitMs(60_000))) {
                 check(redis.incr("proof:occupancy") == 1, "two holders at once");
                 String value = redis.get("proof:counter");
                 redis.set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));

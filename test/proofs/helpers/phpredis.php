@@ -28,7 +28,7 @@ $acquireKind = static fn (string $kind, int $ttlMs, int $waitMs): LocksmithLease
 switch ($mode) {
     case 'counter':
         for ($round = 0; $round < $rounds; $round++) {
-            Locksmith::withLock($redis, 'proof:lock', 5000, function () use ($redis) {
+            Locksmith::withLock($redis, 'proof:lock', 30000, function () use ($redis) {
                 if ($redis->incr('proof:occupancy') !== 1) {
                     throw new RuntimeException('two holders at once');
                 }

@@ -41,7 +41,7 @@ func do(pool *redis.Pool, command string, args ...interface{}) (interface{}, err
 }
 
 func counterRound(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 5*time.Second, locksmith.WaitFor(time.Minute))
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 30*time.Second, locksmith.WaitFor(time.Minute))
 	if err != nil {
 		return err
 	}

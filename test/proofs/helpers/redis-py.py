@@ -35,7 +35,7 @@ r = redis.Redis.from_url(url)
 
 def counter():
     for _ in range(rounds):
-        with lock(r, "proof:lock", ttl_ms=5000, wait_ms=60_000):
+        with lock(r, "proof:lock", ttl_ms=30_000, wait_ms=60_000):
             if r.incr("proof:occupancy") != 1:
                 raise RuntimeError("two holders at once")
             r.set("proof:counter", int(r.get("proof:counter") or 0) + 1)

@@ -43,7 +43,7 @@ end
 case mode
 when 'counter'
   rounds.times do
-    Locksmith.with_lock(redis, 'proof:lock', ttl_ms: 5000, wait_ms: 60_000) do
+    Locksmith.with_lock(redis, 'proof:lock', ttl_ms: 30_000, wait_ms: 60_000) do
       raise 'two holders at once' unless redis.incr('proof:occupancy') == 1
 
       redis.set('proof:counter', redis.get('proof:counter').to_i + 1)

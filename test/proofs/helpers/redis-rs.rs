@@ -23,7 +23,7 @@ fn check(condition: bool, message: &str) -> Result<(), Failure> {
 }
 
 fn counter(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
-    let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60));
+    let options = LockOptions::new(Duration::from_secs(30)).wait(Duration::from_secs(60));
     for _ in 0..rounds {
         let lease = Lease::acquire_with(con, "proof:lock", &options)?;
         let occupancy: i64 = redis::cmd("INCR").arg("proof:occupancy").query(con)?;

@@ -49,3 +49,17 @@ export function start(command: string[], url: string, env: Record<string, string
     signal: (name) => void child.kill(name),
   };
 }
+
+/**
+ * Waits for every program; when one fails, SIGKILLs the others and waits for them to exit before
+ * rejecting with its error, so that none of them writes into the next test's keys.
+ */
+export async function allDone(runs: Running[]): Promise<string[]> {
+  try {
+    return await Promise.all(runs.map((running) => running.done));
+  } catch (error) {
+    for (const running of runs) running.kill();
+    await Promise.allSettled(runs.map((running) => running.done));
+    throw error;
+  }
+}

@@ -47,7 +47,7 @@ public final class Proof {
 
     static void counter(int rounds) throws InterruptedException {
         for (int round = 0; round < rounds; round++) {
-            try (Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(5000).waitMs(60_000))) {
+            try (Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(30_000).waitMs(60_000))) {
                 check(redis.opsForValue().increment("proof:occupancy") == 1, "two holders at once");
                 String value = redis.opsForValue().get("proof:counter");
                 redis.opsForValue().set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));
