@@ -261,7 +261,10 @@ const SHAPES: Shape[] = [
     title:
       /^Release with compare-and-delete of owner \(the lock helper's release\), adding \.\.\/internal\/locksmith\/locksmith\.go$/,
     edits: [
-      ['\t"crypto/rand"\n', '\t"crypto/rand"\n\t"example.com/app/internal/locksmith"\n'],
+      [
+        '\tglide "github.com/valkey-io/valkey-glide/go/v2"\n',
+        '\t"example.com/app/internal/locksmith"\n\tglide "github.com/valkey-io/valkey-glide/go/v2"\n',
+      ],
       ['defer client.Del(ctx, []string{lockKey})', 'defer locksmith.ReleaseLock(ctx, client, lockKey, owner)'],
     ],
   },

@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadPack } from '../pack/pack';
-import { analyzeText } from '../server/src/analysis';
-import { lockFix, outdatedHelper, type FileChange } from '../server/src/lockFix';
+import { AnalyzedDocument, analyzeText } from '../server/src/analysis';
+import { checkText } from '../server/src/check';
+import { planRemedies } from '../server/src/fixes/plan';
+import { applyEdits, lockFix, outdatedHelper, type FileChange } from '../server/src/lockFix';
 import { ManifestCache } from '../server/src/manifests';
 import { fixClient, renderFix } from '../server/src/quickFix';
 import { CLIENTS } from '../snippets/clients';
@@ -182,8 +184,8 @@ const WAITING: {
     file: 'ledger/jobs/compact.go',
     manifest: ['ledger/go.mod', 'module example.com/ledger\n\ngo 1.21\n'],
     helper: 'ledger/internal/locksmith/locksmith.go',
-    call: /^\tlease, err := locksmith\.Acquire\(ctx, rdb, "lock:ledger:"\+ledger, 120000\*time\.Millisecond\)\n\tif err != nil \{\n\t\treturn err\n\t\}\n\tdefer lease\.Release\(ctx\)$/m,
-    kept: /^import "example\.com\/ledger\/internal\/locksmith"$/m,
+    call: /^\tlease, err := locksmith\.Acquire\(ctx, rdb, "lock:ledger:"\+ledger, 120000\*time\.Millisecond\)\n\tif err != nil \{\n\t\treturn err\n\t\}\n\tdefer lease\.Release\(ctx\) \/\/ expect: LOCK003 fix\n\treturn compact\(ctx, ledger\)$/m,
+    kept: /^\t"example\.com\/ledger\/internal\/locksmith"\n\t"github\.com\/redis\/go-redis\/v9"$/m,
     dropped: /google\/uuid/,
   },
   {
@@ -341,4 +343,62 @@ test("the busy branch stays out of the guarded code (Go's block holds a statemen
   assert.match(fixed, /defer lease\.Release\(ctx\)/);
   assert.doesNotMatch(fixed, /return ErrLocked/, 'the busy path is the helper’s error now');
   assert.match(fixed, /\n\treturn fn\(\)\n}/, 'the guarded call still runs');
+});
+
+describe("go-redis's try-lock (`if err != nil || !ok { return err }`, then a deferred Del)", () => {
+  const fixture = 'go/try-lock-goredis.go';
+  const text = readFileSync(join(__dirname, 'fixtures', 'fix', fixture), 'utf8');
+  // Go 1.21: no rand.Text for a token in place, so the helper's calls are what is offered.
+  const manifests = [{ name: 'go.mod', path: 'go.mod', text: 'module example.com/jobs\n\ngo 1.21\n' }];
+
+  async function suggestions(): Promise<Map<string, string>> {
+    const analysis = new AnalyzedDocument('go');
+    const { findings } = await checkText(analysis, text, pack).finally(() => analysis.dispose());
+    const file = join(root, 'jobs', 'compact.go');
+    const env = { pack, file, root, manifests, readFile: () => undefined, canCreateFiles: true };
+    const remedies = await planRemedies('go', text, findings, env);
+    assert.ok(
+      remedies.every((each) => !each.fix),
+      'no fix: the token would need a new dependency',
+    );
+    const applied = new Map<string, string>();
+    for (const remedy of remedies.flatMap((each) => each.suggestions)) {
+      const own = remedy.changes().find((change) => change.path === file);
+      assert.ok(own && 'edits' in own, remedy.title);
+      applied.set(remedy.title.replace(/ \(.*$|,.*$/, ''), applyEdits(text, own.edits));
+    }
+    return applied;
+  }
+
+  test('the try variant changes only the two lock calls: the check, the lease and the code after stay as written', async () => {
+    const tried = (await suggestions()).get("Replace with the lock helper's try variant");
+    assert.ok(tried, 'the try variant is offered');
+    assert.equal(
+      tried,
+      text
+        .replace(
+          '\n\t"github.com/redis/go-redis/v9"',
+          '\n\t"example.com/jobs/internal/locksmith"\n\t"github.com/redis/go-redis/v9"',
+        )
+        .replace(
+          'ok, err := rdb.SetNX(ctx, "lock:compact", "1", 2*time.Minute).Result()',
+          'lease, ok, err := locksmith.TryAcquire(ctx, rdb, "lock:compact", 2*time.Minute)',
+        )
+        .replace('defer rdb.Del(ctx, "lock:compact")', 'defer lease.Release(ctx)'),
+    );
+  });
+
+  test('the waiting rewrite leaves the code after the deferred release as it was, and imports the helper among the modules', async () => {
+    const waiting = (await suggestions()).get("Replace with a call of the project's lock helper");
+    assert.ok(waiting, 'the waiting rewrite is offered');
+    assert.match(
+      waiting,
+      /\n\t"time"\n\n\t"example\.com\/jobs\/internal\/locksmith"\n\t"github\.com\/redis\/go-redis\/v9"\n\)\n/,
+    );
+    assert.match(
+      waiting,
+      /\n\tdefer lease\.Release\(ctx\)( \/\/ expect: LOCK003 fix)?\n\treturn compactSegments\(ctx\)\n}/,
+    );
+    assert.doesNotMatch(waiting, /critical section/);
+  });
 });

@@ -8,7 +8,6 @@ import type { Pack } from '../../pack/pack';
 import { renderCallSite } from '../../snippets/callsite';
 import type { ClientInfo } from '../../snippets/clients';
 import { checkHelperFile, updatedHelper } from '../../snippets/helper';
-import { planImports } from '../../snippets/imports';
 import { inlineImports } from '../../snippets/render';
 import type { ProjectFile } from '../../snippets/paths';
 import type { Finding } from './analysis';
@@ -95,19 +94,15 @@ export function lockFix(input: FixInput): LockFix {
   );
   const code = withDeclarations(
     withPhpCaptures(call.code, plan.body)
-      .replace(/\n$/, '')
+      .replace(/\n+$/, '')
       .replace(/\n(?=.)/g, `\n${plan.indent}`),
     plan,
   );
   const replaced: TextChange[] = [...dropped, { start, end: plan.end, text: code }];
-  const imports = planImports(client, text, call.imports);
-  if (imports && imports.offset <= start)
-    replaced.unshift({ start: imports.offset, end: imports.offset, text: imports.text });
   // Go: the call site's lease is a time.Duration (`30000*time.Millisecond`), and the file may not import time.
-  if (client.extension === 'go' && /(?<![\w.])time\.\w/.test(code))
-    replaced.unshift(
-      ...importEdits({ languageId: input.languageId, text }, ['import "time"']).filter((edit) => edit.start <= start),
-    );
+  const goTime = client.extension === 'go' && /(?<![\w.])time\.\w/.test(code) ? ['import "time"'] : [];
+  const imports = importEdits({ languageId: input.languageId, text }, [...call.imports, ...goTime]);
+  replaced.unshift(...imports.filter((edit) => edit.start <= start));
   // Imports only the replaced code used go (Go does not even compile with them: `uuid` for the token).
   const edits = withUnusedImports(replaced);
   const elsewhere = helper.elsewhere ? ` (${helper.elsewhere})` : '';

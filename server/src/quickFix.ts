@@ -32,10 +32,9 @@ export function renderFix(client: ClientInfo, plan: FixPlan, pack: Pack): string
     ...(plan.ttlMs !== undefined && { ttl: plan.ttlMs }),
     ...(plan.body !== undefined && { body: plan.body }),
   };
-  return withoutSelfAssignment(
-    renderCode(client.id, 'guard', pack, values, { clientExpression: plan.receiver, indent: plan.indent }),
-    plan.key,
-  );
+  // Go's deferred release with nothing after it in the range: the code it guards follows the range.
+  const code = renderCode(client.id, 'guard', pack, values, { clientExpression: plan.receiver, indent: plan.indent });
+  return withoutSelfAssignment(plan.body === '' ? code.trimEnd() : code, plan.key);
 }
 
 /**

@@ -14,7 +14,7 @@ export interface FixPlan {
   /** The key expression as the user wrote it. */
   key: string;
   ttlMs?: string;
-  /** The guarded statements, dedented; absent when there were none. */
+  /** The guarded statements, dedented; absent when there were none, empty when they follow a Go `defer` release. */
   body?: string;
   /** Leading whitespace of the first replaced line. */
   indent: string;
@@ -292,7 +292,8 @@ export function planFix(
     end: last.endIndex,
     key: key.text,
     ttlMs,
-    body: body.length ? body.join('\n') : undefined,
+    // Go's deferred release: the code it guards follows it, where it stays.
+    body: body.length ? body.join('\n') : last.type === 'defer_statement' ? '' : undefined,
     indent: /^[ \t]*/.exec(text.slice(lineStart, first.startIndex))![0],
     receiver,
     ...(retryLoop && { replacesRetryLoop: true }),

@@ -24,8 +24,10 @@ export function importEdits(
 }
 
 /**
- * Go: new standard-library imports go into the file's `import ( ... )` block, in the sorted
- * standard-library group gofmt keeps (a group of their own at the top when it has none).
+ * Go: new imports go into the file's `import ( ... )` block, sorted into the groups gofmt and
+ * goimports keep: the standard library's into its group (the first; a group of their own at the
+ * top when it has none), a module's into the last group of modules (a group of their own at the
+ * end when it has none).
  */
 function goImportBlock(text: string, lines: readonly string[]): TextChange[] | undefined {
   const block = /^import \($/m.exec(text);
@@ -38,29 +40,36 @@ function goImportBlock(text: string, lines: readonly string[]): TextChange[] | u
     .map((line) => /^import\s+(.+)$/.exec(line)?.[1] ?? line)
     .filter((spec) => !text.slice(bodyStart, close).includes(spec))
     .sort((a, b) => (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
-  const edits: TextChange[] = [];
   const isStandard = (spec: string) => !/^"[^"/]*\./.test(path(spec));
-  // The first group: the lines up to the first blank one.
-  const entries: { start: number; spec: string }[] = [];
-  for (let at = bodyStart; at < close;) {
+  // The block's groups: runs of lines between blank lines.
+  const groups: { start: number; spec: string }[][] = [[]];
+  for (let at = bodyStart; at <= close;) {
     const end = text.indexOf('\n', at);
     const line = text.slice(at, end).trim();
-    if (!line) break;
-    entries.push({ start: at, spec: line });
+    if (line) groups.at(-1)!.push({ start: at, spec: line });
+    else if (groups.at(-1)!.length) groups.push([]);
     at = end + 1;
   }
-  const standardGroup = entries.length > 0 && entries.every((entry) => isStandard(entry.spec));
-  if (!standardGroup) {
-    const group = specs.map((spec) => `\t${spec}\n`).join('');
-    return group ? [{ start: bodyStart, end: bodyStart, text: `${group}${entries.length ? '\n' : ''}` }] : [];
-  }
-  for (const spec of specs) {
-    const next = entries.find((entry) => path(entry.spec) > path(spec));
-    const at = next ? next.start : text.indexOf('\n', entries[entries.length - 1].start) + 1;
+  const filled = groups.filter((group) => group.length);
+  const standard = filled[0]?.every((entry) => isStandard(entry.spec)) ? filled[0] : undefined;
+  const modules = [...filled].reverse().find((group) => group.every((entry) => !isStandard(entry.spec)));
+  const edits: TextChange[] = [];
+  const insert = (at: number, text: string) => {
     // Specs that go in at one place are one edit, in order.
     const same = edits.find((edit) => edit.start === at);
-    if (same) same.text += `\t${spec}\n`;
-    else edits.push({ start: at, end: at, text: `\t${spec}\n` });
+    if (same) same.text += text;
+    else edits.push({ start: at, end: at, text });
+  };
+  for (const spec of specs) {
+    const group = isStandard(spec) ? standard : modules;
+    if (!group) {
+      // A group of its own: the standard library's first, a module's last.
+      if (isStandard(spec)) insert(bodyStart, `\t${spec}\n${filled.length ? '\n' : ''}`);
+      else insert(close + 1, `${filled.length ? '\n' : ''}\t${spec}\n`);
+      continue;
+    }
+    const next = group.find((entry) => path(entry.spec) > path(spec));
+    insert(next ? next.start : text.indexOf('\n', group.at(-1)!.start) + 1, `\t${spec}\n`);
   }
   return edits;
 }

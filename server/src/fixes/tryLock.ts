@@ -5,12 +5,12 @@
 import type { ClientInfo } from '../../../snippets/clients';
 import { helperCall } from '../../../snippets/helperApi';
 import type { Finding } from '../analysis';
-import { identifierPattern } from '../analysis/tree';
+import { identifierPattern, within } from '../analysis/tree';
 import type { FixPlan } from '../analysis/fix';
-import type { TextChange } from '../lockFix';
+import { applyEdits, type TextChange } from '../lockFix';
 import { helperImports, projectHelper } from './helper';
 import type { FixDocument } from './document';
-import { importEdits } from './imports';
+import { importEdits, unusedImports } from './imports';
 import type { FixEnvironment, PlannedEdit } from './plan';
 import { isNoFix, noFix, type NoFix } from './remedy';
 
@@ -63,6 +63,53 @@ function render(
   }
 }
 
+/**
+ * go-redis's try-lock: `ok, err := rdb.SetNX(ctx, key, value, ttl).Result()`, the checks that
+ * leave when it failed, then `defer rdb.Del(ctx, key)` with the guarded code after it. Only the
+ * two lock calls change (`lease, ok, err := locksmith.TryAcquire(ctx, rdb, key, ttl)` and
+ * `defer lease.Release(ctx)`): the checks keep returning what they returned, busy or failed,
+ * and the lease stays the code's own expression.
+ */
+function goTryLock(document: FixDocument, client: ClientInfo, plan: FixPlan): TextChange[] | NoFix {
+  if (client.id !== 'go-redis') return noFix('language', `no try variant rewrite for ${client.library} yet`);
+  if (plan.body) return noFix('layout', 'code runs between the acquire and the deferred release');
+  const statementAt = (offset: number) => document.statementOf(document.root.descendantForIndex(offset)!);
+  const first = statementAt(plan.start);
+  const last = statementAt(plan.end - 1);
+  const ops = document.allOps();
+  const acquire = first && ops.find((op) => op.kind === 'acquire' && within(op.call.node, first));
+  const release = last && ops.find((op) => op.kind === 'del' && within(op.call.node, last));
+  const names = first?.childForFieldName('left')?.namedChildren;
+  const [ctx, key, , ttl] = acquire?.call.args.map((arg) => arg.node.text) ?? [];
+  const shaped =
+    first?.type === 'short_var_declaration' &&
+    first.childForFieldName('right')?.text === `${acquire?.call.node.text}.Result()` &&
+    names?.length === 2 &&
+    acquire?.call.nameNode.text === 'SetNX' &&
+    acquire.call.args.length === 4 &&
+    plan.ttlMs !== undefined &&
+    last?.type === 'defer_statement' &&
+    last.text === `defer ${release?.call.node.text}` &&
+    release?.call.args.length === 2 &&
+    release.call.args[1].node.text === key;
+  if (!shaped)
+    return noFix(
+      'layout',
+      'the try variant rewrites `ok, err := rdb.SetNX(...).Result()` ... `defer rdb.Del(ctx, key)`',
+    );
+  const taken = names.map((name) => name!.text).join(', ');
+  const releaseCtx = release.call.args[0].node.text;
+  return [
+    ...(plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : []),
+    {
+      start: first.startIndex,
+      end: first.endIndex,
+      text: `lease, ${taken} := locksmith.TryAcquire(${ctx}, ${plan.receiver}, ${key}, ${ttl})`,
+    },
+    { start: last.startIndex, end: last.endIndex, text: `defer lease.Release(${releaseCtx})` },
+  ];
+}
+
 /** The try variant in place of the guarded section of a try-lock, as a suggestion. */
 export function tryLockRewrite(
   document: FixDocument,
@@ -76,17 +123,26 @@ export function tryLockRewrite(
   const fn = document.functionOf(document.root.descendantForIndex(plan.start)!);
   if (fn && identifierPattern(client.extension === 'php' ? '$lease' : 'lease').test(fn.text))
     return noFix('layout', 'the function has its own `lease`');
-  const unit = document.indentUnit();
-  const lease = plan.ttlMs ?? '30000';
-  const code = render(client, plan, lease, unit);
-  if (!code) return noFix('language', `no try variant rewrite for ${client.library} yet`);
+  let edits: TextChange[];
+  let names: string[];
+  if (client.extension === 'go') {
+    const go = goTryLock(document, client, plan);
+    if (isNoFix(go)) return go;
+    // An import only the replaced value used (`uuid` for the token) goes: Go does not compile with it.
+    const unused = unusedImports('go', text, applyEdits(text, go)).map((line) => ({ ...line, text: '' }));
+    [edits, names] = [[...unused, ...go], ['locksmith']];
+  } else {
+    const code = render(client, plan, plan.ttlMs ?? '30000', document.indentUnit());
+    if (!code) return noFix('language', `no try variant rewrite for ${client.library} yet`);
+    edits = [
+      ...(plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : []),
+      { start: plan.start, end: plan.end, text: indented(code.code, plan.indent) },
+    ];
+    names = code.names;
+  }
   const helper = projectHelper(client, { ...env, text, manifests: env.manifests, canCreateFiles: env.canCreateFiles });
   if (isNoFix(helper)) return helper;
-  const edits: TextChange[] = [
-    ...(plan.unusedToken ? [{ ...plan.unusedToken, text: '' }] : []),
-    { start: plan.start, end: plan.end, text: indented(code.code, plan.indent) },
-  ];
-  const imports = importEdits(document, helperImports(helper, code.names));
+  const imports = importEdits(document, helperImports(helper, names));
   const added = helper.addedPath ? `, adding ${helper.addedPath}` : '';
   const leased = plan.ttlMs === undefined ? ' with a 30 s lease the lock did not have' : '';
   return {
