@@ -104,7 +104,31 @@ function checkImport(client: ClientInfo, options: Pick<CallSiteOptions, 'helperI
   }
 }
 
-/** A call site as plain code: slots filled with `values` (or the defaults). */
+const GO_UNITS = [
+  ['Hour', 3_600_000],
+  ['Minute', 60_000],
+  ['Second', 1000],
+] as const;
+
+/**
+ * Go: a lease of `ms` milliseconds as a time.Duration, in the largest unit that divides it
+ * (`30*time.Second`, as Go code writes a lease); an integer variable needs the conversion a
+ * constant does not.
+ */
+export function goDuration(ms: string): string {
+  if (!/^\d[\d_]*$/.test(ms)) return `time.Duration(${ms})*time.Millisecond`;
+  const value = Number(ms.replace(/_/g, ''));
+  const unit = GO_UNITS.find(([, size]) => value > 0 && value % size === 0);
+  return unit ? `${value / unit[1]}*time.${unit[0]}` : `${ms}*time.Millisecond`;
+}
+
+/** A call site's slot defaults: a Go call site takes its lease as a time.Duration (`10*time.Second`). */
+function callSiteDefaults(client: ClientInfo): ReturnType<typeof slotDefaults> {
+  const defaults = slotDefaults(client);
+  return client.extension === 'go' ? { ...defaults, ttl: goDuration(defaults.ttl) } : defaults;
+}
+
+/** A call site as plain code: slots filled with `values` (or the defaults); `ttl` in ms. */
 export function renderCallSite(
   clientId: string,
   patternId: string,
@@ -114,6 +138,7 @@ export function renderCallSite(
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const filled = { ...slotDefaults(client), ...values };
+  if (client.extension === 'go') filled.ttl = goDuration(filled.ttl);
   const code = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
     slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
   });
@@ -131,7 +156,7 @@ export function renderCallSiteSnippet(clientId: string, patternId: string, optio
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const body = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
-    slot: tabstops(client),
+    slot: tabstops(client, {}, callSiteDefaults(client)),
     literal: escapeSnippet,
   });
   return { imports: importLines(client, pattern, options), body };

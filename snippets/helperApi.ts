@@ -3,7 +3,7 @@
 // the user's own client, key and token) and of the try variant (one try, never waits; the
 // language's "nothing" when busy), and which names the call needs imported. One table, kept in
 // step with the templates by test/helpers-api.test.ts, which compiles or runs each call.
-import { helperImportLines, type CallSiteOptions } from './callsite';
+import { goDuration, helperImportLines, type CallSiteOptions } from './callsite';
 import { findClient, SnippetError } from './template';
 
 export type HelperOp = 'release' | 'extend' | 'tryAcquire';
@@ -77,15 +77,12 @@ const JAVA_API: ClientApi = {
     tryAcquire: (a) => `Locksmith.tryAcquire(${a.client}, ${a.key}, Locksmith.ttlMs(${a.ttlMs}))`,
   },
 };
-/** Go: a duration of ms; an integer variable needs the conversion a constant does not. */
-const goMs = (ms: string) =>
-  /^\d[\d_]*$/.test(ms) ? `${ms}*time.Millisecond` : `time.Duration(${ms})*time.Millisecond`;
 const goApi = (context: string): ClientApi => ({
   names: { release: 'locksmith', extend: 'locksmith', tryAcquire: 'locksmith' },
   render: {
     release: (a) => `locksmith.ReleaseLock(${context}${a.client}, ${a.key}, ${a.token})`,
-    extend: (a) => `locksmith.ExtendLock(${context}${a.client}, ${a.key}, ${a.token}, ${goMs(a.ttlMs)})`,
-    tryAcquire: (a) => `locksmith.TryAcquire(ctx, ${a.client}, ${a.key}, ${goMs(a.ttlMs)})`,
+    extend: (a) => `locksmith.ExtendLock(${context}${a.client}, ${a.key}, ${a.token}, ${goDuration(a.ttlMs)})`,
+    tryAcquire: (a) => `locksmith.TryAcquire(ctx, ${a.client}, ${a.key}, ${goDuration(a.ttlMs)})`,
   },
 });
 const PHP_API: ClientApi = {

@@ -38,8 +38,9 @@ export function slotDefaults(client: ClientInfo): Record<Slot, string> {
 export function tabstops(
   client: ClientInfo,
   fixed: SlotValues = {},
+  defaults: Record<Slot, string> = slotDefaults(client),
 ): (slot: Slot, offset: number, template: string) => string {
-  const values = { ...slotDefaults(client), ...fixed };
+  const values = { ...defaults, ...fixed };
   const numbers = new Map<Slot, number>();
   return (slot, offset, template) => {
     if (fixed[slot] !== undefined || slot === 'client')

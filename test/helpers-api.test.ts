@@ -964,10 +964,17 @@ describe('helperCall', () => {
       code: 'await release_lock_async(r, k, t)',
       importedNames: ['release_lock_async'],
     });
-    assert.equal(
-      helperCall('go-redis', 'extend', { client: 'rdb', key: 'k', token: 't', ttlMs: '30_000' }).code,
-      'locksmith.ExtendLock(ctx, rdb, k, t, 30_000*time.Millisecond)',
-    );
+    // A lease in ms as Go code writes it: the largest unit that divides it.
+    for (const [ms, duration] of [
+      ['30_000', '30*time.Second'],
+      ['120000', '2*time.Minute'],
+      ['7200000', '2*time.Hour'],
+      ['1500', '1500*time.Millisecond'],
+    ])
+      assert.equal(
+        helperCall('go-redis', 'extend', { client: 'rdb', key: 'k', token: 't', ttlMs: ms }).code,
+        `locksmith.ExtendLock(ctx, rdb, k, t, ${duration})`,
+      );
     assert.equal(
       helperCall('redigo', 'extend', { client: 'conn', key: 'k', token: 't', ttlMs: 'ttl' }).code,
       'locksmith.ExtendLock(conn, k, t, time.Duration(ttl)*time.Millisecond)',

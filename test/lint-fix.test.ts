@@ -184,7 +184,7 @@ const WAITING: {
     file: 'ledger/jobs/compact.go',
     manifest: ['ledger/go.mod', 'module example.com/ledger\n\ngo 1.21\n'],
     helper: 'ledger/internal/locksmith/locksmith.go',
-    call: /^\tlease, err := locksmith\.Acquire\(ctx, rdb, "lock:ledger:"\+ledger, 120000\*time\.Millisecond\)\n\tif err != nil \{\n\t\treturn err\n\t\}\n\tdefer lease\.Release\(ctx\) \/\/ expect: LOCK003 fix\n\treturn compact\(ctx, ledger\)$/m,
+    call: /^\tlease, err := locksmith\.Acquire\(ctx, rdb, "lock:ledger:"\+ledger, 2\*time\.Minute\)\n\tif err != nil \{\n\t\treturn err\n\t\}\n\tdefer lease\.Release\(ctx\) \/\/ expect: LOCK003 fix\n\treturn compact\(ctx, ledger\)$/m,
     kept: /^\t"example\.com\/ledger\/internal\/locksmith"\n\t"github\.com\/redis\/go-redis\/v9"$/m,
     dropped: /google\/uuid/,
   },

@@ -1,4 +1,4 @@
-lease, err := locksmith.Acquire(ctx, «client», «key», «ttl»*time.Millisecond)
+lease, err := locksmith.Acquire(ctx, «client», «key», «ttl»)
 if err != nil {
 	return err
 }

@@ -1,4 +1,4 @@
-lease, err := locksmith.Acquire(ctx, «client», «key», «ttl»*time.Millisecond, locksmith.Fence(«fence»))
+lease, err := locksmith.Acquire(ctx, «client», «key», «ttl», locksmith.Fence(«fence»))
 if err != nil {
 	return err
 }

@@ -1,4 +1,4 @@
-lease, err := locksmith.Acquire(ctx, «client», «key», «ttl»*time.Millisecond, locksmith.Renew())
+lease, err := locksmith.Acquire(ctx, «client», «key», «ttl», locksmith.Renew())
 if err != nil {
 	return err
 }
