@@ -99,7 +99,7 @@ export function lockFix(input: FixInput): LockFix {
     plan,
   );
   const replaced: TextChange[] = [...dropped, { start, end: plan.end, text: code }];
-  // Go: the call site's lease is a time.Duration (`30000*time.Millisecond`), and the file may not import time.
+  // Go: the call site's lease is a time.Duration (`30*time.Second`), and the file may not import time.
   const goTime = client.extension === 'go' && /(?<![\w.])time\.\w/.test(code) ? ['import "time"'] : [];
   const imports = importEdits({ languageId: input.languageId, text }, [...call.imports, ...goTime]);
   replaced.unshift(...imports.filter((edit) => edit.start <= start));
