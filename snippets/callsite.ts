@@ -122,10 +122,10 @@ export function goDuration(ms: string): string {
   return unit ? `${value / unit[1]}*time.${unit[0]}` : `${ms}*time.Millisecond`;
 }
 
-/** A call site's slot defaults: a Go call site takes its lease as a time.Duration (`10*time.Second`). */
-function callSiteDefaults(client: ClientInfo): ReturnType<typeof slotDefaults> {
-  const defaults = slotDefaults(client);
-  return client.extension === 'go' ? { ...defaults, ttl: goDuration(defaults.ttl) } : defaults;
+/** A call site's slots: `values` (ttl in ms) over the defaults; a Go call site takes its lease as a time.Duration. */
+function callSiteValues(client: ClientInfo, values: SlotValues = {}): ReturnType<typeof slotDefaults> {
+  const filled = { ...slotDefaults(client), ...values };
+  return client.extension === 'go' ? { ...filled, ttl: goDuration(filled.ttl) } : filled;
 }
 
 /** A call site as plain code: slots filled with `values` (or the defaults); `ttl` in ms. */
@@ -137,8 +137,7 @@ export function renderCallSite(
 ): CallSite {
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
-  const filled = { ...slotDefaults(client), ...values };
-  if (client.extension === 'go') filled.ttl = goDuration(filled.ttl);
+  const filled = callSiteValues(client, values);
   const code = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
     slot: (slot, offset, template) => indentLike(template, offset, filled[slot]),
   });
@@ -156,7 +155,7 @@ export function renderCallSiteSnippet(clientId: string, patternId: string, optio
   const client = findClient(clientId);
   const pattern = checkPattern(patternId);
   const body = expand(`${client.id}/call-${pattern}`, loadTemplate(client, `call-${pattern}`), {
-    slot: tabstops(client, {}, callSiteDefaults(client)),
+    slot: tabstops(client, {}, callSiteValues(client)),
     literal: escapeSnippet,
   });
   return { imports: importLines(client, pattern, options), body };
