@@ -5,7 +5,16 @@
 // the machine's own configuration). Test files run in parallel: a lock folder per download keeps
 // it to one writer (see cacheLock.ts).
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -250,12 +259,28 @@ export function writeCargoPackage(dir: string, sources: Record<string, string>):
 }
 
 /**
+ * Every program is the same package (`locksmith-proof`), and Cargo hashes a path package by its
+ * path relative to the workspace, so all share one fingerprint. A source written before the last
+ * build finished (while waiting for the lock) looks older than that fingerprint: Cargo calls it
+ * fresh and keeps the other program's binary, or skips the check. Forgetting the package's
+ * fingerprints makes every build compile its own source; the dependencies stay compiled.
+ */
+function forgetProofPackage(): void {
+  const fingerprints = join(rustRoot(), 'target', 'debug', '.fingerprint');
+  if (!existsSync(fingerprints)) return;
+  for (const entry of readdirSync(fingerprints)) {
+    if (entry.startsWith('locksmith-proof-')) rmSync(join(fingerprints, entry), { recursive: true, force: true });
+  }
+}
+
+/**
  * `cargo build` (returns the binary, copied to `dir/proof`) or `cargo check` of the package in
  * `dir` with the locked dependencies; warnings fail it when `denyWarnings`.
  */
 export async function cargo(dir: string, mode: 'build' | 'check', denyWarnings = false): Promise<string> {
   const env = { ...cargoEnv(), ...(denyWarnings ? { RUSTFLAGS: '-D warnings' } : {}) };
   return withCacheLock(rustRoot(), 'build', FETCH_STALE_MS, async () => {
+    forgetProofPackage();
     await tool('cargo', [...userCargoConfig(), mode, '--locked', '--quiet'], { cwd: dir, env });
     if (mode === 'check') return '';
     const binary = join(dir, 'proof');

@@ -60,10 +60,11 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	// GLIDE's default request timeout (250 ms) is shorter than a loaded 2-core machine answers in.
+	// GLIDE's default timeouts (250 ms a request, 2 s a connection) are shorter than a loaded 2-core machine answers in.
 	client, err := glide.NewClient(config.NewClientConfiguration().
 		WithAddress(&config.NodeAddress{Host: target.Hostname(), Port: port}).
-		WithRequestTimeout(5 * time.Second))
+		WithRequestTimeout(5 * time.Second).
+		WithAdvancedConfiguration(config.NewAdvancedClientConfiguration().WithConnectionTimeout(5 * time.Second)))
 	if err != nil {
 		panic(err)
 	}

@@ -24,7 +24,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function main() {
   const [url, rounds] = process.argv.slice(2);
   const { hostname, port } = new URL(url);
-  const client = await GlideClient.createClient({ addresses: [{ host: hostname, port: Number(port) }] });
+  // GLIDE's default timeouts (250 ms a request, 2 s a connection) are shorter than a loaded 2-core machine answers in.
+  const client = await GlideClient.createClient({
+    addresses: [{ host: hostname, port: Number(port) }],
+    requestTimeout: 5000,
+    advancedConfiguration: { connectionTimeout: 5000 },
+  });
 ${indent(snippet.slice(0, split), '  ')}
   for (let round = 0; round < Number(rounds); round++) {
 ${indent(snippet.slice(split + 1), '    ')}

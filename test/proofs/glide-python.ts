@@ -10,13 +10,18 @@ export const proof: Proof = {
   program: (snippet, after) => `import asyncio, sys, time
 from urllib.parse import urlparse
 
-from glide import GlideClient, GlideClientConfiguration, NodeAddress
+from glide import AdvancedGlideClientConfiguration, GlideClient, GlideClientConfiguration, NodeAddress
 
 
 async def main():
     url, rounds = sys.argv[1], int(sys.argv[2])
     address = urlparse(url)
-    configuration = GlideClientConfiguration([NodeAddress(address.hostname, address.port)], request_timeout=5000)
+    # GLIDE's default timeouts (250 ms a request, 2 s a connection) are shorter than a loaded 2-core machine answers in.
+    configuration = GlideClientConfiguration(
+        [NodeAddress(address.hostname, address.port)],
+        request_timeout=5000,
+        advanced_config=AdvancedGlideClientConfiguration(connection_timeout=5000),
+    )
     client = await GlideClient.create(configuration)
     for _ in range(rounds):
 ${indent(snippet, '        ')}

@@ -31,9 +31,13 @@ var (
 	fenceKey = envOr("PROOF_FENCE", "proof:fence")
 )
 
-// GLIDE's default request timeout (250 ms) is shorter than a shared 2-core machine running 20 of
-// these processes can answer in: a timed-out call fails, as it would for a user.
-const requestTimeout = 5 * time.Second
+// GLIDE's default request timeout (250 ms) and connection timeout (2 s) are shorter than a shared
+// 2-core machine starting 20 of these processes can answer in: a timed-out call fails, as it would
+// for a user.
+const (
+	requestTimeout    = 5 * time.Second
+	connectionTimeout = 5 * time.Second
+)
 
 func envOr(name, fallback string) string {
 	if value := os.Getenv(name); value != "" {
@@ -53,7 +57,9 @@ func address(hostPort string) (*config.NodeAddress, error) {
 
 func connect(target string) (interfaces.BaseClientCommands, error) {
 	if seeds, ok := strings.CutPrefix(target, "cluster://"); ok {
-		configuration := config.NewClusterClientConfiguration().WithRequestTimeout(requestTimeout)
+		configuration := config.NewClusterClientConfiguration().
+			WithRequestTimeout(requestTimeout).
+			WithAdvancedConfiguration(config.NewAdvancedClusterClientConfiguration().WithConnectionTimeout(connectionTimeout))
 		for _, seed := range strings.Split(seeds, ",") {
 			node, err := address(seed)
 			if err != nil {
@@ -78,7 +84,10 @@ func connect(target string) (interfaces.BaseClientCommands, error) {
 	if err != nil {
 		return nil, err
 	}
-	return glide.NewClient(config.NewClientConfiguration().WithAddress(node).WithRequestTimeout(requestTimeout))
+	return glide.NewClient(config.NewClientConfiguration().
+		WithAddress(node).
+		WithRequestTimeout(requestTimeout).
+		WithAdvancedConfiguration(config.NewAdvancedClientConfiguration().WithConnectionTimeout(connectionTimeout)))
 }
 
 // enableWakeups is the helper's EnableWakeups when it has its wakeups part (glide-go-wakeups.go,

@@ -17,18 +17,25 @@ const lockKey = process.env.PROOF_LOCK ?? 'proof:lock';
 const fenceKey = process.env.PROOF_FENCE ?? 'proof:fence';
 const seeds = url.startsWith('cluster://') ? url.slice('cluster://'.length).split(',') : undefined;
 
-// GLIDE's default request timeout (250 ms) is shorter than a shared 2-core machine running 20 of
-// these processes and 3 masters can answer in: a timed-out call throws, as it would for a user.
+// GLIDE's default request timeout (250 ms) and connection timeout (2 s) are shorter than a shared
+// 2-core machine running 20 of these processes and 3 masters can answer in: a timed-out call
+// throws, as it would for a user.
 const requestTimeout = 5000;
+const advancedConfiguration = { connectionTimeout: 5000 };
 
 async function connect() {
   if (seeds === undefined) {
     const { hostname, port } = new URL(url);
-    return GlideClient.createClient({ addresses: [{ host: hostname, port: Number(port) }], requestTimeout });
+    return GlideClient.createClient({
+      addresses: [{ host: hostname, port: Number(port) }],
+      requestTimeout,
+      advancedConfiguration,
+    });
   }
   const configuration = {
     addresses: seeds.map((seed) => ({ host: seed.split(':')[0], port: Number(seed.split(':')[1]) })),
     requestTimeout,
+    advancedConfiguration,
   };
   const client = await GlideClusterClient.createClient(configuration);
   enableWakeups?.(client, configuration); // the wakeups part's: without it, waiters poll
@@ -54,7 +61,12 @@ function modes(client) {
       host: new URL(each).hostname,
       port: Number(new URL(each).port),
     }));
-    const replica = await GlideClient.createClient({ addresses, readFrom: 'preferReplica', requestTimeout });
+    const replica = await GlideClient.createClient({
+      addresses,
+      readFrom: 'preferReplica',
+      requestTimeout,
+      advancedConfiguration,
+    });
     return { get: (key) => replica.get(key), close: () => replica.close() };
   };
   return {

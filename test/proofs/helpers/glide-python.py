@@ -19,6 +19,8 @@ import time
 from urllib.parse import urlparse
 
 from glide import (
+    AdvancedGlideClientConfiguration,
+    AdvancedGlideClusterClientConfiguration,
     AllPrimaries,
     GlideClient,
     GlideClientConfiguration,
@@ -38,9 +40,11 @@ rounds = int(arg) if arg.isdigit() else 1
 lock_key = os.environ.get("PROOF_LOCK", "proof:lock")
 fence_key = os.environ.get("PROOF_FENCE", "proof:fence")
 in_cluster = url.startswith("cluster://")
-# GLIDE's default request timeout (250 ms) is shorter than a shared 2-core machine running 20 of
-# these processes can answer in: a timed-out call raises, as it would for a user.
+# GLIDE's default request timeout (250 ms) and connection timeout (2 s) are shorter than a shared
+# 2-core machine starting 20 of these processes can answer in: a timed-out call raises, as it would
+# for a user.
 REQUEST_TIMEOUT = 5000
+CONNECTION_TIMEOUT = 5000
 
 
 def now_ms() -> int:
@@ -51,11 +55,17 @@ async def connect():
     if not in_cluster:
         address = urlparse(url)
         return await GlideClient.create(
-            GlideClientConfiguration([NodeAddress(address.hostname, address.port)], request_timeout=REQUEST_TIMEOUT)
+            GlideClientConfiguration(
+                [NodeAddress(address.hostname, address.port)],
+                request_timeout=REQUEST_TIMEOUT,
+                advanced_config=AdvancedGlideClientConfiguration(connection_timeout=CONNECTION_TIMEOUT),
+            )
         )
     seeds = [seed.split(":") for seed in url[len("cluster://"):].split(",")]
     configuration = GlideClusterClientConfiguration(
-        [NodeAddress(host, int(port)) for host, port in seeds], request_timeout=REQUEST_TIMEOUT
+        [NodeAddress(host, int(port)) for host, port in seeds],
+        request_timeout=REQUEST_TIMEOUT,
+        advanced_config=AdvancedGlideClusterClientConfiguration(connection_timeout=CONNECTION_TIMEOUT),
     )
     client = await GlideClusterClient.create(configuration)
     if hasattr(locksmith, "enable_wakeups"):  # the wakeups part; the core's waiters poll
