@@ -186,7 +186,7 @@ function proofs(server: ServerKind): void {
       test('extend and release answer true only while the token held every key; renewal keeps them all', async () => {
         await alone.redis.flushall();
         const output = await run('multi-lease');
-        assert.match(output, /^renewed true$/m, 'three keys renewed past 3x their 500 ms lease');
+        assert.match(output, /^renewed true$/m, 'three keys renewed past 3x their 1.5 s lease');
         assert.match(output, /^extend true false$/m, 'all held, then one taken by another owner');
         assert.match(output, /^release false$/m);
         assert.match(

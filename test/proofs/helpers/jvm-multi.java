@@ -9,7 +9,7 @@
 //   multi-try n: such transfers with tryAcquireMulti, never waiting: n, and more while a multi process
 //     is still at work (proof:multi:done); prints "busy <count> of <tries>"; a busy try that left
 //     one of its keys held by this process fails it;
-//   multi-lease: three keys renewed past 3x their 500 ms lease ("renewed <held>"), then one of them
+//   multi-lease: three keys renewed past 3x their 1.5 s lease ("renewed <held>"), then one of them
 //     taken by another owner: prints "extend <all held> <after one was taken>", "release <answer>",
 //     "close <message>" (a second lease closed after the same), and the keys' values after release;
 //   multi-bad: no keys, a key twice, an empty key, a bad ttl, a fence key: "refused <message>" each.
@@ -65,8 +65,8 @@ final class Multi {
             }
             case "multi-lease" -> {
                 List<String> keys = List.of("proof:{m}:a", "proof:{m}:b", "proof:multi:c");
-                Locksmith.MultiLease lease = take("acquireMulti", keys, Proof.multiOptions(500).renew());
-                Thread.sleep(1600);
+                Locksmith.MultiLease lease = take("acquireMulti", keys, Proof.multiOptions(1500).renew());
+                Thread.sleep(4600);
                 boolean held = keys.stream().allMatch(key -> lease.token().equals(Proof.get(key)));
                 System.out.println("renewed " + (held && !lease.lost()) + (lease.lost() ? " " + lease.lostReason() : ""));
                 boolean extended = lease.extend(60_000);
