@@ -402,3 +402,84 @@ describe("go-redis's try-lock (`if err != nil || !ok { return err }`, then a def
     assert.doesNotMatch(waiting, /critical section/);
   });
 });
+
+describe("Jedis's, Lettuce's and GLIDE for Java's try-locks get the helper's try variant, on the clients its calls take", () => {
+  async function tryVariants(name: string): Promise<Map<string, string>> {
+    const text = readFileSync(join(__dirname, 'fixtures', 'fix', 'java', name), 'utf8');
+    const analysis = new AnalyzedDocument('java');
+    const { findings } = await checkText(analysis, text, pack).finally(() => analysis.dispose());
+    const file = join(root, 'jobs', name);
+    const env = { pack, file, root, manifests: [], readFile: () => undefined, canCreateFiles: true };
+    const tried = new Map<string, string>();
+    for (const { finding, suggestions } of await planRemedies('java', text, findings, env)) {
+      const remedy = suggestions.find((each) => each.title.startsWith("Replace with the lock helper's try variant"));
+      const own = remedy?.changes().find((change) => change.path === file);
+      if (own && 'edits' in own)
+        tried.set(`${finding.code}:${text.slice(0, finding.start).split('\n').length}`, applyEdits(text, own.edits));
+    }
+    return tried;
+  }
+
+  const section = (acquire: string, release: string) =>
+    `Locksmith.Lease lease = ${acquire};\n        if (lease == null) {\n            return;\n        }\n        try {\n            ${release}`;
+
+  test('Jedis on a RedisClient: the SET or the SETNX and EXPIRE become one tryAcquire, the DEL lease.release(); not on one Jedis connection', async () => {
+    const tried = await tryVariants('JedisTryLockSkip.java');
+    assert.deepEqual(
+      [...tried.keys()],
+      ['LOCK003:30', 'LOCK001:36', 'LOCK006:36', 'LOCK003:43'],
+      'none for once(Jedis)',
+    );
+    const text = readFileSync(join(__dirname, 'fixtures', 'fix', 'java', 'JedisTryLockSkip.java'), 'utf8');
+    assert.equal(
+      tried.get('LOCK003:30'),
+      text
+        .replace(
+          '        String token = UUID.randomUUID().toString();\n        if (!"OK".equals(jedis.set(key, token, SetParams.setParams().nx().px(30000)))) {',
+          '        Locksmith.Lease lease = Locksmith.tryAcquire(jedis, key, Locksmith.ttlMs(30000));\n        if (lease == null) {',
+        )
+        .replace('jedis.del(key); // expect: LOCK003 fix', 'lease.release();'),
+      'the imports once() uses stay',
+    );
+    const nightly = tried.get('LOCK001:36') ?? '';
+    assert.equal(
+      nightly,
+      text.replace(
+        /if \(jedis\.setnx[^]*?jedis\.del\(key\); \/\/ expect: LOCK003 suggest/,
+        `${section('Locksmith.tryAcquire(jedis, key, Locksmith.ttlMs(60000))', 'build.run();')}\n        } finally {\n            lease.release();`,
+      ),
+      'the other section and the imports it uses stay',
+    );
+  });
+
+  test('Lettuce on its synchronous commands gets it, not on the async commands', async () => {
+    const tried = await tryVariants('LettuceTryLockSkip.java');
+    assert.deepEqual([...tried.keys()], ['LOCK003:31']);
+    assert.match(
+      tried.get('LOCK003:31')!,
+      new RegExp(
+        escape(
+          `${section('Locksmith.tryAcquire(commands, key, Locksmith.ttlMs(45000))', 'sync.run();')}\n        } finally {\n            lease.release();\n        }`,
+        ),
+      ),
+    );
+    assert.match(tried.get('LOCK003:31')!, /async\.del\(key\)\.get\(\); \/\/ expect: LOCK003 none:client-connection/);
+  });
+
+  test("GLIDE for Java: the SET and the EXPIRE on the future's replies become one tryAcquire; `return true` after it stays", async () => {
+    const tried = await tryVariants('GlideLeaseThenExpire.java');
+    const text = readFileSync(join(__dirname, 'fixtures', 'fix', 'java', 'GlideLeaseThenExpire.java'), 'utf8');
+    assert.equal(
+      tried.get('LOCK001:20'),
+      text
+        .replace('import java.util.UUID;\n', '')
+        .replace(
+          /String owner = [^]*?client\.expire\(lockKey, 120\)\.get\(\);\n/,
+          'Locksmith.Lease lease = Locksmith.tryAcquire(client, lockKey, Locksmith.ttlMs(120000));\n        if (lease == null) {\n            return false;\n        }\n',
+        )
+        .replace('client.del(new String[] {lockKey}).get(); // expect: LOCK003 fix', 'lease.release();'),
+    );
+  });
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

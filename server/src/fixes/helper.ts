@@ -124,3 +124,28 @@ export function helperImports(helper: ProjectHelper, importedNames: readonly str
 }
 
 export type { HelperOp };
+
+/**
+ * Why the helper's `call` cannot take the client the code holds in `receiver` (undefined when it
+ * can): Jedis's acquire takes a pool or a UnifiedJedis, not one `Jedis` connection (its release
+ * and extend take any); Lettuce's calls take the synchronous commands, not the async or reactive ones.
+ */
+export function helperClientBlocker(
+  clientId: string,
+  text: string,
+  receiver: string,
+  call: 'acquire' | 'release',
+): NoFix | undefined {
+  const name = receiver.replace(/^this\./, '');
+  if (call === 'acquire' && clientId === 'jedis' && new RegExp(`\\bJedis\\s+${name}\\b`).test(text))
+    return noFix('client-connection', 'the lock helper takes a pool or a UnifiedJedis, not one Jedis connection');
+  if (
+    clientId === 'lettuce' &&
+    new RegExp(`\\bRedis\\w*(?:Async|Reactive)Commands\\s*<[^>]*>\\s+${name}\\b`).test(text)
+  )
+    return noFix(
+      'client-connection',
+      "the lock helper takes Lettuce's synchronous commands, not async or reactive ones",
+    );
+  return undefined;
+}

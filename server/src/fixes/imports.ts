@@ -163,15 +163,31 @@ function uses(languageId: string, text: string, name: string): boolean {
 
 /**
  * Lines of `before` (with their line break) that import only names `before` used and `after`
- * (the same file with a fix's edits made) no longer does.
+ * (the same file with a fix's edits made) no longer does. A group of them that stood alone (at
+ * the top of the file or after a blank line, and before one) takes a blank line along, so none is
+ * left doubled or leading.
  */
 export function unusedImports(languageId: string, before: string, after: string): { start: number; end: number }[] {
   if (languageId === 'go') return unusedGoImports(before, after);
-  return importLines(languageId, before)
+  const lines = importLines(languageId, before);
+  const ranges = lines
     .filter(
       (line) =>
         line.names.some((name) => uses(languageId, before, name)) &&
         line.names.every((name) => !uses(languageId, after, name)),
     )
     .map(({ start, end }) => ({ start, end }));
+  // A run of adjacent lines between blank lines takes the blank before it; one at the top of the
+  // file the blank after it, unless imports the fix adds go there (after the last import line).
+  for (let first = 0; first < ranges.length;) {
+    let last = first;
+    while (ranges[last + 1]?.start === ranges[last].end) last++;
+    const blankAfter = /^\r?\n/.exec(before.slice(ranges[last].end))?.[0];
+    const blankBefore = /\n(\r?\n)$/.exec(before.slice(0, ranges[first].start))?.[1];
+    const importsAfter = lines.some((line) => line.start > ranges[last].end);
+    if (blankAfter && ranges[first].start === 0 && importsAfter) ranges[last].end += blankAfter.length;
+    else if (blankAfter && blankBefore) ranges[first].start -= blankBefore.length;
+    first = last + 1;
+  }
+  return ranges;
 }

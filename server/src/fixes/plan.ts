@@ -9,7 +9,7 @@ import { applyEdits, lockFix, type FileChange, type TextChange } from '../lockFi
 import type { FoundManifest } from '../manifests';
 import { fixClient } from '../quickFix';
 import { FixDocument } from './document';
-import { projectHelper } from './helper';
+import { helperClientBlocker, projectHelper } from './helper';
 import { unusedImports } from './imports';
 import { addLease, leaseInAcquire, timestampLease } from './lease';
 import { blockingRelease, releaseFix, springBlocker } from './release';
@@ -184,11 +184,11 @@ function triedKind(clientId: string, plan: NonNullable<Finding['fix']>, remedies
 
 /**
  * Why the helper's scoped lock cannot take the client the code has, where the code is (undefined
- * when it can): Jedis's helper takes a pool or a UnifiedJedis (not a single `Jedis` connection),
- * Spring's is built on a StringRedisTemplate (not a RedisTemplate of other types), Jedis's,
- * Lettuce's and Spring's acquire throws InterruptedException (the method must declare it), go-redis's
- * and redigo's take a context (the function must have one) and their call site returns the
- * acquire's error (the function must return an error alone), redigo's takes a pool (not a connection).
+ * when it can): Spring's is built on a StringRedisTemplate (not a RedisTemplate of other types),
+ * Jedis's and Lettuce's take the clients of helperClientBlocker, Jedis's, Lettuce's and Spring's
+ * acquire throws InterruptedException (the method must declare it), go-redis's and redigo's take a
+ * context (the function must have one) and their call site returns the acquire's error (the
+ * function must return an error alone), redigo's takes a pool (not a connection).
  */
 function helperBlocker(
   document: FixDocument | undefined,
@@ -204,8 +204,8 @@ function helperBlocker(
   const spring = clientId === 'spring-data-redis' && document ? springBlocker(document, plan.receiver) : undefined;
   if (spring) return spring;
   const go = clientId === 'go-redis' || clientId === 'redigo';
-  if (clientId === 'jedis' && new RegExp(`\\bJedis\\s+${name}\\b`).test(text))
-    return noFix('client-connection', 'the lock helper takes a pool or a UnifiedJedis, not one Jedis connection');
+  const connection = helperClientBlocker(clientId, text, plan.receiver, 'acquire');
+  if (connection) return connection;
   if (java && !/\bthrows\b[^{]*\b(InterruptedException|Exception|Throwable)\b/.test(header))
     return noFix(
       'interrupted',

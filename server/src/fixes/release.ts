@@ -13,7 +13,7 @@ import type { TextChange } from '../lockFix';
 import { fixClient } from '../quickFix';
 import { helperCall } from '../../../snippets/helperApi';
 import type { FixDocument } from './document';
-import { helperImports, projectHelper, type ProjectHelper } from './helper';
+import { helperClientBlocker, helperImports, projectHelper, type ProjectHelper } from './helper';
 import { importEdits } from './imports';
 import { goVersion, keptInLocal, ownerAt, tokenExpression, type Owner } from './owner';
 import type { PlanContext, PlannedEdit } from './plan';
@@ -93,6 +93,8 @@ export function helperSite(context: PlanContext, op: RedisOp, blocking = false):
     return noFix('client-unknown', 'no import or manifest says which client library this is, so which helper to use');
   const spring = library.id === 'spring-data-redis' ? springBlocker(document, client) : undefined;
   if (spring) return spring;
+  const connection = helperClientBlocker(library.id, document.text, client, 'release');
+  if (connection) return connection;
   let unawaited: HelperSite['unawaited'];
   if (AWAITING.has(context.languageId) && (!fn || !isAsync(fn))) {
     // C#: `Task<bool> ReleaseAsync() => db.KeyDeleteAsync(key)` returns the task; a sync method blocks on it (a suggestion).

@@ -8,7 +8,7 @@ import type { Finding } from '../analysis';
 import { identifierPattern, within } from '../analysis/tree';
 import type { FixPlan } from '../analysis/fix';
 import { applyEdits, type TextChange } from '../lockFix';
-import { helperImports, projectHelper } from './helper';
+import { helperClientBlocker, helperImports, projectHelper } from './helper';
 import type { FixDocument } from './document';
 import { importEdits, unusedImports } from './imports';
 import type { FixEnvironment, PlannedEdit } from './plan';
@@ -49,9 +49,8 @@ function render(
         names: ['Locksmith'],
       };
     case 'java': {
-      // Spring only (Jedis and Lettuce get the waiting rewrite): released in `finally` as the code
-      // did, not by try-with-resources, whose close raises where the release found the lease gone.
-      if (client.id !== 'spring-data-redis') return undefined;
+      // Released in `finally` as the code did, not by try-with-resources, whose close raises where
+      // the release found the lease gone.
       const call = helperCall(client.id, 'tryAcquire', { client: receiver, key, ttlMs: ttl });
       return {
         code: `Locksmith.Lease lease = ${call.code};\nif (lease == null) {\n${block(busy)}\n}\ntry {\n${block(body)}\n} finally {\n${unit}lease.release();\n}`,
@@ -123,6 +122,8 @@ export function tryLockRewrite(
   const fn = document.functionOf(document.root.descendantForIndex(plan.start)!);
   if (fn && identifierPattern(client.extension === 'php' ? '$lease' : 'lease').test(fn.text))
     return noFix('layout', 'the function has its own `lease`');
+  const connection = helperClientBlocker(client.id, document.text, plan.receiver, 'acquire');
+  if (connection) return connection;
   let edits: TextChange[];
   let names: string[];
   if (client.extension === 'go') {
