@@ -104,11 +104,13 @@ function checkImport(client: ClientInfo, options: Pick<CallSiteOptions, 'helperI
   }
 }
 
-const GO_UNITS = [
-  ['Hour', 3_600_000],
-  ['Minute', 60_000],
-  ['Second', 1000],
-] as const;
+/** `ms` (a literal) in the largest of `units` ([name, ms]) that divides it; undefined for an expression or no unit. */
+function wholeUnit(ms: string, units: readonly (readonly [string, number])[]): [string, number] | undefined {
+  if (!/^\d[\d_]*$/.test(ms)) return undefined;
+  const value = Number(ms.replace(/_/g, ''));
+  const unit = units.find(([, size]) => value > 0 && value % size === 0);
+  return unit && [unit[0], value / unit[1]];
+}
 
 /**
  * Go: a lease of `ms` milliseconds as a time.Duration, in the largest unit that divides it
@@ -117,15 +119,38 @@ const GO_UNITS = [
  */
 export function goDuration(ms: string): string {
   if (!/^\d[\d_]*$/.test(ms)) return `time.Duration(${ms})*time.Millisecond`;
-  const value = Number(ms.replace(/_/g, ''));
-  const unit = GO_UNITS.find(([, size]) => value > 0 && value % size === 0);
-  return unit ? `${value / unit[1]}*time.${unit[0]}` : `${ms}*time.Millisecond`;
+  const unit = wholeUnit(ms, [
+    ['Hour', 3_600_000],
+    ['Minute', 60_000],
+    ['Second', 1000],
+  ]);
+  return unit ? `${unit[1]}*time.${unit[0]}` : `${ms}*time.Millisecond`;
 }
 
-/** A call site's slots: `values` (ttl in ms) over the defaults; a Go call site takes its lease as a time.Duration. */
+/** C#: a lease of `ms` milliseconds as a TimeSpan, in the largest unit that divides it (`TimeSpan.FromSeconds(30)`). */
+export function csharpDuration(ms: string): string {
+  const unit = wholeUnit(ms, [
+    ['Hours', 3_600_000],
+    ['Minutes', 60_000],
+    ['Seconds', 1000],
+  ]);
+  return unit ? `TimeSpan.From${unit[0]}(${unit[1]})` : `TimeSpan.FromMilliseconds(${ms})`;
+}
+
+/** Rust: a lease of `ms` milliseconds as a std::time::Duration, in whole seconds where it is (`Duration::from_secs(30)`). */
+export function rustDuration(ms: string): string {
+  const unit = wholeUnit(ms, [['secs', 1000]]);
+  return unit ? `Duration::from_${unit[0]}(${unit[1]})` : `Duration::from_millis(${ms})`;
+}
+
+/** How a call site of the client writes its lease: Go, C# and Rust take a duration, the others milliseconds. */
+const LEASE: Record<string, (ms: string) => string> = { go: goDuration, cs: csharpDuration, rs: rustDuration };
+
+/** A call site's slots: `values` (ttl in ms) over the defaults, the lease as the client's call takes it. */
 function callSiteValues(client: ClientInfo, values: SlotValues = {}): ReturnType<typeof slotDefaults> {
   const filled = { ...slotDefaults(client), ...values };
-  return client.extension === 'go' ? { ...filled, ttl: goDuration(filled.ttl) } : filled;
+  const lease = LEASE[client.extension];
+  return lease ? { ...filled, ttl: lease(filled.ttl) } : filled;
 }
 
 /** A call site as plain code: slots filled with `values` (or the defaults); `ttl` in ms. */

@@ -3,7 +3,7 @@
 // the user's own client, key and token) and of the try variant (one try, never waits; the
 // language's "nothing" when busy), and which names the call needs imported. One table, kept in
 // step with the templates by test/helpers-api.test.ts, which compiles or runs each call.
-import { goDuration, helperImportLines, type CallSiteOptions } from './callsite';
+import { csharpDuration, goDuration, helperImportLines, rustDuration, type CallSiteOptions } from './callsite';
 import { findClient, SnippetError } from './template';
 
 export type HelperOp = 'release' | 'extend' | 'tryAcquire';
@@ -136,10 +136,8 @@ const API: Record<string, ClientApi> = {
     names: { release: 'RedisLock', extend: 'RedisLock', tryAcquire: 'RedisLock' },
     render: {
       release: (a) => `await RedisLock.ReleaseLockAsync(${a.client}, ${a.key}, ${a.token})`,
-      extend: (a) =>
-        `await RedisLock.ExtendLockAsync(${a.client}, ${a.key}, ${a.token}, TimeSpan.FromMilliseconds(${a.ttlMs}))`,
-      tryAcquire: (a) =>
-        `await RedisLock.TryAcquireAsync(${a.client}, ${a.key}, TimeSpan.FromMilliseconds(${a.ttlMs}))`,
+      extend: (a) => `await RedisLock.ExtendLockAsync(${a.client}, ${a.key}, ${a.token}, ${csharpDuration(a.ttlMs)})`,
+      tryAcquire: (a) => `await RedisLock.TryAcquireAsync(${a.client}, ${a.key}, ${csharpDuration(a.ttlMs)})`,
     },
   },
   phpredis: PHP_API,
@@ -157,9 +155,8 @@ const API: Record<string, ClientApi> = {
     names: { release: 'release_lock', extend: 'extend_lock', tryAcquire: 'Lease' },
     render: {
       release: (a) => `release_lock(&mut ${a.client}, ${a.key}, ${a.token})`,
-      extend: (a) =>
-        `extend_lock(&mut ${a.client}, ${a.key}, ${a.token}, std::time::Duration::from_millis(${a.ttlMs}))`,
-      tryAcquire: (a) => `Lease::try_acquire(&mut ${a.client}, ${a.key}, std::time::Duration::from_millis(${a.ttlMs}))`,
+      extend: (a) => `extend_lock(&mut ${a.client}, ${a.key}, ${a.token}, std::time::${rustDuration(a.ttlMs)})`,
+      tryAcquire: (a) => `Lease::try_acquire(&mut ${a.client}, ${a.key}, std::time::${rustDuration(a.ttlMs)})`,
     },
   },
 };

@@ -979,6 +979,23 @@ describe('helperCall', () => {
       helperCall('redigo', 'extend', { client: 'conn', key: 'k', token: 't', ttlMs: 'ttl' }).code,
       'locksmith.ExtendLock(conn, k, t, time.Duration(ttl)*time.Millisecond)',
     );
+    // C# and Rust as their code writes a lease, a variable as milliseconds.
+    for (const [ms, timeSpan, duration] of [
+      ['30_000', 'TimeSpan.FromSeconds(30)', 'Duration::from_secs(30)'],
+      ['120000', 'TimeSpan.FromMinutes(2)', 'Duration::from_secs(120)'],
+      ['7200000', 'TimeSpan.FromHours(2)', 'Duration::from_secs(7200)'],
+      ['1500', 'TimeSpan.FromMilliseconds(1500)', 'Duration::from_millis(1500)'],
+      ['ttlMs', 'TimeSpan.FromMilliseconds(ttlMs)', 'Duration::from_millis(ttlMs)'],
+    ]) {
+      assert.equal(
+        helperCall('stackexchange', 'tryAcquire', { client: 'db', key: 'k', ttlMs: ms }).code,
+        `await RedisLock.TryAcquireAsync(db, k, ${timeSpan})`,
+      );
+      assert.equal(
+        helperCall('redis-rs', 'tryAcquire', { client: 'con', key: 'k', ttlMs: ms }).code,
+        `Lease::try_acquire(&mut con, k, std::time::${duration})`,
+      );
+    }
   });
 
   test('imports: names deduplicated, in the forms call sites use', () => {

@@ -548,8 +548,12 @@ describe('call sites', () => {
         const { body } = renderCallSiteSnippet(client.id, pattern, { helperImport: DEFAULT_HELPER_IMPORT[client.id] });
         const escape = (text: string) => text.replace(/[$}\\]/g, '\\$&');
         assert.ok(body.includes(`\${1:${escape(client.quote('lock:{order:42}'))}}`), 'key is tabstop 1');
-        // A Go call site takes its lease as a time.Duration, as Go code writes it.
-        assert.ok(body.includes(client.extension === 'go' ? '${2:10*time.Second}' : '${2:10000}'), 'TTL is tabstop 2');
+        // Go, C# and Rust call sites take their lease as a duration, as code in those languages writes it.
+        const lease = { go: '10*time.Second', cs: 'TimeSpan.FromSeconds(10)', rs: 'Duration::from_secs(10)' };
+        assert.ok(
+          body.includes(`\${2:${lease[client.extension as keyof typeof lease] ?? '10000'}}`),
+          'TTL is tabstop 2',
+        );
         assert.ok(body.includes(`:${escape(client.defaultBody)}}`), 'body is a tabstop');
         const literal = body.replace(/\$\{\d+:(?:[^}\\]|\\.)*\}/g, '').replace(/\\./g, '');
         assert.doesNotMatch(literal, /[$}]/, 'snippet syntax escaped outside tabstops');

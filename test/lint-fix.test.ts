@@ -210,7 +210,7 @@ const WAITING: {
     languageId: 'csharp',
     file: 'media/ThumbnailJob.cs',
     helper: 'media/RedisLock.cs',
-    call: /^ {8}await using var lease = await RedisLock\.AcquireAsync\(db, "lock:thumbs:" \+ album, TimeSpan\.FromMilliseconds\(30000\)\);\n {8}await RenderAsync\(album\);$/m,
+    call: /^ {8}await using var lease = await RedisLock\.AcquireAsync\(db, "lock:thumbs:" \+ album, TimeSpan\.FromSeconds\(30\)\);\n {8}await RenderAsync\(album\);$/m,
     kept: /^using Locksmith;$/m,
   },
   {

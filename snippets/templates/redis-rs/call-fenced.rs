@@ -1,4 +1,4 @@
-let lease = Lease::acquire_with(&mut «client», «key», &LockOptions::new(Duration::from_millis(«ttl»)).fence_key(«fence»))?;
+let lease = Lease::acquire_with(&mut «client», «key», &LockOptions::new(«ttl»).fence_key(«fence»))?;
 // lease.fence() grows with every new holder: the guarded resource refuses older ones
 «body»
 lease.release(&mut «client»)?;

@@ -1,3 +1,3 @@
-let lease = Lease::acquire(&mut «client», «key», Duration::from_millis(«ttl»))?;
+let lease = Lease::acquire(&mut «client», «key», «ttl»)?;
 «body»
 lease.release(&mut «client»)?;

@@ -1,2 +1,2 @@
-await using var lease = await RedisLock.AcquireAsync(«client», «key», TimeSpan.FromMilliseconds(«ttl»));
+await using var lease = await RedisLock.AcquireAsync(«client», «key», «ttl»);
 «body»
