@@ -16,7 +16,9 @@
 // per acquisition (sent by the clients, and all that INFO commandstats counts, the commands
 // scripts run included), fairness (max/min per contender); for (a) and (w), a hand-over step by
 // step (the release called, its wake-up parsed by the next holder, the confirmation sent and
-// answered, held). Then what a waiter that died in the queue (SIGKILL) or gave up costs the next.
+// answered, held); this machine's floor for a hand-over, whatever the scripts do (a bare SPUBLISH
+// to the waiter, then one PING), and the share of the hold bound it leaves. Then what a waiter
+// that died in the queue (SIGKILL) or gave up costs the next.
 //   npm run bench:handoff -- [--seconds 5] [--contenders 1,8,32] [--servers redis,valkey] [--variants a,w,v,b,c,d]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -514,6 +516,57 @@ function print(rows: Row[]): void {
   }
 }
 
+/** A hand-over's least cost on this machine, in this run: means in ms, and the share of the hold bound each allows. */
+interface Floor {
+  hold: number;
+  wakeup: number;
+  confirmed: number;
+}
+
+/**
+ * The least a hand-over can cost here, whatever the scripts do: one holder holds for HOLD_MS,
+ * then sends a bare SPUBLISH; the waiter's subscriber parses it (a design that holds at the
+ * wake-up, as 'wake' does, pays this) and then sends one PING and parses its reply (a design
+ * that confirms, as the default does, pays this too). One waiter, nothing else on the loop: every
+ * cell above pays more.
+ */
+async function machineFloor(server: RedisServer, rounds: number): Promise<Floor> {
+  const [releaser, waiter, subscriber] = [server.client(), server.client(), server.client()];
+  const channel = `${KEY}:floor`;
+  let woken = () => {};
+  subscriber.on('smessage', () => woken());
+  try {
+    await subscriber.ssubscribe(channel);
+    await Promise.all([releaser.ping(), waiter.ping()]);
+    const sums = { hold: 0, wakeup: 0, confirmed: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const held = now();
+      await sleep(HOLD_MS);
+      const wakeup = new Promise<void>((resolve) => (woken = resolve));
+      const released = now();
+      void releaser.call('SPUBLISH', channel, 'hand');
+      await wakeup;
+      const parsed = now();
+      await waiter.ping();
+      sums.hold += released - held;
+      sums.wakeup += parsed - released;
+      sums.confirmed += now() - released;
+    }
+    return { hold: sums.hold / rounds, wakeup: sums.wakeup / rounds, confirmed: sums.confirmed / rounds };
+  } finally {
+    for (const client of [releaser, waiter, subscriber]) client.disconnect();
+  }
+}
+
+function printFloor({ hold, wakeup, confirmed }: Floor): void {
+  const share = (handover: number) => `${((hold / (hold + handover)) * 100).toFixed(0)} %`;
+  console.log(
+    `this machine's floor for a hand-over (means, this run; hold ${hold.toFixed(3)} ms): the release's wake-up ` +
+      `alone ${wakeup.toFixed(3)} ms, which allows ${share(wakeup)} of the hold bound; the wake-up and one round ` +
+      `trip ${confirmed.toFixed(3)} ms, which allows ${share(confirmed)}`,
+  );
+}
+
 /** Issue 28's idle targets: 5 % at N = 8, 8 % at N = 32 (and any N above 8). */
 const idleTarget = (n: number) => (n <= 8 ? 0.05 : 0.08);
 
@@ -635,6 +688,7 @@ async function main(): Promise<void> {
       const rows: Row[] = [];
       for (const n of levels) for (const variant of variants) rows.push(await cell(server, variant, n, seconds));
       print(rows);
+      printFloor(await machineFloor(server, 1000));
       misses.push(...check(rows).map((miss) => `${kind} ${miss}`));
       if (Number(values.departed) > 0) {
         await departedWaiters(server, Number(values.departed)).catch((error: Error) =>
