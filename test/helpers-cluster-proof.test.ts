@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Cluster } from 'ioredis';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { sleep, waitFor } from './helpers';
+import { PROGRAM_START_MS, sleep, waitFor } from './helpers';
 import { SERVER_KINDS, startCluster, type RedisCluster, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { allDone, start } from './proofs/helpers/run';
@@ -92,8 +92,14 @@ function proofs(server: ServerKind): void {
         const woken = await prepareOnce(proof, work, pack, 'wakeups');
         await redis.set(LOCK, 'holder', 'PX', 60_000);
         const waiter = start(woken, url, { ...proof.env, ...KEYS }, ['woken', 'lock']);
-        await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
-        if (proof.queues) await waitFor('the waiter in line', async () => (await redis.zcard(waitersKey(LOCK)!)) === 1);
+        await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1, PROGRAM_START_MS);
+        if (proof.queues) {
+          await waitFor(
+            'the waiter in line',
+            async () => (await redis.zcard(waitersKey(LOCK)!)) === 1,
+            PROGRAM_START_MS,
+          );
+        }
         await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
         const releasedAt = Date.now();
         const released = await redis.eval(pack.release.source, 2, LOCK, waitersKey(LOCK)!, 'holder');

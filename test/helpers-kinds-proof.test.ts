@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { commandCalls, serversSideBySide, sleep, useRedis, waitFor } from './helpers';
+import { commandCalls, PROGRAM_START_MS, serversSideBySide, sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import type { ServerKind } from '../harness/redis';
 import { allDone, start } from './proofs/helpers/run';
@@ -87,9 +87,13 @@ function proofs(server: ServerKind): void {
         test(`${kind}: a waiter is woken by the release, long before its ${RETRY_MS} ms retry bound`, async (t) => {
           await holder.hold();
           const waiter = run('woken', kind);
-          await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1);
+          await waitFor('the waiter subscribed', async () => (await subscribers()) >= 1, PROGRAM_START_MS);
           if (kind === 'lock' && proof.queues)
-            await waitFor('the waiter in line', async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1);
+            await waitFor(
+              'the waiter in line',
+              async () => (await fx.redis.zcard(waitersKey(KEY)!)) === 1,
+              PROGRAM_START_MS,
+            );
           await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
           const releasedAt = Date.now();
           assert.notEqual(Number(await holder.release()), 0);
@@ -153,7 +157,7 @@ function proofs(server: ServerKind): void {
           const leaseEnds = readFrom + leaseLeft;
           const before = await scriptCalls();
           const waiting = run('take', taker);
-          await waitFor('the taker tried once', async () => (await scriptCalls()) > before, 30_000);
+          await waitFor('the taker tried once', async () => (await scriptCalls()) > before, PROGRAM_START_MS);
           const triedBy = Date.now();
           const tookAt = Number(/^took (\d+)$/m.exec(await waiting.done)?.[1]);
           t.diagnostic(

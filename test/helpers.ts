@@ -82,6 +82,12 @@ export function recordWakeups(
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How long a proof program may take to start and make its first call: a Lettuce waiter took over
+ * 10 s to subscribe while the whole suite ran on a slower 2-core machine (load average 20 to 30).
+ */
+export const PROGRAM_START_MS = 30_000;
+
 /** Polls `predicate` every 25 ms; fails naming `what` after `timeoutMs`. */
 export async function waitFor(
   what: string,

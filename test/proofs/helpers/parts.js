@@ -161,10 +161,22 @@ function partModes(helper, redis, commands, connect) {
     ];
   };
   const mine = `${require('node:os').hostname()}:${process.pid}:`;
+  /**
+   * Counts this process in and waits until the test's 3 transfer processes and its tryer all are,
+   * so that the tries meet the transfers however late a process starts.
+   */
+  const allStarted = async () => {
+    await commands.incr('proof:multi:started');
+    const deadline = Date.now() + 30_000;
+    while (Number((await commands.get('proof:multi:started')) ?? 0) < 4) {
+      if (Date.now() > deadline) throw new Error('the other transfer processes did not start within 30 s');
+      await sleep(1);
+    }
+  };
   return {
     /** n transfers, each waiting for its 2 or 3 locks. */
     async multi(rounds) {
-      await commands.incr('proof:multi:started');
+      await allStarted();
       for (let round = 0; round < Number(rounds); round++) {
         const [locks, move] = await transfer();
         await helper.withMultiLock(redis, locks, { ttlMs: 5000, waitMs: 60_000 }, move);
@@ -172,13 +184,12 @@ function partModes(helper, redis, commands, connect) {
       await commands.incr('proof:multi:done');
     },
     /**
-     * Tries that never wait, 2 ms apart, from when the 3 'multi' processes have started until they are
-     * done and at least n of them (so they meet contention however the processes start); a busy one
-     * must leave none of its keys held by this process.
+     * Tries that never wait, 2 ms apart, from when all 4 processes have started until the 3 'multi'
+     * ones are done and at least n of them; a busy one must leave none of its keys held by this process.
      */
     async 'multi-try'(rounds) {
       const count = async (key) => Number((await commands.get(key)) ?? 0);
-      for (let waited = 0; (await count('proof:multi:started')) < 3 && waited < 30_000; waited++) await sleep(1);
+      await allStarted();
       let busy = 0;
       let round = 0;
       for (; round < Number(rounds) || (await count('proof:multi:done')) < 3; round++) {

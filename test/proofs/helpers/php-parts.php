@@ -129,8 +129,8 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
             return true;
         case 'multi':
             // $arg transfers between 2 or 3 of 4 accounts, each waiting for its locks under withMultiLock;
-            // counted in proof:multi:started and proof:multi:done for the tryer.
-            $redis->incr('proof:multi:started');
+            // counted in proof:multi:done for the tryer.
+            multiAllStarted($redis);
             for ($round = 0; $round < (int) $arg; $round++) {
                 [$locks, $move] = multiTransfer($redis);
                 Locksmith::withMultiLock($redis, $locks, 5000, $move, waitMs: 60_000);
@@ -138,13 +138,11 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
             $redis->incr('proof:multi:done');
             return true;
         case 'multi-try':
-            // Such transfers that never wait, 2 ms apart, from when the 3 'multi' processes have started, at
-            // least $arg of them and until those are done; a busy one must leave none of its keys held by this process.
+            // Such transfers that never wait, 2 ms apart, from when all 4 processes have started, at least
+            // $arg of them and until the 3 'multi' ones are done; a busy one must leave none of its keys held by this process.
             $busy = 0;
             $mine = gethostname() . ':' . getmypid() . ':';
-            for ($waited = 0; (int) $redis->get('proof:multi:started') < 3 && $waited < 30_000; $waited++) {
-                usleep(1000);
-            }
+            multiAllStarted($redis);
             for ($round = 0; $round < (int) $arg || (int) $redis->get('proof:multi:done') < 3; $round++) {
                 usleep(2000);
                 [$locks, $move] = multiTransfer($redis);
@@ -187,6 +185,22 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
             return true;
     }
     return false;
+}
+
+/**
+ * Counts this process in and waits until the test's 3 transfer processes and its tryer all are, so
+ * that the tries meet the transfers however late a process starts.
+ */
+function multiAllStarted(object $redis): void
+{
+    $redis->incr('proof:multi:started');
+    $deadline = microtime(true) + 30;
+    while ((int) $redis->get('proof:multi:started') < 4) {
+        if (microtime(true) > $deadline) {
+            throw new RuntimeException('the other transfer processes did not start within 30 s');
+        }
+        usleep(1000);
+    }
 }
 
 /** The locks of 2 or 3 random accounts of 4, and a move of 1 from the first to the second that flags a second holder. */

@@ -12,6 +12,18 @@ url, mode, arg = ARGV[0], ARGV[1], ARGV[2] || '1'
 rounds = arg.to_i
 redis = Redis.new(url: url)
 now_ms = -> { (Time.now.to_f * 1000).floor }
+# Counts this process in and waits until the test's 3 transfer processes and its tryer all are, so that
+# the tries meet the transfers however late a process starts.
+def multi_all_started(redis)
+  redis.incr('proof:multi:started')
+  deadline = Time.now + 30
+  while redis.get('proof:multi:started').to_i < 4
+    raise 'the other transfer processes did not start within 30 s' if Time.now > deadline
+
+    sleep 0.001
+  end
+end
+
 # The locks of 2 or 3 random accounts of 4, and a move of 1 from the first to the second that flags a second holder.
 def multi_transfer(redis)
   picked = %w[proof:acct:a proof:acct:b proof:acct:c proof:acct:d].shuffle.take(2 + rand(2))
@@ -235,19 +247,19 @@ when 'replica-bad'
   end
 when 'multi'
   # n transfers between 2 or 3 of 4 accounts, each waiting for its locks under with_multi_lock;
-  # counted in proof:multi:started and proof:multi:done for the tryer.
-  redis.incr('proof:multi:started')
+  # counted in proof:multi:done for the tryer.
+  multi_all_started(redis)
   rounds.times do
     locks, move = multi_transfer(redis)
     Locksmith.with_multi_lock(redis, locks, ttl_ms: 5000, wait_ms: 60_000) { move.call }
   end
   redis.incr('proof:multi:done')
 when 'multi-try'
-  # Such transfers that never wait, 2 ms apart, from when the 3 'multi' processes have started, at least
-  # n of them and until those are done; a busy one must leave none of its keys held by this process.
+  # Such transfers that never wait, 2 ms apart, from when all 4 processes have started, at least n of
+  # them and until the 3 'multi' ones are done; a busy one must leave none of its keys held by this process.
   busy = 0
   mine = "#{Socket.gethostname}:#{Process.pid}:"
-  30_000.times { redis.get('proof:multi:started').to_i < 3 ? sleep(0.001) : break }
+  multi_all_started(redis)
   round = 0
   while round < rounds || redis.get('proof:multi:done').to_i < 3
     round += 1
