@@ -533,8 +533,8 @@ interface Floor {
 async function machineFloor(server: RedisServer, rounds: number): Promise<Floor> {
   const [releaser, waiter, subscriber] = [server.client(), server.client(), server.client()];
   const channel = `${KEY}:floor`;
-  let woken = () => {};
-  subscriber.on('smessage', () => woken());
+  let woken = (_at: number) => {};
+  subscriber.on('smessage', () => woken(now()));
   try {
     await subscriber.ssubscribe(channel);
     await Promise.all([releaser.ping(), waiter.ping()]);
@@ -542,11 +542,11 @@ async function machineFloor(server: RedisServer, rounds: number): Promise<Floor>
     for (let round = 0; round < rounds; round++) {
       const held = now();
       await sleep(HOLD_MS);
-      const wakeup = new Promise<void>((resolve) => (woken = resolve));
+      const wakeup = new Promise<number>((resolve) => (woken = resolve));
       const released = now();
-      void releaser.call('SPUBLISH', channel, 'hand');
-      await wakeup;
-      const parsed = now();
+      const published = releaser.call('SPUBLISH', channel, 'hand');
+      // The wake-up, not the releaser's reply, starts the PING; a failed SPUBLISH fails the bench.
+      const parsed = await Promise.race([wakeup, published.then(() => wakeup)]);
       await waiter.ping();
       sums.hold += released - held;
       sums.wakeup += parsed - released;
