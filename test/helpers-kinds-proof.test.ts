@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { commandCalls, PROGRAM_START_MS, serversSideBySide, sleep, useRedis, waitFor } from './helpers';
+import { PROGRAM_START_MS, scriptCalls, serversSideBySide, sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import type { ServerKind } from '../harness/redis';
 import { allDone, start } from './proofs/helpers/run';
@@ -57,11 +57,6 @@ function proofs(server: ServerKind): void {
       release: () => fx.locks.semaphore.release(KEY, 'holder'),
     },
   };
-
-  /** Scripts the server ran: a taker's first try shows here (a killed holder makes no more calls). */
-  async function scriptCalls(): Promise<number> {
-    return (await commandCalls(fx.redis, 'evalsha')) + (await commandCalls(fx.redis, 'eval'));
-  }
 
   /** Clients subscribed to the key's wake-ups. */
   async function subscribers(): Promise<number> {
@@ -155,9 +150,10 @@ function proofs(server: ServerKind): void {
           const leaseLeft = await fx.redis.pttl(KEY);
           assert.ok(leaseLeft > 0, `the dead holder still holds, with a lease (PTTL ${leaseLeft})`);
           const leaseEnds = readFrom + leaseLeft;
-          const before = await scriptCalls();
+          // A killed holder makes no more calls: the next script call is the taker's.
+          const before = await scriptCalls(fx.redis);
           const waiting = run('take', taker);
-          await waitFor('the taker tried once', async () => (await scriptCalls()) > before, PROGRAM_START_MS);
+          await waitFor('the taker tried once', async () => (await scriptCalls(fx.redis)) > before, PROGRAM_START_MS);
           const triedBy = Date.now();
           const tookAt = Number(/^took (\d+)$/m.exec(await waiting.done)?.[1]);
           t.diagnostic(

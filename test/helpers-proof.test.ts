@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
-import { commandCalls, PROGRAM_START_MS, useRedis, waitFor } from './helpers';
+import { PROGRAM_START_MS, scriptCalls, useRedis, waitFor } from './helpers';
 import { SERVER_KINDS, type ServerKind } from '../harness/redis';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import { start } from './proofs/helpers/run';
@@ -65,11 +65,9 @@ function proofs(server: ServerKind): void {
           'lock',
         ]);
         await holder.printed('held');
-        const scriptCalls = async () =>
-          (await commandCalls(fx.redis, 'evalsha')) + (await commandCalls(fx.redis, 'eval'));
-        const before = await scriptCalls();
+        const before = await scriptCalls(fx.redis);
         const waiter = run('take', 'lock');
-        await waitFor('the waiter tried once', async () => (await scriptCalls()) > before, PROGRAM_START_MS);
+        await waitFor('the waiter tried once', async () => (await scriptCalls(fx.redis)) > before, PROGRAM_START_MS);
         holder.kill();
         await assert.rejects(holder.done, /exited SIGKILL/);
         // The lease ends between these two instants (the server sets it while the call is in flight).

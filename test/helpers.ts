@@ -107,6 +107,11 @@ export async function commandCalls(redis: Redis, command: string): Promise<numbe
   return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
 }
 
+/** Scripts a server has run so far (EVALSHA and EVAL): a proof program's first try shows here. */
+export async function scriptCalls(redis: Redis): Promise<number> {
+  return (await commandCalls(redis, 'evalsha')) + (await commandCalls(redis, 'eval'));
+}
+
 /**
  * Each server's proofs in a suite of its own, Redis 7.0's and Valkey 9.1's side by side: for files
  * whose proofs mostly wait on leases and their own server. Within a server the tests stay one
