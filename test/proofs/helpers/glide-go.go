@@ -136,11 +136,11 @@ func counterRound(ctx context.Context, c client) error {
 }
 
 func renew(ctx context.Context, c client) error {
-	lease, err := locksmith.Acquire(ctx, c, lockKey, 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, c, lockKey, 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 30; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := c.Get(ctx, lockKey); err != nil || holder.Value() != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder.Value(), err)

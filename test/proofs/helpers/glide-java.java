@@ -157,8 +157,8 @@ public final class Proof {
     }
 
     static void renew() throws Exception {
-        Locksmith.Lease lease = acquire(Locksmith.ttlMs(300).renew());
-        for (int step = 0; step < 10; step++) {
+        Locksmith.Lease lease = acquire(Locksmith.ttlMs(900).renew());
+        for (int step = 0; step < 30; step++) {
             Thread.sleep(100);
             check(lease.token().equals(client.get(LOCK).get()), "lease lost while renewing");
         }

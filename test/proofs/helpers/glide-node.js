@@ -84,8 +84,8 @@ function modes(client) {
       }
     },
     async renew() {
-      const lease = await acquire(client, lockKey, { ttlMs: 300, renew: true });
-      for (let step = 0; step < 10; step++) {
+      const lease = await acquire(client, lockKey, { ttlMs: 900, renew: true });
+      for (let step = 0; step < 30; step++) {
         await sleep(100);
         if ((await client.get(lockKey)) !== lease.token) throw new Error('lease lost while renewing');
       }

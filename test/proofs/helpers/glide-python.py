@@ -85,8 +85,8 @@ async def counter(client):
 
 
 async def renew(client):
-    lease = await acquire(client, lock_key, ttl_ms=300, renew=True)
-    for _ in range(10):
+    lease = await acquire(client, lock_key, ttl_ms=900, renew=True)
+    for _ in range(30):
         await asyncio.sleep(0.1)
         if await client.get(lock_key) != lease.token.encode():
             raise RuntimeError("lease lost while renewing")

@@ -86,18 +86,24 @@ func multiWait(ctx context.Context, c client, rounds string) error {
 	if err != nil {
 		return err
 	}
+	if err := allStarted(c); err != nil {
+		return err
+	}
 	for round := 0; round < n; round++ {
 		locks, move := transfer(c)
 		if err := holdMulti(ctx, c, locks, move); err != nil {
 			return err
 		}
 	}
+	increment(c, "proof:multi:done", 1)
 	fmt.Printf("moved %d\n", n)
 	return nil
 }
 
-// multiTry: rounds such transfers that never wait (TryAcquireMulti); a busy try must leave none of
-// its keys held by this process. Prints how many were busy.
+// multiTry: such transfers that never wait (TryAcquireMulti), up to 10 ms apart (the waiters of a
+// client that polls come back between), from when all 4 processes have started until the 3
+// waiting ones are done and at least rounds of them; a busy try must leave none of its keys held
+// by this process. Prints how many were busy, of how many.
 func multiTry(ctx context.Context, c client, rounds string) error {
 	n, err := strconv.Atoi(rounds)
 	if err != nil {
@@ -105,13 +111,11 @@ func multiTry(ctx context.Context, c client, rounds string) error {
 	}
 	host, _ := os.Hostname()
 	mine, busy := fmt.Sprintf("%s:%d:", host, os.Getpid()), 0
-	// The tries start once the waiting processes hold locks (a client may connect slower than
-	// another), up to 10 ms apart (the waiters of a client that polls come back between), so that
-	// they meet contention.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !anyHeld(ctx, c); {
-		time.Sleep(time.Millisecond)
+	if err := allStarted(c); err != nil {
+		return err
 	}
-	for round := 0; round < n; round++ {
+	round := 0
+	for ; round < n || !transfersDone(c); round++ {
 		time.Sleep(time.Duration(rand.Intn(10)) * time.Millisecond)
 		locks, move := transfer(c)
 		lease, ok, err := locksmith.TryAcquireMulti(ctx, c, locks, 5*time.Second)
@@ -134,18 +138,28 @@ func multiTry(ctx context.Context, c client, rounds string) error {
 			return fmt.Errorf("the multi-key lease %v was lost: %v", lease.Keys, err)
 		}
 	}
-	fmt.Printf("busy %d of %d\n", busy, n)
+	fmt.Printf("busy %d of %d\n", busy, round)
 	return nil
 }
 
-// anyHeld: whether one of the accounts' locks is held.
-func anyHeld(ctx context.Context, c client) bool {
-	for _, account := range accounts {
-		if holder, err := get(ctx, c, "lock:"+account); err == nil && holder != "" {
-			return true
+// allStarted counts this process in and waits until the test's 3 waiting processes and its tryer
+// all are, so that the tries meet the transfers however late a process starts.
+func allStarted(c client) error {
+	increment(c, "proof:multi:started", 1)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if started, err := count(c, "proof:multi:started"); err == nil && started >= 4 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the other transfer processes did not start within 30 s")
 		}
 	}
-	return false
+}
+
+// transfersDone: whether the 3 waiting processes have made all their transfers.
+func transfersDone(c client) bool {
+	done, err := count(c, "proof:multi:done")
+	return err == nil && done >= 3
 }
 
 // multiLost: a lease on 3 keys renewed (Renew) through 2 s on a 900 ms lease holds them all;

@@ -91,11 +91,11 @@ func counterRound(ctx context.Context, rdb redis.UniversalClient) error {
 }
 
 func renew(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 30; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := rdb.Get(ctx, lockKey).Result(); err != nil || holder != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)

@@ -42,8 +42,8 @@ const modes = {
     }
   },
   async renew() {
-    const lease = await acquire(redis, 'proof:lock', { ttlMs: 300, renew: true });
-    for (let step = 0; step < 10; step++) {
+    const lease = await acquire(redis, 'proof:lock', { ttlMs: 900, renew: true });
+    for (let step = 0; step < 30; step++) {
       await sleep(100);
       if ((await redis.get('proof:lock')) !== lease.token) throw new Error('lease lost while renewing');
     }

@@ -43,8 +43,8 @@ public final class Proof {
     }
 
     static void renew(UnifiedJedis jedis) throws InterruptedException {
-        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(300).renew());
-        for (int step = 0; step < 10; step++) {
+        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(900).renew());
+        for (int step = 0; step < 30; step++) {
             Thread.sleep(100);
             check(lease.token().equals(jedis.get(LOCK)), "lease lost while renewing");
         }

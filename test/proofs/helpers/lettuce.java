@@ -70,8 +70,8 @@ public final class Proof {
     }
 
     static void renew() throws InterruptedException {
-        Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(300).renew());
-        for (int step = 0; step < 10; step++) {
+        Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(900).renew());
+        for (int step = 0; step < 30; step++) {
             Thread.sleep(100);
             check(lease.token().equals(redis.get(LOCK)), "lease lost while renewing");
         }

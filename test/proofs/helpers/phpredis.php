@@ -39,8 +39,8 @@ switch ($mode) {
         }
         break;
     case 'renew':
-        $lease = Locksmith::acquire($redis, 'proof:lock', 300, renew: true);
-        for ($step = 0; $step < 100; $step++) {
+        $lease = Locksmith::acquire($redis, 'proof:lock', 900, renew: true);
+        for ($step = 0; $step < 300; $step++) {
             usleep(10_000);
             $lease->check();
             if ($redis->get('proof:lock') !== $lease->token) {

@@ -69,11 +69,11 @@ func counterRound(ctx context.Context, pool *redis.Pool) error {
 }
 
 func renew(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 30; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := redis.String(do(pool, "GET", "proof:lock")); err != nil || holder != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)

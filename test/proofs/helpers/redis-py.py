@@ -44,8 +44,8 @@ def counter():
 
 
 def check_renewed_sync():
-    lease = acquire(r, "proof:lock", ttl_ms=300, renew=True)
-    for _ in range(10):
+    lease = acquire(r, "proof:lock", ttl_ms=900, renew=True)
+    for _ in range(30):
         time.sleep(0.1)
         if r.get("proof:lock") != lease.token.encode():
             raise RuntimeError("lease lost while renewing")

@@ -64,8 +64,8 @@ when 'counter'
     end
   end
 when 'renew'
-  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 300, renew: true)
-  10.times do
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 900, renew: true)
+  30.times do
     sleep 0.1
     raise 'lease lost while renewing' unless redis.get('proof:lock') == lease.token
   end

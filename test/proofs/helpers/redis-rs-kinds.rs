@@ -19,7 +19,8 @@
 //   fenced-taker    the next holder: takes the lock once the lease ended and writes both;
 //   fenced-expired  a lease that ran out writes nothing; set_fenced without a fencing token fails;
 //   multi <n>       n transfers between 2 or 3 of 4 accounts under acquire_multi (waiting, woken);
-//   multi-try <n>   n such transfers that never wait; prints busy <count>; a busy try holds none of its keys;
+//   multi-try <n>   such transfers that never wait, until the 3 'multi' processes are done and at
+//                   least n; prints busy <count> of <tries>; a busy try holds none of its keys;
 //   multi-lost      extend and release answer for every key: false / LeaseLost once one was taken;
 //   multi-renew     3 keys on a 300 ms lease renewed through 1 s: still held, not lost, released;
 //   multi-woken     a waiter on keys overlapping a holder's (30 s retry bound, 5 s lease) with
@@ -157,6 +158,11 @@ fn take(con: &mut redis::Connection, kind: &str) -> Result<(), Failure> {
 
 fn get(con: &mut redis::Connection, key: &str) -> Result<Option<String>, Failure> {
     Ok(redis::cmd("GET").arg(key).query(con)?)
+}
+
+/// A counter of the proof (0 when unset).
+fn count(con: &mut redis::Connection, key: &str) -> Result<i64, Failure> {
+    Ok(get(con, key)?.map_or(Ok(0), |value| value.parse())?)
 }
 
 fn replica_short(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
@@ -342,8 +348,21 @@ fn transfer(con: &mut redis::Connection, picked: &[&str], locks: &[String]) -> R
     Ok(())
 }
 
+/// Counts this process in and waits until the test's 3 'multi' processes and its tryer all are,
+/// so that the tries meet the transfers however late a process starts.
+fn all_started(con: &mut redis::Connection) -> Result<(), Failure> {
+    incr(con, "proof:multi:started", 1)?;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while count(con, "proof:multi:started")? < 4 {
+        check(Instant::now() < deadline, "the other transfer processes did not start within 30 s")?;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(())
+}
+
 fn multi(client: &redis::Client, con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
     let options = LockOptions::new(Duration::from_secs(5)).wait(Duration::from_secs(60)).wake_with(client);
+    all_started(con)?;
     for _ in 0..rounds {
         let (picked, locks) = pick_accounts();
         let keys: Vec<&str> = locks.iter().map(String::as_str).collect();
@@ -351,13 +370,17 @@ fn multi(client: &redis::Client, con: &mut redis::Connection, rounds: u32) -> Re
         transfer(con, &picked, &locks)?;
         lease.release(con)?;
     }
+    incr(con, "proof:multi:done", 1)?;
     Ok(())
 }
 
 fn multi_try(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
     let mine = format!("{}:{}:", std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into()), std::process::id());
-    let mut busy = 0;
-    for _ in 0..rounds {
+    let (mut busy, mut tries) = (0, 0);
+    all_started(con)?;
+    while tries < rounds || count(con, "proof:multi:done")? < 3 {
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(2));
         let (picked, locks) = pick_accounts();
         let keys: Vec<&str> = locks.iter().map(String::as_str).collect();
         let Some(lease) = Lease::try_acquire_multi(con, &keys, &LockOptions::new(Duration::from_secs(5)))? else {
@@ -370,7 +393,7 @@ fn multi_try(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
         transfer(con, &picked, &locks)?;
         lease.release(con)?;
     }
-    println!("busy {busy}");
+    println!("busy {busy} of {tries}");
     Ok(())
 }
 

@@ -39,8 +39,8 @@ fn counter(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
 }
 
 fn renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
-    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(300)).renew(client))?;
-    for _ in 0..10 {
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(900)).renew(client))?;
+    for _ in 0..30 {
         std::thread::sleep(Duration::from_millis(100));
         let holder: Option<String> = redis::cmd("GET").arg("proof:lock").query(con)?;
         check(holder.as_deref() == Some(lease.token()), "lease lost while renewing")?;

@@ -58,8 +58,8 @@ public final class Proof {
     }
 
     static void renew() throws InterruptedException {
-        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(300).renew());
-        for (int step = 0; step < 10; step++) {
+        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(900).renew());
+        for (int step = 0; step < 30; step++) {
             Thread.sleep(100);
             check(lease.token().equals(redis.opsForValue().get(LOCK)), "lease lost while renewing");
         }
