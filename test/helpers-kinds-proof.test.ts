@@ -2,7 +2,8 @@
 // and Valkey 9 (the programs and their modes: test/proofs/helpers/; test/helpers-proof.test.ts has
 // the plain lock's counter, takeover, renewal, loss, fencing and busy proofs):
 // - where the helper waits for wake-ups, a waiter whose retry bound is 30 s takes the lock within
-//   a few seconds of the release, for each kind (so it was woken, not polled);
+//   a few seconds of the release, for each kind (so it was woken, not polled); where it waits in
+//   line, one line with the Node runtime's one-hop waiters, each woken by the other's release;
 // - reentrant: nested takes re-enter and the counter stays exact; read-write: writers around a
 //   non-atomic counter stay exact, readers never with a writer, a reader takes the lock while
 //   another holds it; a semaphore of 2 never has more than 2 holders, and a process takes the
@@ -12,8 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { waitersKey } from '../pack/layout';
+import { ticketsKey, waitersKey } from '../pack/layout';
 import { loadPack } from '../pack/pack';
+import { LockScripts } from '../pack/runtime';
 import { PROGRAM_START_MS, scriptCalls, serversSideBySide, sleep, useRedis, waitFor } from './helpers';
 import { HELPER_PROOFS, prepareOnce, proofName } from './proofs/helpers/proofs';
 import type { ServerKind } from '../harness/redis';
@@ -99,6 +101,41 @@ function proofs(server: ServerKind): void {
           assert.equal(await subscribers(), 0, 'the waiter unsubscribed');
         });
       }
+
+      // A project may wait for one lock from the Node runtime (pack v3's one-hop queue, with
+      // tickets) and from a helper (pack v2's acquire_queued): one line, in arrival order, and each
+      // release wakes the other's waiter by its token.
+      if (proof.wakes && proof.queues)
+        test(`lock: in one line with the Node runtime's waiters, each woken by the other's release, long before the ${RETRY_MS} ms retry bound`, async (t) => {
+          const runtime = new LockScripts(fx.redis, pack, { retryMs: RETRY_MS });
+          try {
+            // Taken by waiting, so its release is queue_release, the one-hop hand-over.
+            assert.equal(await runtime.acquire(KEY, 'holder', LONG, { waitMs: LONG }), 1);
+            const helperWaiter = run('woken', 'lock');
+            const inLine = async (count: number) => (await fx.redis.zcard(waitersKey(KEY)!)) === count;
+            await waitFor("the helper's waiter in line", () => inLine(1), PROGRAM_START_MS);
+            await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
+            const runtimeWaiter = runtime
+              .acquire(KEY, 'runtime-waiter', LONG, { waitMs: LONG })
+              .then((result) => ({ result, tookAt: Date.now() }));
+            await waitFor("the runtime's waiter in line behind it", () => inLine(2));
+            const releasedAt = Date.now();
+            assert.equal(await runtime.release(KEY, 'holder'), true);
+            const heldAt = Number(/^held (\d+)$/m.exec(await helperWaiter.done)?.[1]);
+            const { result, tookAt } = await runtimeWaiter;
+            t.diagnostic(
+              `the helper's waiter held ${heldAt - releasedAt} ms after the runtime's release, ` +
+                `the runtime's waiter ${tookAt - heldAt} ms after that`,
+            );
+            assert.ok(heldAt >= releasedAt && heldAt - releasedAt < 5000, `held ${heldAt - releasedAt} ms after`);
+            assert.equal(result, 1, "the runtime's waiter took the lock");
+            assert.ok(tookAt >= heldAt && tookAt - heldAt < 5000, `taken ${tookAt - heldAt} ms after the helper held`);
+            assert.equal(await runtime.release(KEY, 'runtime-waiter'), true);
+            assert.equal(await fx.redis.exists(KEY, waitersKey(KEY)!, ticketsKey(KEY)!), 0, 'nothing left behind');
+          } finally {
+            runtime.close();
+          }
+        });
 
       if (!proof.kinds) return;
 
