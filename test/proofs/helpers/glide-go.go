@@ -166,7 +166,7 @@ func renew(ctx context.Context, c client) error {
 }
 
 func steal(ctx context.Context, c client) error {
-	lease, err := locksmith.Acquire(ctx, c, lockKey, 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, c, lockKey, 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}

@@ -172,7 +172,7 @@ public final class Proof {
     }
 
     static void steal() throws Exception {
-        Locksmith.Lease lease = acquire(Locksmith.ttlMs(300).renew());
+        Locksmith.Lease lease = acquire(Locksmith.ttlMs(900).renew());
         System.out.println("held");
         long deadline = System.currentTimeMillis() + 5000;
         while (!lease.lost()) {

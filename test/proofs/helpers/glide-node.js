@@ -98,7 +98,7 @@ function modes(client) {
       console.log('renewed');
     },
     async steal() {
-      const lease = await acquire(client, lockKey, { ttlMs: 300, renew: true });
+      const lease = await acquire(client, lockKey, { ttlMs: 900, renew: true });
       console.log('held');
       const reason = await new Promise((resolve, reject) => {
         lease.signal.addEventListener('abort', () => resolve(lease.signal.reason));

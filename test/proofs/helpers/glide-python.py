@@ -103,7 +103,7 @@ async def renew(client):
 
 
 async def steal(client):
-    lease = await acquire(client, lock_key, ttl_ms=300, renew=True)
+    lease = await acquire(client, lock_key, ttl_ms=900, renew=True)
     print("held", flush=True)
     await asyncio.wait_for(lease.lost_event.wait(), 5)
     at = now_ms()
@@ -485,8 +485,9 @@ async def multi_lease(client):
     started = time.monotonic()
     async with locksmith.multi_lock(client, [c, b], ttl_ms=5000, wait_ms=10_000, retry_ms=300) as held:
         print(f"taken {int((time.monotonic() - started) * 1000)} {' '.join(held.keys)}")
-    renewed = await locksmith.acquire_multi(client, [a, b, c], ttl_ms=300, renew=True)
-    await asyncio.sleep(1)
+    # 900 ms, renewed every 300: a renewal up to 600 ms late under a loaded machine still lands.
+    renewed = await locksmith.acquire_multi(client, [a, b, c], ttl_ms=900, renew=True)
+    await asyncio.sleep(3)
     held_then = await client.exists([a, b, c])
     print(f"renewed {held_then} {renewed.lost} {await renewed.release()} {await client.exists([a, b, c])}")
     try:

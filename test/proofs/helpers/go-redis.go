@@ -120,7 +120,7 @@ func renew(ctx context.Context, rdb redis.UniversalClient) error {
 }
 
 func steal(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}

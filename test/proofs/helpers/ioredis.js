@@ -56,7 +56,7 @@ const modes = {
     console.log('renewed');
   },
   async steal() {
-    const lease = await acquire(redis, 'proof:lock', { ttlMs: 300, renew: true });
+    const lease = await acquire(redis, 'proof:lock', { ttlMs: 900, renew: true });
     console.log('held');
     const reason = await new Promise((resolve, reject) => {
       lease.signal.addEventListener('abort', () => resolve(lease.signal.reason));

@@ -58,7 +58,7 @@ public final class Proof {
     }
 
     static void steal(UnifiedJedis jedis) throws InterruptedException {
-        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(300).renew());
+        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(900).renew());
         System.out.println("held");
         long deadline = System.currentTimeMillis() + 5000;
         while (!lease.lost()) {

@@ -85,7 +85,7 @@ public final class Proof {
     }
 
     static void steal() throws InterruptedException {
-        Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(300).renew());
+        Locksmith.Lease lease = Locksmith.acquire(redis, LOCK, options(900).renew());
         System.out.println("held");
         long deadline = System.currentTimeMillis() + 5000;
         while (!lease.lost()) {

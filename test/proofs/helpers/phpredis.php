@@ -60,7 +60,7 @@ switch ($mode) {
         echo "renewed\n";
         break;
     case 'steal':
-        $lease = Locksmith::acquire($redis, 'proof:lock', 300, renew: true);
+        $lease = Locksmith::acquire($redis, 'proof:lock', 900, renew: true);
         echo "held\n";
         flush();
         $until = $nowMs() + 5000;

@@ -99,7 +99,7 @@ func renew(ctx context.Context, pool *redis.Pool) error {
 }
 
 func steal(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 300*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 900*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}

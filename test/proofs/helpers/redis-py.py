@@ -62,8 +62,8 @@ def check_renewed_sync():
 
 async def check_renewed_async():
     client = redis.asyncio.Redis.from_url(url)
-    async with lock(client, "proof:lock", ttl_ms=300, renew=True) as lease:
-        for _ in range(10):
+    async with lock(client, "proof:lock", ttl_ms=900, renew=True) as lease:
+        for _ in range(30):
             await asyncio.sleep(0.1)
             if await client.get("proof:lock") != lease.token.encode():
                 raise RuntimeError("lease lost while renewing (async)")
@@ -85,7 +85,7 @@ def renew():
 
 
 def steal():
-    lease = acquire(r, "proof:lock", ttl_ms=300, renew=True)
+    lease = acquire(r, "proof:lock", ttl_ms=900, renew=True)
     print("held", flush=True)
     if not lease.lost_event.wait(5):
         raise RuntimeError("no loss reported within 5 s")

@@ -79,7 +79,7 @@ when 'renew'
   redis.del('proof:lock')
   puts 'renewed'
 when 'steal'
-  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 300, renew: true)
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 900, renew: true)
   puts 'held'
   $stdout.flush
   raise 'no loss reported within 5 s' unless lease.wait_lost(5)

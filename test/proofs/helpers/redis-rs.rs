@@ -59,7 +59,7 @@ fn renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Fail
 }
 
 fn steal(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
-    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(300)).renew(client))?;
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(900)).renew(client))?;
     println!("held");
     let deadline = Instant::now() + Duration::from_secs(5);
     while !lease.lost() {

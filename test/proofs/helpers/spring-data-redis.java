@@ -73,7 +73,7 @@ public final class Proof {
     }
 
     static void steal() throws InterruptedException {
-        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(300).renew());
+        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(900).renew());
         System.out.println("held");
         long deadline = System.currentTimeMillis() + 5000;
         while (!lease.lost()) {
