@@ -52,6 +52,9 @@ export const SNIPPET_PROOFS: Proof[] = [
 export function snippetPrograms(work: string, pack: Pack) {
   for (const proof of SNIPPET_PROOFS) proof.setup?.(work);
 
+  /** What each program file holds: the servers' tests run side by side, and a build may be reading it. */
+  const written = new Map<string, string>();
+
   function program(proof: Proof, pattern: PatternId, ttl: number): string {
     const path = join(work, `${proof.client}-${pattern}-${proof.file}`);
     const { quote } = findClient(proof.client);
@@ -61,7 +64,11 @@ export function snippetPrograms(work: string, pack: Pack) {
       ttl: String(ttl),
       body: proof.bodies[pattern],
     });
-    writeFileSync(path, proof.program(snippet, pattern === 'renew' ? proof.afterRenew : ''));
+    const text = proof.program(snippet, pattern === 'renew' ? proof.afterRenew : '');
+    if (written.get(path) === text) return path;
+    if (written.has(path)) throw new Error(`${path} was written with other text: give the program another name`);
+    writeFileSync(path, text);
+    written.set(path, text);
     return path;
   }
 
