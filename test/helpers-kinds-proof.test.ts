@@ -114,11 +114,18 @@ function proofs(server: ServerKind): void {
             const helperWaiter = run('woken', 'lock');
             const inLine = async (count: number) => (await fx.redis.zcard(waitersKey(KEY)!)) === count;
             await waitFor("the helper's waiter in line", () => inLine(1), PROGRAM_START_MS);
+            // Subscribed before the runtime's waiter subscribes too: a wake-up sent before the
+            // helper's SSUBSCRIBE reached the server would be missed until its 15-30 s retry.
+            await waitFor("the helper's waiter subscribed", async () => (await subscribers()) >= 1, PROGRAM_START_MS);
             await sleep(500); // its try after subscribing is done: it sleeps until woken or 15-30 s
             const runtimeWaiter = runtime
               .acquire(KEY, 'runtime-waiter', LONG, { waitMs: LONG })
               .then((result) => ({ result, tookAt: Date.now() }));
             await waitFor("the runtime's waiter in line behind it", () => inLine(2));
+            // It tries again once subscribed, as the helper does: a lock free by then is whoever's
+            // asks first (no fair mode), so the release waits for that try.
+            await waitFor("the runtime's waiter subscribed", async () => (await subscribers()) >= 2);
+            await sleep(500);
             const releasedAt = Date.now();
             assert.equal(await runtime.release(KEY, 'holder'), true);
             const heldAt = Number(/^held (\d+)$/m.exec(await helperWaiter.done)?.[1]);
