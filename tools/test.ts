@@ -171,6 +171,23 @@ function counts(outcomes: Outcome[]): string {
   return [...totals].map(([key, value]) => `${key} ${value}`).join(', ');
 }
 
+/**
+ * Each failing test's name and the first lines of its error, from node:test's spec report, at most
+ * `maxLines` in all: CI keeps only the tail of this output, and a failure must be readable there.
+ */
+function failingTests(output: string, maxLines = 12): string[] {
+  const start = output.lastIndexOf('✖ failing tests:');
+  if (start < 0) return [];
+  const kept: string[] = [];
+  let errorLines = 0;
+  for (const line of output.slice(start).split('\n').slice(1)) {
+    if (line.startsWith('✖ ')) errorLines = 3;
+    else if (!line.trim() || line.startsWith('test at ') || /^\s+at /.test(line) || errorLines-- <= 0) continue;
+    kept.push(`    ${line.slice(0, 200)}`);
+  }
+  return kept.length > maxLines ? [...kept.slice(0, maxLines), "    … (the file's report above has the rest)"] : kept;
+}
+
 function requireListed(names: string[], files: string[], list: string): void {
   const missing = names.filter((name) => !files.includes(name));
   if (missing.length)
@@ -243,8 +260,10 @@ async function main(): Promise<number> {
     process.stdout.write(`\nFAILED: ${failedChecks.map((check) => `npm run ${check.name}`).join(', ')}\n`);
   if (failed.length) {
     process.stdout.write(`\nFAILED: ${failed.length} of ${outcomes.length} test files; each alone:\n`);
-    for (const outcome of failed)
+    for (const outcome of failed) {
       process.stdout.write(`  node --import tsx --test test/${outcome.name}    # ${outcome.why}\n`);
+      for (const line of failingTests(outcome.output)) process.stdout.write(`${line}\n`);
+    }
   }
   return failed.length || failedChecks.length ? 1 : 0;
 }
