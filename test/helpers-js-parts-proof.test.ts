@@ -578,6 +578,19 @@ function onCluster(server: ServerKind): void {
         },
       );
 
+      test('a wait given up while its shard subscription opens: busy, and the process exits by itself', async () => {
+        // node-redis 5 leaves a shard connection open when it is closed while it opens: the
+        // helper's subscriber once did so, and a proof process then never exited.
+        await redis.set('proof:lock', 'holder', 'PX', 60_000);
+        const giving = start(command, url, proof.env ?? {}, ['give-up']);
+        await giving.printed('{"busy":true}');
+        const exited = await Promise.race([giving.done.then(() => true), sleep(20_000).then(() => false)]);
+        if (!exited) giving.kill();
+        assert.ok(exited, 'still running 20 s after it gave up: its subscriber left a connection open');
+        assert.equal(await redis.get('proof:lock'), 'holder');
+        await redis.del('proof:lock');
+      });
+
       test(
         "replica-wait: the acquire and WAIT reach the lock's master; with no replica, the shortfall",
         ofPart(proof, 'replica-wait'),

@@ -26,9 +26,16 @@ function openWakeups(redis«ts:: LockClient», wake«ts:: (channel: string, payl
   const subscriber = redis.duplicate();
   subscriber.on('error', () => undefined); // it reconnects and resubscribes; the timers cover the gap
   const connected = subscriber.connect();
+  // On a cluster, a shard's subscriber connection closed while it opens stays open (node-redis 5):
+  // close once every subscription has settled.
+  let settled«ts:: Promise<unknown>» = connected;
   return {
-    subscribe: (key) => connected.then(() => subscriber.sSubscribe(key, (payload) => wake(key, payload))),
+    subscribe: (key) => {
+      const subscribing = connected.then(() => subscriber.sSubscribe(key, (payload) => wake(key, payload)));
+      settled = Promise.allSettled([settled, subscribing]);
+      return subscribing;
+    },
     unsubscribe: (key) => void subscriber.sUnsubscribe(key).catch(() => undefined),
-    close: () => void connected.then(() => subscriber.disconnect()).catch(() => undefined),
+    close: () => void settled.then(() => subscriber.disconnect()).catch(() => undefined),
   };
 }

@@ -9,6 +9,7 @@
 //                    (takes the lock, writes both), misuse (the refusals' messages)
 //   multi <n>        n transfers between 2 or 3 of 4 accounts under withMultiLock (waiting)
 //   multi-try <n>    n such transfers that never wait; prints {busy}; a busy try holds none of its keys
+//   give-up          a wait on proof:lock given up 1 ms in; prints {busy}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** commands: { get, ... } on the proof's own connection; connect(url): { get(key), close() } on another server. */
@@ -209,6 +210,17 @@ function partModes(helper, redis, commands, connect) {
         if (!(await lease.release())) throw new Error('the multi-key lease was lost');
       }
       console.log(JSON.stringify({ busy, tries: round }));
+    },
+    /**
+     * A wait on proof:lock, held by the test, given up 1 ms in, while the waiter's subscription is
+     * likely still opening; prints {busy}, and must exit by itself with nothing left open.
+     */
+    async 'give-up'() {
+      const busy = await acquire(redis, 'proof:lock', { ttlMs: 10_000, waitMs: 1, retryMs: 1 }).then(
+        () => false,
+        (error) => error instanceof helper.LockBusyError,
+      );
+      console.log(JSON.stringify({ busy }));
     },
     async fenced(name) {
       console.log(JSON.stringify(await writes[name]()));
