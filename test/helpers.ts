@@ -80,6 +80,21 @@ export function recordWakeups(
   return recorded;
 }
 
+/**
+ * Sets key to value with a lease of ms; the returned check asserts the lease is untouched: counted
+ * down from ms by the time passed since, however long the programs run in between took (a JVM
+ * started on a loaded machine can take seconds).
+ */
+export async function setWithLease(redis: Redis, key: string, value: string, ms: number) {
+  const setAt = Date.now();
+  await redis.set(key, value, 'PX', ms);
+  return async (message: string): Promise<void> => {
+    const pttl = await redis.pttl(key);
+    const atLeast = ms - (Date.now() - setAt) - 10; // 10 ms: the server's and this clock's rounding
+    assert.ok(pttl >= atLeast, `${message}: ${pttl} ms left, at least ${atLeast} ms expected`);
+  };
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
