@@ -101,7 +101,7 @@ if _, err := client.Decr(ctx, "proof:occupancy"); err != nil {
 	return err
 }`,
     renew: `for i := 0; i < 10; i++ {
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	if holder, err := client.Get(lockLost, lockKey); err != nil || holder.Value() != lockToken {
 		return fmt.Errorf("lease lost while renewing: %q, %v", holder.Value(), err)
 	}

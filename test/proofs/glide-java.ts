@@ -53,7 +53,7 @@ client.set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(va
 client.scriptFlush().get();
 client.decr("proof:occupancy").get();`,
     renew: `for (int step = 0; step < 10; step++) {
-    Thread.sleep(300);
+    Thread.sleep(500);
     if (!lockToken.equals(client.get(lockKey).get())) throw new IllegalStateException("lease lost while renewing");
 }
 if (lockLost.get()) throw new IllegalStateException("renewal reported a loss");

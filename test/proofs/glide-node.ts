@@ -54,7 +54,7 @@ await client.set('proof:counter', String(value + 1));
 await client.scriptFlush();
 await client.decr('proof:occupancy');`,
     renew: `for (let i = 0; i < 10; i++) {
-  await sleep(300);
+  await sleep(500);
   if ((await client.get(lockKey)) !== lockToken) throw new Error('lease lost while renewing');
 }
 if (lockLost.aborted) throw new Error('renewal reported a loss');

@@ -43,7 +43,7 @@ await client.decr("proof:occupancy")`,
     // One process: the flush makes the renewal's extend and the release take the NOSCRIPT path.
     renew: `await client.script_flush()
 for _ in range(10):
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.5)
     if await client.get(lock_key) != lock_token.encode():
         raise RuntimeError("lease lost while renewing")
 if lock_lost.is_set():

@@ -80,7 +80,7 @@ if err := rdb.Decr(ctx, "proof:occupancy").Err(); err != nil {
 	return err
 }`,
     renew: `for i := 0; i < 10; i++ {
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	if holder, err := rdb.Get(lockLost, lockKey).Result(); err != nil || holder != lockToken {
 		return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)
 	}

@@ -25,7 +25,7 @@ await redis.set('proof:counter', value + 1);
 await redis.script('FLUSH');
 await redis.decr('proof:occupancy');`,
     renew: `for (let i = 0; i < 10; i++) {
-  await sleep(300);
+  await sleep(500);
   if ((await redis.get(lockKey)) !== lockToken) throw new Error('lease lost while renewing');
 }
 if (lockLost.aborted) throw new Error('renewal reported a loss');

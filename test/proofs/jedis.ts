@@ -24,7 +24,7 @@ export const proof: Proof = {
     jedis.decr("proof:occupancy");
 }`,
     renew: `for (int step = 0; step < 10; step++) {
-    Thread.sleep(300);
+    Thread.sleep(500);
     try (Jedis jedis = pool.getResource()) {
         if (!lockToken.equals(jedis.get(lockKey))) throw new IllegalStateException("lease lost while renewing");
     }

@@ -27,7 +27,7 @@ String value = redis.get("proof:counter");
 redis.set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));
 redis.decr("proof:occupancy");`,
     renew: `for (int step = 0; step < 10; step++) {
-    Thread.sleep(300);
+    Thread.sleep(500);
     if (!lockToken.equals(redis.get(lockKey))) throw new IllegalStateException("lease lost while renewing");
 }
 if (lockLost.get()) throw new IllegalStateException("renewal reported a loss");

@@ -24,7 +24,7 @@ $redis->set('proof:counter', $value + 1);
 $redis->decr('proof:occupancy');`,
     // The intended use: the body calls $lockRenew() between its steps.
     renew: `for ($step = 0; $step < 10; $step++) {
-    usleep(300_000);
+    usleep(500_000);
     if ($redis->get($lockKey) !== $lockToken) {
         throw new RuntimeException('lease lost while renewing');
     }

@@ -73,7 +73,7 @@ if _, err := lockConn.Do("DECR", "proof:occupancy"); err != nil {
 	return err
 }`,
     renew: `for i := 0; i < 10; i++ {
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	if holder, err := redis.String(lockConn.Do("GET", lockKey)); err != nil || holder != lockToken {
 		return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)
 	}

@@ -26,7 +26,7 @@ redis_client.decr("proof:occupancy")`,
     // One process: the flush makes the renewal's extend and the release take the NOSCRIPT path.
     renew: `redis_client.script_flush()
 for _ in range(10):
-    time.sleep(0.3)
+    time.sleep(0.5)
     if redis_client.get(lock_key) != lock_token.encode():
         raise RuntimeError("lease lost while renewing")
 if lock_lost.is_set():

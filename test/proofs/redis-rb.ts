@@ -22,7 +22,7 @@ redis.set('proof:counter', value + 1)
 redis.script(:flush)
 redis.decr('proof:occupancy')`,
     renew: `10.times do
-  sleep 0.3
+  sleep 0.5
   raise 'lease lost while renewing' unless redis.get(lock_key) == lock_token
 end
 raise 'renewal reported a loss' if lock_lost

@@ -41,7 +41,7 @@ let value: Option<i64> = redis::cmd("GET").arg("proof:counter").query(&mut con)?
 redis::cmd("SET").arg("proof:counter").arg(value.unwrap_or(0) + 1).query::<()>(&mut con)?;
 redis::cmd("DECR").arg("proof:occupancy").query::<()>(&mut con)?;`,
     renew: `for _ in 0..10 {
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(500));
     let holder: Option<String> = redis::cmd("GET").arg(lock_key).query(&mut con)?;
     if holder.as_deref() != Some(lock_token.as_str()) {
         return Err("lease lost while renewing".into());

@@ -28,7 +28,7 @@ String value = redisTemplate.opsForValue().get("proof:counter");
 redisTemplate.opsForValue().set("proof:counter", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));
 redisTemplate.opsForValue().decrement("proof:occupancy");`,
     renew: `for (int step = 0; step < 10; step++) {
-    Thread.sleep(300);
+    Thread.sleep(500);
     if (!lockToken.equals(redisTemplate.opsForValue().get(lockKey))) throw new IllegalStateException("lease lost while renewing");
 }
 if (lockLost.get()) throw new IllegalStateException("renewal reported a loss");

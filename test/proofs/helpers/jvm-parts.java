@@ -9,7 +9,7 @@
 //   replica-bad: three bad values, prints "refused <message>" for each;
 //   replica-cut: 1 replica within 5 s (the test cuts the connection during the wait), prints
 //   "shortfall <reason> <acknowledged> <released>" or "held <token>";
-//   fenced-writes: A takes the lock (200 ms), writes, lets it expire; B takes it; each writes guarded
+//   fenced-writes: A takes the lock (2 s), writes, lets it expire; B takes it; each writes guarded
 //   (proof:data) and fenced (proof:fenced); prints "guarded a <held> <expired> <taken>", "guarded b <ok>",
 //   "fenced b <ok> a <older>", "fences <A's> <B's>", and "no fence <message>" for a lease without one;
 //   multi, multi-try, multi-lease, multi-bad: the multi part's (jvm-multi.java, with a helper that carries it).
@@ -66,9 +66,11 @@ final class Parts {
                 }
             }
             case "fenced-writes" -> {
-                Locksmith.Lease a = Proof.acquire(Locksmith.ttlMs(200).fenceKey(Proof.FENCE));
+                // 2 s: A's first write loads its classes and its script, which a cold JVM on a loaded
+                // machine may take hundreds of milliseconds to do.
+                Locksmith.Lease a = Proof.acquire(Locksmith.ttlMs(2000).fenceKey(Proof.FENCE));
                 boolean held = a.setIfHeld("proof:data", "a1");
-                Thread.sleep(400); // A's lease ends: it is paused past it, as a GC pause would
+                Thread.sleep(2500); // A's lease ends: it is paused past it, as a GC pause would
                 boolean expired = a.setIfHeld("proof:data", "a-expired");
                 Locksmith.Lease b = Proof.acquire(Locksmith.ttlMs(60_000).fenceKey(Proof.FENCE));
                 boolean taken = a.setIfHeld("proof:data", "a-taken");

@@ -14,9 +14,10 @@ function runPartsMode(string $mode, object $redis, Closure $connect, ?string $ar
     switch ($mode) {
         case 'fenced-writes':
             // A holder whose lease expired, then one whose lock another owner took, writes nothing; the data is the live holder's.
-            $first = Locksmith::acquire($redis, 'proof:lock', 200, fenceKey: 'proof:fence');
+            // 1 s: the two writes while it holds come within it on a loaded machine too.
+            $first = Locksmith::acquire($redis, 'proof:lock', 1000, fenceKey: 'proof:fence');
             $results = ['held-write' => $first->setIfHeld('proof:data', 'first'), 'held-fenced' => $first->setFenced('proof:fdata', 'first')];
-            usleep(400_000);
+            usleep(1_300_000);
             $results['expired-write'] = $first->setIfHeld('proof:data', 'first-late');
             $second = Locksmith::acquire($redis, 'proof:lock', 5000, fenceKey: 'proof:fence');
             $results['taken-write'] = $first->setIfHeld('proof:data', 'first-late');

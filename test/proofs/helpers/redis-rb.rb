@@ -161,10 +161,11 @@ when 'take'
   lease.release
 when 'fenced-writes'
   # A holder whose lease expired, then one whose lock another owner took, writes nothing; the data is the live holder's.
-  first = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 200, fence_key: 'proof:fence')
+  # 1 s: the two writes while it holds come within it on a loaded machine too.
+  first = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 1000, fence_key: 'proof:fence')
   results = { 'held-write' => first.set_if_held('proof:data', 'first'),
               'held-fenced' => first.set_fenced('proof:fdata', 'first') }
-  sleep 0.4
+  sleep 1.3
   results['expired-write'] = first.set_if_held('proof:data', 'first-late')
   second = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 5000, fence_key: 'proof:fence')
   results['taken-write'] = first.set_if_held('proof:data', 'first-late')
