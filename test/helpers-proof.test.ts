@@ -5,7 +5,7 @@
 // the proofs that bound a delay, so this file is timed (one at a time; test/helpers-exclusion-proof.test.ts
 // has mutual exclusion and fencing under contention). Each client has a proof program in
 // test/proofs/helpers/ that imports the helper written next to it and runs one mode:
-//   renew    a 900 ms lease kept through 3 s of work; no renewal after release;
+//   renew    a 1.5 s lease kept through 5 s of work; no renewal after release;
 //   steal    holds a renewing 900 ms lease until the loss signal fires after this test steals it;
 //   busy     waits 500 ms for a lock held elsewhere, then reports the "busy" error (and leaves the line);
 //   hold     takes the lock ($PROOF_HOLD_MS lease) and waits to be killed; take: waits for it.
@@ -87,7 +87,7 @@ function proofs(server: ServerKind): void {
         );
       });
 
-      test('renewal keeps a 900 ms lease through 3 s of work and stops after release', async () => {
+      test('renewal keeps a 1.5 s lease through 5 s of work and stops after release', async () => {
         assert.match(await run('renew').done, /^renewed$/m);
         assert.equal(await fx.redis.exists('proof:lock'), 0);
       });

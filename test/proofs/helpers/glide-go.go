@@ -136,11 +136,11 @@ func counterRound(ctx context.Context, c client) error {
 }
 
 func renew(ctx context.Context, c client) error {
-	lease, err := locksmith.Acquire(ctx, c, lockKey, 900*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, c, lockKey, 1500*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 50; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := c.Get(ctx, lockKey); err != nil || holder.Value() != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder.Value(), err)
@@ -156,7 +156,7 @@ func renew(ctx context.Context, c client) error {
 	if _, err := c.Set(ctx, lockKey, lease.Token); err != nil {
 		return err
 	}
-	time.Sleep(900 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
 	if pttl, err := c.PTTL(ctx, lockKey); err != nil || pttl != -1 {
 		return fmt.Errorf("still renewing after release: PTTL %v, %v", pttl, err)
 	}

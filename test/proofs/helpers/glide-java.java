@@ -157,15 +157,15 @@ public final class Proof {
     }
 
     static void renew() throws Exception {
-        Locksmith.Lease lease = acquire(Locksmith.ttlMs(900).renew());
-        for (int step = 0; step < 30; step++) {
+        Locksmith.Lease lease = acquire(Locksmith.ttlMs(1500).renew());
+        for (int step = 0; step < 50; step++) {
             Thread.sleep(100);
             check(lease.token().equals(client.get(LOCK).get()), "lease lost while renewing");
         }
         check(!lease.lost(), "renewal reported a loss: " + lease.lostReason());
         check(lease.release(), "release found the lease gone");
         client.set(LOCK, lease.token()).get(); // no TTL: a renewal after release would add one
-        Thread.sleep(900);
+        Thread.sleep(1500);
         check(client.pttl(LOCK).get() == -1, "still renewing after release");
         client.del(new String[] {LOCK}).get();
         System.out.println("renewed");

@@ -84,15 +84,15 @@ function modes(client) {
       }
     },
     async renew() {
-      const lease = await acquire(client, lockKey, { ttlMs: 900, renew: true });
-      for (let step = 0; step < 30; step++) {
+      const lease = await acquire(client, lockKey, { ttlMs: 1500, renew: true });
+      for (let step = 0; step < 50; step++) {
         await sleep(100);
         if ((await client.get(lockKey)) !== lease.token) throw new Error('lease lost while renewing');
       }
       if (lease.signal.aborted) throw new Error(`renewal reported a loss: ${lease.signal.reason}`);
       if (!(await lease.release())) throw new Error('release found the lease gone');
       await client.set(lockKey, lease.token); // no TTL: a renewal after release would add one
-      await sleep(900);
+      await sleep(1500);
       if ((await client.pttl(lockKey)) !== -1) throw new Error('still renewing after release');
       await client.del([lockKey]);
       console.log('renewed');

@@ -85,8 +85,8 @@ async def counter(client):
 
 
 async def renew(client):
-    lease = await acquire(client, lock_key, ttl_ms=900, renew=True)
-    for _ in range(30):
+    lease = await acquire(client, lock_key, ttl_ms=1500, renew=True)
+    for _ in range(50):
         await asyncio.sleep(0.1)
         if await client.get(lock_key) != lease.token.encode():
             raise RuntimeError("lease lost while renewing")
@@ -95,7 +95,7 @@ async def renew(client):
     if not await lease.release():
         raise RuntimeError("release found the lease gone")
     await client.set(lock_key, lease.token)  # no TTL: a renewal after release would add one
-    await asyncio.sleep(0.9)
+    await asyncio.sleep(1.5)
     if await client.pttl(lock_key) != -1:
         raise RuntimeError("still renewing after release")
     await client.delete([lock_key])

@@ -91,11 +91,11 @@ func counterRound(ctx context.Context, rdb redis.UniversalClient) error {
 }
 
 func renew(ctx context.Context, rdb redis.UniversalClient) error {
-	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 900*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, rdb, lockKey, 1500*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 50; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := rdb.Get(ctx, lockKey).Result(); err != nil || holder != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)
@@ -111,7 +111,7 @@ func renew(ctx context.Context, rdb redis.UniversalClient) error {
 	if err := rdb.Set(ctx, lockKey, lease.Token, 0).Err(); err != nil {
 		return err
 	}
-	time.Sleep(900 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
 	if pttl, err := rdb.PTTL(ctx, lockKey).Result(); err != nil || pttl != -1 {
 		return fmt.Errorf("still renewing after release: PTTL %v, %v", pttl, err)
 	}

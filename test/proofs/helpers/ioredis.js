@@ -42,15 +42,15 @@ const modes = {
     }
   },
   async renew() {
-    const lease = await acquire(redis, 'proof:lock', { ttlMs: 900, renew: true });
-    for (let step = 0; step < 30; step++) {
+    const lease = await acquire(redis, 'proof:lock', { ttlMs: 1500, renew: true });
+    for (let step = 0; step < 50; step++) {
       await sleep(100);
       if ((await redis.get('proof:lock')) !== lease.token) throw new Error('lease lost while renewing');
     }
     if (lease.signal.aborted) throw new Error(`renewal reported a loss: ${lease.signal.reason}`);
     if (!(await lease.release())) throw new Error('release found the lease gone');
     await redis.set('proof:lock', lease.token); // no TTL: a renewal after release would add one
-    await sleep(900);
+    await sleep(1500);
     if ((await redis.pttl('proof:lock')) !== -1) throw new Error('still renewing after release');
     await redis.del('proof:lock');
     console.log('renewed');

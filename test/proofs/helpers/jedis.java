@@ -43,15 +43,15 @@ public final class Proof {
     }
 
     static void renew(UnifiedJedis jedis) throws InterruptedException {
-        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(900).renew());
-        for (int step = 0; step < 30; step++) {
+        Locksmith.Lease lease = Locksmith.acquire(jedis, LOCK, Locksmith.ttlMs(1500).renew());
+        for (int step = 0; step < 50; step++) {
             Thread.sleep(100);
             check(lease.token().equals(jedis.get(LOCK)), "lease lost while renewing");
         }
         check(!lease.lost(), "renewal reported a loss: " + lease.lostReason());
         check(lease.release(), "release found the lease gone");
         jedis.set(LOCK, lease.token()); // no TTL: a renewal after release would add one
-        Thread.sleep(900);
+        Thread.sleep(1500);
         check(jedis.pttl(LOCK) == -1, "still renewing after release");
         jedis.del(LOCK);
         System.out.println("renewed");

@@ -31,8 +31,8 @@ switch ($mode) {
         }
         break;
     case 'renew':
-        $lease = Locksmith::acquire($redis, 'proof:lock', 900, renew: true);
-        for ($step = 0; $step < 300; $step++) {
+        $lease = Locksmith::acquire($redis, 'proof:lock', 1500, renew: true);
+        for ($step = 0; $step < 500; $step++) {
             usleep(10_000);
             $lease->check();
             if ($redis->get('proof:lock') !== $lease->token) {
@@ -43,7 +43,7 @@ switch ($mode) {
             throw new RuntimeException('release found the lease gone');
         }
         $redis->set('proof:lock', $lease->token); // no TTL: a renewal after release would add one
-        usleep(900_000);
+        usleep(1500_000);
         $lease->check(); // a late check() must not renew any more
         if ($redis->pttl('proof:lock') !== -1) {
             throw new RuntimeException('still renewing after release');

@@ -69,11 +69,11 @@ func counterRound(ctx context.Context, pool *redis.Pool) error {
 }
 
 func renew(ctx context.Context, pool *redis.Pool) error {
-	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 900*time.Millisecond, locksmith.Renew())
+	lease, err := locksmith.Acquire(ctx, pool, "proof:lock", 1500*time.Millisecond, locksmith.Renew())
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 50; i++ {
 		time.Sleep(100 * time.Millisecond)
 		if holder, err := redis.String(do(pool, "GET", "proof:lock")); err != nil || holder != lease.Token {
 			return fmt.Errorf("lease lost while renewing: %q, %v", holder, err)
@@ -89,7 +89,7 @@ func renew(ctx context.Context, pool *redis.Pool) error {
 	if _, err := do(pool, "SET", "proof:lock", lease.Token); err != nil {
 		return err
 	}
-	time.Sleep(900 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
 	if pttl, err := redis.Int(do(pool, "PTTL", "proof:lock")); err != nil || pttl != -1 {
 		return fmt.Errorf("still renewing after release: PTTL %d, %v", pttl, err)
 	}

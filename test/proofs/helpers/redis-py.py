@@ -44,8 +44,8 @@ def counter():
 
 
 def check_renewed_sync():
-    lease = acquire(r, "proof:lock", ttl_ms=900, renew=True)
-    for _ in range(30):
+    lease = acquire(r, "proof:lock", ttl_ms=1500, renew=True)
+    for _ in range(50):
         time.sleep(0.1)
         if r.get("proof:lock") != lease.token.encode():
             raise RuntimeError("lease lost while renewing")
@@ -54,7 +54,7 @@ def check_renewed_sync():
     if not lease.release():
         raise RuntimeError("release found the lease gone")
     r.set("proof:lock", lease.token)  # no TTL: a renewal after release would add one
-    time.sleep(0.9)
+    time.sleep(1.5)
     if r.pttl("proof:lock") != -1:
         raise RuntimeError("still renewing after release")
     r.delete("proof:lock")
@@ -62,15 +62,15 @@ def check_renewed_sync():
 
 async def check_renewed_async():
     client = redis.asyncio.Redis.from_url(url)
-    async with lock(client, "proof:lock", ttl_ms=900, renew=True) as lease:
-        for _ in range(30):
+    async with lock(client, "proof:lock", ttl_ms=1500, renew=True) as lease:
+        for _ in range(50):
             await asyncio.sleep(0.1)
             if await client.get("proof:lock") != lease.token.encode():
                 raise RuntimeError("lease lost while renewing (async)")
         if lease.lost:
             raise RuntimeError(f"renewal reported a loss (async): {lease.lost_reason}")
     await client.set("proof:lock", lease.token)
-    await asyncio.sleep(0.9)
+    await asyncio.sleep(1.5)
     if await client.pttl("proof:lock") != -1:
         raise RuntimeError("still renewing after release (async)")
     await client.delete("proof:lock")

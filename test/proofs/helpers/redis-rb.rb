@@ -64,8 +64,8 @@ when 'counter'
     end
   end
 when 'renew'
-  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 900, renew: true)
-  30.times do
+  lease = Locksmith.acquire(redis, 'proof:lock', ttl_ms: 1500, renew: true)
+  50.times do
     sleep 0.1
     raise 'lease lost while renewing' unless redis.get('proof:lock') == lease.token
   end
@@ -73,7 +73,7 @@ when 'renew'
   raise 'release found the lease gone' unless lease.release
 
   redis.set('proof:lock', lease.token) # no TTL: a renewal after release would add one
-  sleep 0.9
+  sleep 1.5
   raise 'still renewing after release' unless redis.pttl('proof:lock') == -1
 
   redis.del('proof:lock')

@@ -39,8 +39,8 @@ fn counter(con: &mut redis::Connection, rounds: u32) -> Result<(), Failure> {
 }
 
 fn renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Failure> {
-    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(900)).renew(client))?;
-    for _ in 0..30 {
+    let lease = Lease::acquire_with(con, "proof:lock", &LockOptions::new(Duration::from_millis(1500)).renew(client))?;
+    for _ in 0..50 {
         std::thread::sleep(Duration::from_millis(100));
         let holder: Option<String> = redis::cmd("GET").arg("proof:lock").query(con)?;
         check(holder.as_deref() == Some(lease.token()), "lease lost while renewing")?;
@@ -50,7 +50,7 @@ fn renew(client: &redis::Client, con: &mut redis::Connection) -> Result<(), Fail
     lease.release(con)?;
     // No TTL: a renewal after release would add one.
     redis::cmd("SET").arg("proof:lock").arg(&token).query::<()>(con)?;
-    std::thread::sleep(Duration::from_millis(900));
+    std::thread::sleep(Duration::from_millis(1500));
     let pttl: i64 = redis::cmd("PTTL").arg("proof:lock").query(con)?;
     check(pttl == -1, "still renewing after release")?;
     redis::cmd("DEL").arg("proof:lock").query::<()>(con)?;

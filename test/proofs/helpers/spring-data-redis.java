@@ -58,15 +58,15 @@ public final class Proof {
     }
 
     static void renew() throws InterruptedException {
-        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(900).renew());
-        for (int step = 0; step < 30; step++) {
+        Locksmith.Lease lease = locksmith.acquire(LOCK, Locksmith.ttlMs(1500).renew());
+        for (int step = 0; step < 50; step++) {
             Thread.sleep(100);
             check(lease.token().equals(redis.opsForValue().get(LOCK)), "lease lost while renewing");
         }
         check(!lease.lost(), "renewal reported a loss: " + lease.lostReason());
         check(lease.release(), "release found the lease gone");
         redis.opsForValue().set(LOCK, lease.token()); // no TTL: a renewal after release would add one
-        Thread.sleep(900);
+        Thread.sleep(1500);
         check(redis.getExpire(LOCK) == -1, "still renewing after release");
         redis.delete(LOCK);
         System.out.println("renewed");
