@@ -27,15 +27,19 @@ function openWakeups(redis«ts:: LockClient», wake«ts:: (channel: string, payl
   subscriber.on('error', () => undefined); // it reconnects and resubscribes; the timers cover the gap
   const connected = subscriber.connect();
   // On a cluster, a shard's subscriber connection closed while it opens stays open (node-redis 5):
-  // close once every subscription has settled.
-  let settled«ts:: Promise<unknown>» = connected;
+  // close once the subscriptions in flight have settled.
+  const subscribing = new Set«ts:<Promise<unknown>>»();
   return {
     subscribe: (key) => {
-      const subscribing = connected.then(() => subscriber.sSubscribe(key, (payload) => wake(key, payload)));
-      settled = Promise.allSettled([settled, subscribing]);
-      return subscribing;
+      const subscribed = connected.then(() => subscriber.sSubscribe(key, (payload) => wake(key, payload)));
+      subscribing.add(subscribed);
+      void subscribed.catch(() => undefined).then(() => subscribing.delete(subscribed));
+      return subscribed;
     },
     unsubscribe: (key) => void subscriber.sUnsubscribe(key).catch(() => undefined),
-    close: () => void settled.then(() => subscriber.disconnect()).catch(() => undefined),
+    close: () =>
+      void Promise.allSettled([connected, ...subscribing])
+        .then(() => subscriber.disconnect())
+        .catch(() => undefined),
   };
 }
